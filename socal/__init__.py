@@ -1,0 +1,35 @@
+"""socal: estimation, recalibration and verification of second-order calibration.
+
+Implements Ciosek, Rafiee, Ghiassian, Felicioni (2026), "The Minimax Rate of Second-Order Calibration".
+
+The public facade.  Data flow: scores and labels -> validation -> perturbation -> Chebyshev fit -> estimate or
+recalibration map -> report.  Importing socal loads numpy and scipy only (never verify, sympy, mpmath or flint).
+"""
+
+from . import synthetic, truth
+from ._fit import paper_degree, theta
+from ._results import CalibrationError, ConfidenceInterval, SelectionReport
+from .chebyshev import ConditioningWarning
+from .estimators import CalibrationFunctions, calibration_functions, ce1, ce2
+from .kernels import SechKernel
+from .perturb import perturb, perturb_mean
+
+__all__ = [
+    "SechKernel",
+    "perturb",
+    "perturb_mean",
+    "ce2",
+    "ce1",
+    "calibration_functions",
+    "CalibrationFunctions",
+    "CalibrationError",
+    "ConfidenceInterval",
+    "SelectionReport",
+    "ConditioningWarning",
+    "paper_degree",
+    "theta",
+    "synthetic",
+    "truth",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,80 @@
+"""Result objects: frozen dataclasses with named fields, never tuples whose shape depends on a flag."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["ConfidenceInterval", "CalibrationError", "SelectionReport"]
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    low: float
+    high: float
+    level: float
+
+    def __iter__(self):  # allows ``low, high = result.ci``
+        return iter((self.low, self.high))
+
+
+@dataclass(frozen=True)
+class SelectionReport:
+    """How (degree, alpha) were chosen.
+
+    ``cv_error[i, j]`` is the held-out mean squared error (both responses summed) at ``degrees[i]``, ``alphas[j]``;
+    NaN where a combination was not tried.  ``method`` is 'cv', 'holdout' or 'fixed'.
+    """
+
+    method: str
+    degrees: tuple
+    alphas: tuple
+    cv_error: np.ndarray = field(repr=False)
+    folds: int
+
+
+@dataclass(frozen=True)
+class CalibrationError:
+    """An estimate of CE2 (Eq. (cehat)) or CE1 (Remark "First-Order Calibration") with its ingredients.
+
+    Attributes
+    ----------
+    estimate : float
+        The plug-in estimate: ``mean_term + moment_term``.
+    mean_term : float
+        (1/n) sum_i |eta1_hat(S_i) - m_i|.
+    moment_term : float
+        (1/n) sum_i |eta2_hat(S_i) - (m_i^2 + var_i)|; 0.0 for CE1.
+    degree, alpha : the polynomial degree per axis and the relative ridge actually used.
+    n : int, number of items.  h : the bandwidth passed (None if not given).
+    ci : ConfidenceInterval or None (see the estimator's docstring for what it covers).
+    debiased : float or None, ``estimate - bias`` clipped at 0, when a bootstrap was run.
+    bias : float or None, the parametric-bootstrap estimate of E[estimate] - truth.
+    selection : SelectionReport
+    kind : 'ce2' or 'ce1'
+    """
+
+    estimate: float
+    mean_term: float
+    moment_term: float
+    degree: int
+    alpha: float
+    n: int
+    h: float | None
+    ci: ConfidenceInterval | None
+    debiased: float | None
+    bias: float | None
+    selection: SelectionReport = field(repr=False)
+    kind: str = "ce2"
+
+    def __float__(self):
+        return float(self.estimate)
+
+    def to_dict(self):
+        """JSON-safe summary."""
+        out = {k: getattr(self, k) for k in ("kind", "estimate", "mean_term", "moment_term", "degree", "alpha",
+                                             "n", "h", "debiased", "bias")}
+        out["ci"] = None if self.ci is None else {"low": self.ci.low, "high": self.ci.high, "level": self.ci.level}
+        out["selection"] = self.selection.method
+        return out

@@ -1,0 +1,182 @@
+"""Input validation: one module, one message style.
+
+Every public function validates its arguments here once and passes clean float64 arrays on to private functions
+that hold only the math.  Messages follow one sentence shape::
+
+    The 'degree' parameter of ce2 must be an int in the range [0, 200]. Got -1 instead.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_array",
+    "check_scores",
+    "check_mean",
+    "check_labels",
+    "check_bandwidth",
+    "check_int",
+    "check_float",
+    "check_choice",
+    "check_rng",
+    "check_probability",
+]
+
+# Slack allowed when a variance is compared with m(1-m) or 1/4: a float computed as mean - mean**2 may overshoot by
+# a few ulps.
+_FEASIBILITY_SLACK = 1e-12
+
+
+def _fail(name, func, rule, got):
+    return ValueError(f"The '{name}' parameter of {func} must be {rule}. Got {got} instead.")
+
+
+def _describe(x):
+    x = np.asarray(x)
+    if x.ndim == 0:
+        return repr(x.item())
+    return f"an array of shape {x.shape}"
+
+
+def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=None, min_len=1):
+    """Return ``x`` as a float64 array after checking its shape, finiteness and range."""
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise _fail(name, func, "an array of real numbers", type(x).__name__) from None
+    if ndim == 1 and arr.ndim == 0:
+        raise _fail(name, func, "a one-dimensional array", "a scalar")
+    if arr.ndim != ndim:
+        raise _fail(name, func, f"a {ndim}-dimensional array", f"an array of shape {arr.shape}")
+    if arr.shape[0] < min_len:
+        raise _fail(name, func, f"an array with at least {min_len} rows", f"an array of shape {arr.shape}")
+    if finite and not np.all(np.isfinite(arr)):
+        bad = int(np.count_nonzero(~np.isfinite(arr)))
+        raise _fail(name, func, "finite (no NaN or inf)", f"{bad} non-finite value(s)")
+    if lo is not None or hi is not None:
+        low = -np.inf if lo is None else lo
+        high = np.inf if hi is None else hi
+        out = (arr < low) | (arr > high)
+        if np.any(out):
+            first = arr[out].flat[0]
+            raise _fail(name, func, rule or f"in [{low}, {high}]",
+                        f"{int(np.count_nonzero(out))} value(s) outside it, e.g. {first!r}")
+    return arr
+
+
+def check_mean(mean, func, name="mean"):
+    """A vector of mean predictions in [0, 1]."""
+    return check_array(mean, name, func, lo=0.0, hi=1.0, rule="in [0, 1]")
+
+
+def check_scores(mean, var, func, *, raw=False):
+    """Validate the score pair ``(mean, var)``.
+
+    ``raw=False`` (perturbed scores, the inputs of the estimators): ``var`` in [0, 1/4].
+    ``raw=True`` (the predictor's own scores, the inputs of the perturbation): ``var`` in [0, m(1-m)].
+    """
+    m = check_mean(mean, func)
+    v = check_array(var, "var", func, lo=0.0, hi=0.25, rule="in [0, 1/4]")
+    if m.shape != v.shape:
+        raise _fail("var", func, f"an array of the same shape as 'mean' {m.shape}", f"shape {v.shape}")
+    if raw:
+        over = v > m * (1.0 - m) + _FEASIBILITY_SLACK
+        if np.any(over):
+            i = int(np.flatnonzero(over)[0])
+            raise _fail("var", func, "at most mean*(1-mean) for raw scores (the feasible region)",
+                        f"{int(np.count_nonzero(over))} value(s) above it, e.g. var={v[i]!r} at mean={m[i]!r}")
+    return m, v
+
+
+def check_labels(labels, n, func, *, counts=None, min_k=2):
+    """Return per-item positive counts ``a`` and trial counts ``k`` (both float64 arrays of length n).
+
+    ``labels`` is an (n, k) array of 0/1 with k >= ``min_k``, or, when ``counts`` is the tuple ``(positives, trials)``,
+    ``labels`` must be None.
+    """
+    if counts is not None:
+        if labels is not None:
+            raise ValueError(f"Pass either 'labels' or 'counts' to {func}, not both.")
+        if not isinstance(counts, (tuple, list)) or len(counts) != 2:
+            raise _fail("counts", func, "a pair (positives, trials) of arrays", type(counts).__name__)
+        a = check_array(counts[0], "counts[0] (positives)", func, lo=0.0)
+        k = check_array(counts[1], "counts[1] (trials)", func, lo=float(min_k),
+                        rule=f">= {min_k}" + (" (a k-snapshot needs k >= 2)" if min_k == 2 else ""))
+        for arr, nm in ((a, "counts[0] (positives)"), (k, "counts[1] (trials)")):
+            if np.any(arr != np.round(arr)):
+                raise _fail(nm, func, "whole numbers", "non-integer values")
+        if a.shape != (n,) or k.shape != (n,):
+            raise _fail("counts", func, f"two arrays of length {n} (one entry per score)",
+                        f"shapes {a.shape} and {k.shape}")
+        if np.any(a > k):
+            raise _fail("counts[0] (positives)", func, "at most counts[1] (trials)",
+                        f"{int(np.count_nonzero(a > k))} item(s) with more positives than trials")
+        return a, k
+    if labels is None:
+        raise ValueError(f"{func} needs 'labels' (an (n, k) array of 0/1) or 'counts' (positives, trials).")
+    y = check_array(labels, "labels", func, ndim=2)
+    if y.shape[0] != n:
+        raise _fail("labels", func, f"an array with {n} rows (one per score)", f"an array of shape {y.shape}")
+    if y.shape[1] < min_k:
+        raise _fail("labels", func, f"an (n, k) array with k >= {min_k} labels per item"
+                    + (" (a k-snapshot)" if min_k == 2 else ""),
+                    f"an array of shape {y.shape}")
+    if np.any((y != 0.0) & (y != 1.0)):
+        bad = y[(y != 0.0) & (y != 1.0)].flat[0]
+        raise _fail("labels", func, "0 or 1", f"the value {bad!r}")
+    a = y.sum(axis=1)
+    k = np.full(n, float(y.shape[1]))
+    return a, k
+
+
+def check_bandwidth(h, func, *, allow_none=False):
+    if h is None and allow_none:
+        return None
+    if isinstance(h, bool) or not isinstance(h, numbers.Real) or not np.isfinite(h) or h <= 0:
+        raise _fail("h", func, "a positive finite float", repr(h))
+    return float(h)
+
+
+def check_int(x, name, func, lo, hi, *, allow_none=False):
+    if x is None and allow_none:
+        return None
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral) or not (lo <= x <= hi):
+        raise _fail(name, func, f"an int in the range [{lo}, {hi}]", repr(x))
+    return int(x)
+
+
+def check_float(x, name, func, lo, hi, *, lo_open=False, hi_open=False, allow_none=False):
+    if x is None and allow_none:
+        return None
+    ok = isinstance(x, numbers.Real) and not isinstance(x, bool) and np.isfinite(x)
+    if ok:
+        ok = (x > lo if lo_open else x >= lo) and (x < hi if hi_open else x <= hi)
+    if not ok:
+        left = "(" if lo_open else "["
+        right = ")" if hi_open else "]"
+        raise _fail(name, func, f"a float in the range {left}{lo}, {hi}{right}", repr(x))
+    return float(x)
+
+
+def check_probability(q, name, func):
+    return check_array(q, name, func, ndim=np.ndim(q), lo=0.0, hi=1.0, rule="in [0, 1]", min_len=0) \
+        if np.ndim(q) else check_float(q, name, func, 0.0, 1.0)
+
+
+def check_choice(x, name, func, choices):
+    if x not in choices:
+        raise _fail(name, func, "one of " + ", ".join(repr(c) for c in choices), repr(x))
+    return x
+
+
+def check_rng(rng):
+    """A ``numpy.random.Generator`` from a Generator, a seed, or None (fresh entropy)."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence)):
+        return np.random.default_rng(rng)
+    raise ValueError(f"The 'rng' parameter must be a numpy.random.Generator, an int seed or None. "
+                     f"Got {type(rng).__name__} instead.")

@@ -1,0 +1,123 @@
+"""The ``socal`` command line: estimate, demo, and subcommands registered by other packages (``socal audit``).
+
+Subcommands from other distributions register under the entry-point group ``socal.commands`` as a function
+``register(subparsers)`` that adds a parser and sets ``func``; socal itself never imports them by name (the
+``verify`` package imports socal, never the reverse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from importlib.metadata import entry_points
+
+import numpy as np
+
+__all__ = ["main"]
+
+
+def _read_csv(path, columns):
+    with open(path, newline="") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in columns if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"Column(s) {', '.join(missing)} not found in {path}; it has: "
+                             f"{', '.join(reader.fieldnames or [])}.")
+        rows = list(reader)
+    out = {}
+    for c in columns:
+        try:
+            out[c] = np.array([float(r[c]) for r in rows])
+        except ValueError as exc:
+            raise ValueError(f"Column {c!r} of {path} must hold numbers: {exc}") from None
+    return out
+
+
+def _fmt(res):
+    ci = "" if res.ci is None else f"  {int(res.ci.level * 100)}% CI [{res.ci.low:.4f}, {res.ci.high:.4f}]"
+    deb = "" if res.debiased is None else f"  bias-corrected {res.debiased:.4f}"
+    return (f"{res.kind.upper()} = {res.estimate:.4f}{ci}{deb}  (mean term {res.mean_term:.4f}, moment term "
+            f"{res.moment_term:.4f}; degree {res.degree}, alpha {res.alpha:g}, n {res.n})")
+
+
+def _estimate(args):
+    from .estimators import ce1, ce2
+
+    label_cols = [c.strip() for c in args.labels.split(",") if c.strip()]
+    data = _read_csv(args.file, [args.mean, args.var, *label_cols])
+    labels = np.column_stack([data[c] for c in label_cols])
+    kw = dict(h=args.h, ci=args.ci, debias=True, n_boot=args.n_boot, rng=args.seed, progress=not args.json)
+    r2 = ce2(data[args.mean], data[args.var], labels, **kw)
+    r1 = ce1(data[args.mean], labels, **kw)
+    if args.json:
+        print(json.dumps({"ce2": r2.to_dict(), "ce1": r1.to_dict()}, indent=2))
+    else:
+        print(_fmt(r2))
+        print(_fmt(r1))
+    return 0
+
+
+def _demo(args):
+    from . import synthetic
+    from .estimators import ce1, ce2
+
+    pop = synthetic.toy_population()
+    print(f"A synthetic predictor with 6 raw scores, sech-perturbed at h = {args.h:g}; n = {args.n} 2-snapshots.")
+    m, v, y = pop.sample(args.n, h=args.h, rng=args.seed)
+    truth2, truth1 = pop.ce2(args.h), pop.ce1(args.h)
+    r2 = ce2(m, v, y, h=args.h, ci=0.9, debias=True, rng=args.seed, progress=True)
+    r1 = ce1(m, y, h=args.h, ci=0.9, debias=True, rng=args.seed, progress=True)
+    print(_fmt(r2) + f"\n    exact CE2^pert = {truth2.value:.4f}")
+    print(_fmt(r1) + f"\n    exact CE1^pert = {truth1.value:.4f}")
+    return 0
+
+
+def build_parser():
+    p = argparse.ArgumentParser(prog="socal", description="Second-order calibration: measure, fix, prove.")
+    sub = p.add_subparsers(dest="command", required=True)
+    e = sub.add_parser("estimate", help="estimate CE2 and CE1 from a CSV of perturbed scores and k labels")
+    e.add_argument("file")
+    e.add_argument("--mean", required=True, help="column of perturbed means in [0, 1]")
+    e.add_argument("--var", required=True, help="column of perturbed variances in [0, 1/4]")
+    e.add_argument("--labels", required=True, help="comma-separated label columns (0/1), at least two")
+    e.add_argument("--h", type=float, default=None, help="perturbation bandwidth (caps the degree)")
+    e.add_argument("--ci", type=float, default=0.9, help="bootstrap confidence level (default 0.9)")
+    e.add_argument("--n-boot", type=int, default=200)
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--json", action="store_true", help="print JSON")
+    e.set_defaults(func=_estimate)
+    d = sub.add_parser("demo", help="run the estimators on a built-in synthetic predictor with known CE2")
+    d.add_argument("--n", type=int, default=20000)
+    d.add_argument("--h", type=float, default=1 / 16)
+    d.add_argument("--seed", type=int, default=0)
+    d.set_defaults(func=_demo)
+    for ep in entry_points(group="socal.commands"):
+        try:
+            register = ep.load()
+        except ImportError as exc:  # an optional extra is not installed
+            sub.add_parser(ep.name, help=f"(unavailable: {exc})").set_defaults(
+                func=lambda a, exc=exc, name=ep.name: _unavailable(name, exc))
+            continue
+        register(sub)
+    return p
+
+
+def _unavailable(name, exc):
+    print(f"socal {name} needs an optional extra that is not installed ({exc}); "
+          f"install it with: pip install 'socal[verify]'", file=sys.stderr)
+    return 2
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ValueError as exc:
+        print(f"socal {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""Synthetic populations with exactly known perturbed calibration error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import check_bandwidth, check_int, check_rng, check_scores
+from .perturb import perturb
+from .truth import discrete_calibration_functions, discrete_ce1, discrete_ce2
+
+__all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population"]
+
+
+@dataclass(frozen=True)
+class DiscretePopulation:
+    """A population with finitely many raw scores and, at each, finitely many values of f*.
+
+    Atom j has raw score (means[j], vars[j]) with probability weights[j]; given atom j, f* = fstar[j, r] with
+    probability fprobs[j, r].  The perturbed CE2 and CE1 are then explicit (see :mod:`socal.truth`).
+    """
+
+    means: np.ndarray
+    vars: np.ndarray
+    weights: np.ndarray
+    fstar: np.ndarray
+    fprobs: np.ndarray
+
+    def __post_init__(self):
+        m, v = check_scores(self.means, self.vars, "DiscretePopulation", raw=True)
+        w = np.asarray(self.weights, dtype=float)
+        fs = np.atleast_2d(np.asarray(self.fstar, dtype=float))
+        fp = np.atleast_2d(np.asarray(self.fprobs, dtype=float))
+        if w.shape != m.shape or np.any(w < 0) or not np.isclose(w.sum(), 1.0):
+            raise ValueError("The 'weights' parameter of DiscretePopulation must be non-negative, one per atom, "
+                             f"summing to 1. Got {w!r} instead.")
+        if fs.shape != fp.shape or fs.shape[0] != m.shape[0] or np.any((fs < 0) | (fs > 1)):
+            raise ValueError("The 'fstar' parameter of DiscretePopulation must be an array of values in [0, 1] with "
+                             f"one row per atom, shaped like 'fprobs'. Got shape {fs.shape} instead.")
+        if np.any(fp < 0) or not np.allclose(fp.sum(axis=1), 1.0):
+            raise ValueError("The 'fprobs' parameter of DiscretePopulation must have non-negative rows summing to 1.")
+        for name, val in (("means", m), ("vars", v), ("weights", w), ("fstar", fs), ("fprobs", fp)):
+            object.__setattr__(self, name, val)
+
+    @property
+    def eta_orig(self):
+        """(e1, e2): E[f* | atom] and E[f*^2 | atom]."""
+        return (self.fprobs * self.fstar).sum(axis=1), (self.fprobs * self.fstar**2).sum(axis=1)
+
+    def raw_ce2(self):
+        """CE2 of the unperturbed predictor (a finite sum)."""
+        e1, e2 = self.eta_orig
+        return float(self.weights @ (np.abs(e1 - self.means) + np.abs(e2 - self.means**2 - self.vars)))
+
+    def ce2(self, h, *, parts=False):
+        e1, e2 = self.eta_orig
+        return discrete_ce2(check_bandwidth(h, "ce2"), self.means, self.vars, self.weights, e1, e2, parts=parts)
+
+    def ce1(self, h):
+        e1, _ = self.eta_orig
+        return discrete_ce1(check_bandwidth(h, "ce1"), self.means, self.weights, e1)
+
+    def calibration_functions(self, h, mean, var):
+        e1, e2 = self.eta_orig
+        return discrete_calibration_functions(h, self.means, self.vars, self.weights, e1, e2, mean, var)
+
+    def sample_raw(self, n, *, k=2, rng=None):
+        """Raw scores, f* values and (n, k) labels."""
+        n = check_int(n, "n", "DiscretePopulation.sample", 1, 10**9)
+        k = check_int(k, "k", "DiscretePopulation.sample", 1, 10**6)
+        rng = check_rng(rng)
+        j = rng.choice(self.means.shape[0], size=n, p=self.weights)
+        cum = np.cumsum(self.fprobs[j], axis=1)
+        r = (rng.random(n)[:, None] > cum).sum(axis=1)
+        r = np.minimum(r, self.fstar.shape[1] - 1)
+        f = self.fstar[j, r]
+        labels = (rng.random((n, k)) < f[:, None]).astype(float)
+        return self.means[j], self.vars[j], f, labels
+
+    def sample(self, n, *, h, k=2, rng=None):
+        """Perturbed scores and labels: (mean_t, var_t, labels), the inputs of :func:`socal.ce2`."""
+        rng = check_rng(rng)
+        m, v, _, labels = self.sample_raw(n, k=k, rng=rng)
+        mt, vt = perturb(m, v, h=h, rng=rng)
+        return mt, vt, labels
+
+
+def toy_population():
+    """Six atoms, miscalibrated in both the mean and the variance (raw CE2 about 0.2)."""
+    return DiscretePopulation(
+        means=[0.15, 0.30, 0.50, 0.50, 0.70, 0.90],
+        vars=[0.01, 0.05, 0.02, 0.20, 0.10, 0.03],
+        weights=[0.15, 0.20, 0.15, 0.20, 0.15, 0.15],
+        fstar=[[0.05, 0.35], [0.20, 0.60], [0.10, 0.90], [0.45, 0.55], [0.60, 0.95], [0.80, 0.99]],
+        fprobs=[[0.5, 0.5], [0.7, 0.3], [0.5, 0.5], [0.5, 0.5], [0.6, 0.4], [0.5, 0.5]],
+    )
+
+
+def calibrated_population():
+    """Raw-calibrated: at each atom f* = m +- sqrt(var) with probability 1/2, so E f* = m and Var f* = var.
+
+    Its raw CE2 is 0; the perturbed CE2 is small but not 0 (the perturbation moves the reported score).
+    """
+    means = np.array([0.2, 0.35, 0.5, 0.5, 0.65, 0.8])
+    vars_ = np.array([0.01, 0.04, 0.0025, 0.09, 0.0225, 0.0064])
+    sd = np.sqrt(vars_)
+    return DiscretePopulation(means=means, vars=vars_, weights=np.full(6, 1 / 6),
+                              fstar=np.column_stack([means - sd, means + sd]), fprobs=np.full((6, 2), 0.5))
+
+
+def overconfident_population():
+    """Means calibrated, variances reported at a tenth of the truth (an ensemble that agrees too much)."""
+    means = np.array([0.25, 0.4, 0.5, 0.6, 0.75])
+    true_var = np.array([0.04, 0.09, 0.16, 0.09, 0.04])
+    sd = np.sqrt(true_var)
+    return DiscretePopulation(means=means, vars=true_var / 10, weights=np.full(5, 0.2),
+                              fstar=np.column_stack([means - sd, means + sd]), fprobs=np.full((5, 2), 0.5))

@@ -1,0 +1,1 @@
+"""verify: the paper's claims, re-derived (filled in by the claims-registry issue)."""
