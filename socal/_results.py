@@ -30,7 +30,7 @@ class SelectionReport:
     method: str
     degrees: tuple
     alphas: tuple
-    cv_error: np.ndarray = field(repr=False)
+    cv_error: np.ndarray = field(repr=False, compare=False)
     folds: int
 
 

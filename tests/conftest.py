@@ -1,0 +1,24 @@
+import pathlib
+
+import numpy as np
+import pytest
+
+DATA_DIR = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def family_alpha(n_tests, family_rate=1e-3):
+    """Per-test significance level so that a family of n_tests statistical checks false-alarms at most
+    ``family_rate`` per run (Bonferroni)."""
+    return family_rate / n_tests
+
+
+def rel_tol(digits_lost=3):
+    """Relative tolerance for float64 results that lose about ``digits_lost`` digits to rounding."""
+    return np.finfo(float).eps * 10.0**digits_lost
+
+
+@pytest.fixture
+def data_dir():
+    if not DATA_DIR.is_dir():
+        pytest.skip(f"shared data folder {DATA_DIR} is absent (the datasets are never copied into the project)")
+    return DATA_DIR

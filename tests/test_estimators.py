@@ -1,0 +1,197 @@
+"""CE2 and CE1 against exactly known perturbed calibration errors; bad input; invariances; the bootstrap."""
+
+import numpy as np
+import pytest
+
+import socal
+from socal import synthetic
+
+POPULATIONS = ["toy", "calibrated", "overconfident"]
+
+
+def _pop(name):
+    return getattr(synthetic, f"{name}_population")()
+
+
+@pytest.mark.parametrize("h", [1 / 16, 1 / 64])
+@pytest.mark.parametrize("name", POPULATIONS)
+def test_ce2_and_ce1_within_0015_of_exact_truth_at_n_50000(name, h):
+    pop = _pop(name)
+    m, v, y = pop.sample(50_000, h=h, rng=11)
+    r2 = socal.ce2(m, v, y, h=h, rng=0)
+    r1 = socal.ce1(m, y, h=h, rng=0)
+    assert abs(r2.estimate - pop.ce2(h).value) < 0.015
+    assert abs(r1.estimate - pop.ce1(h).value) < 0.015
+    assert r2.estimate == pytest.approx(r2.mean_term + r2.moment_term)
+
+
+def test_error_shrinks_with_n():
+    pop, h = _pop("toy"), 1 / 16
+    truth = pop.ce2(h).value
+    err = {}
+    for n in (500, 20_000):
+        err[n] = np.mean([abs(socal.ce2(*pop.sample(n, h=h, rng=100 + r), h=h, rng=r).estimate - truth)
+                          for r in range(4)])
+    assert err[20_000] < err[500] / 2, err
+
+
+def test_truth_is_resolved_far_below_estimator_error():
+    for name in POPULATIONS:
+        for h in (1 / 16, 1 / 64):
+            assert _pop(name).ce2(h).error < 1e-5
+            assert _pop(name).ce1(h).error < 1e-5
+
+
+def test_truth_quadrature_agrees_with_monte_carlo_of_exact_calibration_functions():
+    """Independent check of socal.truth: average the exact pointwise loss over perturbed samples."""
+    pop, h = _pop("toy"), 1 / 16
+    m, v, _ = pop.sample(400_000, h=h, rng=5)
+    e1, e2 = pop.calibration_functions(h, m, v)
+    terms = np.abs(e1 - m) + np.abs(e2 - m**2 - v)
+    se = terms.std() / np.sqrt(len(terms))
+    assert abs(terms.mean() - pop.ce2(h).value) < 4 * se
+
+
+def test_counts_input_equals_labels_input():
+    pop = _pop("toy")
+    m, v, y = pop.sample(3000, h=1 / 16, rng=2)
+    a = socal.ce2(m, v, y, degree=6, alpha=1e-3)
+    b = socal.ce2(m, v, counts=(y.sum(1), np.full(len(m), 2)), degree=6, alpha=1e-3)
+    assert a.estimate == pytest.approx(b.estimate, rel=1e-12)
+
+
+def test_k_greater_than_two_uses_all_pairs_targets():
+    """With k = 6 labels the estimate is closer to the truth on average than with the first two of them."""
+    pop, h = _pop("overconfident"), 1 / 16
+    truth = pop.ce2(h).value
+    e6, e2 = [], []
+    for r in range(4):
+        m, v, y = pop.sample(4000, h=h, k=6, rng=r)
+        e6.append(abs(socal.ce2(m, v, y, degree=8, alpha=1e-3).estimate - truth))
+        e2.append(abs(socal.ce2(m, v, y[:, :2], degree=8, alpha=1e-3).estimate - truth))
+    assert np.mean(e6) < np.mean(e2)
+
+
+def test_same_seed_same_numbers_and_sample_order_invariance_at_fixed_degree():
+    pop = _pop("toy")
+    m, v, y = pop.sample(4000, h=1 / 16, rng=3)
+    assert socal.ce2(m, v, y, rng=5) == socal.ce2(m, v, y, rng=5)
+    perm = np.random.default_rng(0).permutation(len(m))
+    a = socal.ce2(m, v, y, degree=10, alpha=1e-4).estimate
+    b = socal.ce2(m[perm], v[perm], y[perm], degree=10, alpha=1e-4).estimate
+    assert a == pytest.approx(b, rel=1e-9)
+
+
+def test_label_flip_equivariance_of_calibration_functions():
+    """m -> 1 - m, y -> 1 - y: eta1 -> 1 - eta1 and eta2 -> 1 - 2 eta1 + eta2 (the basis is closed under u -> -u)."""
+    pop = _pop("toy")
+    m, v, y = pop.sample(3000, h=1 / 16, rng=4)
+    f = socal.calibration_functions(m, v, y, degree=8, alpha=1e-3, project=False)
+    g = socal.calibration_functions(1 - m, v, 1 - y, degree=8, alpha=1e-3, project=False)
+    pts_m, pts_v = np.linspace(0.05, 0.95, 7), np.linspace(0.01, 0.2, 7)
+    r1, r2 = f.map.raw(pts_m, pts_v).T
+    s1, s2 = g.map.raw(1 - pts_m, pts_v).T
+    np.testing.assert_allclose(s1, 1 - r1, atol=1e-9)
+    np.testing.assert_allclose(s2, 1 - 2 * r1 + r2, atol=1e-9)
+    assert socal.ce1(m, y, degree=8, alpha=1e-3).estimate == pytest.approx(
+        socal.ce1(1 - m, 1 - y, degree=8, alpha=1e-3).estimate, rel=1e-9)
+
+
+def test_projected_calibration_functions_are_feasible():
+    pop = _pop("calibrated")
+    m, v, y = pop.sample(2000, h=1 / 64, rng=6)
+    cf = socal.calibration_functions(m, v, y, rng=0)
+    e1, e2 = cf(np.linspace(0, 1, 50), np.linspace(0, 0.25, 50))
+    assert np.all((0 <= e1) & (e1 <= 1) & (e1**2 <= e2 + 1e-15) & (e2 <= e1 + 1e-15))
+
+
+def test_degree_paper_rule_and_cap():
+    h, n = 1 / 16, 3000
+    assert socal.paper_degree(n, h) == int(np.ceil(2 * np.log(n) / np.log(socal.theta(h))))
+    pop = _pop("toy")
+    m, v, y = pop.sample(n, h=h, rng=0)
+    with pytest.raises(ValueError, match="n too small"):
+        socal.ce2(m, v, y, h=h, degree="paper")  # l = 83: 7056 coefficients > 3000 rows
+    r = socal.ce2(m, v, y, h=1 / 2, degree="paper")  # large h: theta large, small degree
+    assert r.degree == socal.paper_degree(n, 1 / 2)
+    auto = socal.ce2(m, v, y, h=h, rng=0)
+    assert max(auto.selection.degrees) <= min(44, socal.paper_degree(n, h))
+    assert (max(auto.selection.degrees) + 1) ** 2 <= n
+
+
+def test_holdout_selection():
+    pop = _pop("toy")
+    m, v, y = pop.sample(4000, h=1 / 16, rng=0)
+    r = socal.ce2(m, v, y, holdout=0.3, rng=0)
+    assert r.selection.method == "holdout" and np.isfinite(r.selection.cv_error).all()
+
+
+_GOOD = dict(mean=np.array([0.2, 0.5, 0.7, 0.9] * 5), var=np.array([0.01, 0.2, 0.1, 0.05] * 5))
+_LAB = np.tile(np.array([[0, 1], [1, 1], [0, 0], [1, 0]]), (5, 1))
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(mean=np.r_[_GOOD["mean"][:-1], np.nan]), "'mean'.*finite"),
+    (dict(mean=np.r_[_GOOD["mean"][:-1], np.inf]), "'mean'.*finite"),
+    (dict(mean=np.r_[_GOOD["mean"][:-1], 1.5]), "'mean'.*in \\[0, 1\\]"),
+    (dict(var=np.r_[_GOOD["var"][:-1], 0.3]), "'var'.*\\[0, 1/4\\]"),
+    (dict(var=np.r_[_GOOD["var"][:-1], -0.01]), "'var'.*\\[0, 1/4\\]"),
+    (dict(var=_GOOD["var"][:-1]), "'var'.*same shape"),
+    (dict(labels=_LAB[:-1]), "'labels'.*rows"),
+    (dict(labels=_LAB[:, :1]), "'labels'.*k >= 2"),
+    (dict(labels=np.where(_LAB == 1, 2, 0)), "'labels'.*0 or 1"),
+    (dict(h=0.0), "'h'.*positive"),
+    (dict(h=-1 / 16), "'h'.*positive"),
+    (dict(degree=-1), "'degree'"),
+    (dict(degree=12), "n too small"),
+    (dict(degree="linear"), "'degree'"),
+    (dict(alpha=-1.0), "'alpha'"),
+    (dict(folds=1), "'folds'"),
+    (dict(ci=1.5), "'ci'"),
+])
+def test_bad_input_raises_value_error_naming_argument(kw, match):
+    args = dict(mean=_GOOD["mean"], var=_GOOD["var"], labels=_LAB)
+    args.update(kw)
+    labels = args.pop("labels")
+    with pytest.raises(ValueError, match=match):
+        socal.ce2(args.pop("mean"), args.pop("var"), labels, **args)
+
+
+def test_counts_validation():
+    m, v = _GOOD["mean"], _GOOD["var"]
+    with pytest.raises(ValueError, match="at most counts\\[1\\]"):
+        socal.ce2(m, v, counts=(np.full(20, 3), np.full(20, 2)))
+    with pytest.raises(ValueError, match="k-snapshot needs k >= 2"):
+        socal.ce2(m, v, counts=(np.zeros(20), np.ones(20)))
+    with pytest.raises(ValueError, match="not both"):
+        socal.ce2(m, v, _LAB, counts=(np.zeros(20), np.full(20, 2)))
+
+
+def test_ce1_accepts_single_label():
+    m = np.linspace(0.05, 0.95, 200)
+    y = (np.random.default_rng(0).random((200, 1)) < m[:, None]).astype(float)
+    assert socal.ce1(m, y, degree=3, alpha=1e-3).moment_term == 0.0
+
+
+def test_debiasing_reduces_small_n_bias_on_a_calibrated_population():
+    """Plug-in is biased upwards when the truth is small; the bootstrap correction removes most of it."""
+    pop, h, n = _pop("calibrated"), 1 / 16, 800
+    truth = pop.ce2(h).value
+    est, deb = [], []
+    for r in range(8):
+        m, v, y = pop.sample(n, h=h, rng=200 + r)
+        res = socal.ce2(m, v, y, degree=6, alpha=1e-3, debias=True, n_boot=60, rng=r)
+        est.append(res.estimate)
+        deb.append(res.debiased)
+    bias_plugin, bias_deb = np.mean(est) - truth, np.mean(deb) - truth
+    assert bias_plugin > 0
+    assert abs(bias_deb) < 0.6 * bias_plugin, (bias_plugin, bias_deb)
+
+
+def test_ci_is_ordered_and_reproducible():
+    pop = _pop("toy")
+    m, v, y = pop.sample(3000, h=1 / 16, rng=1)
+    a = socal.ce2(m, v, y, degree=8, alpha=1e-3, ci=0.9, n_boot=40, rng=3)
+    b = socal.ce2(m, v, y, degree=8, alpha=1e-3, ci=0.9, n_boot=40, rng=3)
+    assert a.ci == b.ci and 0 <= a.ci.low <= a.ci.high
+    assert a.ci.low <= a.debiased <= a.ci.high
