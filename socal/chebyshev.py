@@ -20,7 +20,9 @@ product per chunk).  Rows are grouped (by cross-validation fold and by the value
 right-hand sides b = sum_i z_i phi(s_i) of both responses and every fold's statistics come out of the same moments,
 and memory is O(l^4) whatever n is.
 
-Solve.  Ridge least squares (G + lambda I) beta = b with lambda = alpha tr(G) / d, by LAPACK Cholesky (dpotrf,
+Solve.  Ridge least squares (G + lambda P) beta = b with lambda = alpha tr(G) / d and P the identity except for
+the constant feature, which is not penalised (as in scikit-learn's Ridge: fitting 1 - z then gives exactly 1 minus
+the fit of z, so estimates are equivariant under the label flip m -> 1 - m, y -> 1 - y), by LAPACK Cholesky (dpotrf,
 dpotrs) on the Jacobi-scaled system (D^{-1} G D^{-1} + lambda D^{-2}) (D beta) = D^{-1} b, D = diag(G)^{1/2}, which
 has the same solution and a far smaller condition number.  When the factorisation fails, the ridge is raised to a
 floor (1e-12 tr(G)/d, then tenfold) with a warning that states the reciprocal condition number.
@@ -185,7 +187,9 @@ class RidgeFactor:
 
 
 def ridge_factor(G, alpha, *, warn=True, work=None):
-    """Factorise (G + lambda I), lambda = max(alpha, RIDGE_FLOOR) tr(G)/d, in Jacobi-scaled form.
+    """Factorise (G + lambda P), lambda = max(alpha, RIDGE_FLOOR) tr(G)/d, in Jacobi-scaled form.
+
+    P is the identity with P[0, 0] = 0 (the constant feature, first in every ordering, is not penalised).
 
     ``work``, a Fortran-ordered (d, d) buffer, is used in place when given (the factor then aliases it): in
     cross-validation loops this avoids a fresh allocation per solve, which on this kind of machine costs more than
@@ -203,6 +207,7 @@ def ridge_factor(G, alpha, *, warn=True, work=None):
         np.multiply(G.T, inv[None, :], out=A)  # G is symmetric: G.T is its Fortran-ordered view
         A *= inv[:, None]
         A[np.diag_indices(d)] += lam * inv**2
+        A[0, 0] -= lam * inv[0] ** 2  # the constant T_0 T_0 is not penalised (exact under label flip y -> 1 - y)
         anorm = np.linalg.norm(A, 1) if warn else np.nan
         chol, info = lapack.dpotrf(A, lower=1, clean=0, overwrite_a=1)
         if info == 0:
@@ -221,7 +226,7 @@ def ridge_factor(G, alpha, *, warn=True, work=None):
 
 
 def ridge_solve(G, b, alpha, *, warn=True):
-    """beta = (G + alpha tr(G)/d I)^{-1} b; ``b`` of shape (d,) or (d, R)."""
+    """beta = (G + alpha tr(G)/d P)^{-1} b; ``b`` of shape (d,) or (d, R); P as in :func:`ridge_factor`."""
     return ridge_factor(G, alpha, warn=warn).solve(b)
 
 

@@ -18,9 +18,12 @@ def reference_design(mean, var, degree):
 
 
 def reference_ridge(V, z, alpha):
+    """Ridge with an unpenalised constant column (column 0 in numpy's layout as in ours)."""
     G = V.T @ V
     lam = alpha * np.trace(G) / G.shape[0]
-    return np.linalg.solve(G + lam * np.eye(G.shape[0]), V.T @ z)
+    P = np.eye(G.shape[0])
+    P[0, 0] = 0.0
+    return np.linalg.solve(G + lam * P, V.T @ z)
 
 
 def _data(n, seed=0, k=2):

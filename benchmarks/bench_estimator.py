@@ -1,0 +1,87 @@
+"""Fit + evaluation time of the tensor-Chebyshev regression: moments route (socal) against the naive route.
+
+Naive route: numpy's chebvander2d design matrix (chunked, since at n = 1e6, l = 44 it would be 16 GB), normal
+equations G = V'V, b = V'z, a Cholesky solve, and chebval2d for the evaluation, the textbook way.  Both fit the
+same two responses at a fixed degree and alpha; the script checks that they agree, then prints medians and the
+ratio.  Where the naive route would take longer than --naive-budget seconds, it is timed on a subsample and
+extrapolated linearly in n (marked '~').
+
+    python benchmarks/bench_estimator.py [--sizes 1e4,1e5,1e6] [--degrees 12,44,88] [--repeats 3]
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+from numpy.polynomial import chebyshev as C
+
+from socal._fit import fit_calibration, targets
+from socal.chebyshev import TensorBasis
+
+
+def fast(m, v, zs, degree, alpha):
+    fit = fit_calibration(m, v, zs, degrees=(degree,), alphas=(alpha,), folds=5, holdout=None,
+                          rng=np.random.default_rng(0), select=False)
+    return fit.cmap.raw(m, v)
+
+
+def naive(m, v, zs, degree, alpha, chunk=20000):
+    d = (degree + 1) ** 2
+    G, b = np.zeros((d, d)), np.zeros((d, zs.shape[1]))
+    for s in range(0, len(m), chunk):
+        V = C.chebvander2d(2 * m[s:s + chunk] - 1, 8 * v[s:s + chunk] - 1, [degree, degree])
+        G += V.T @ V
+        b += V.T @ zs[s:s + chunk]
+    P = np.eye(d)
+    P[0, 0] = 0.0
+    beta = np.linalg.solve(G + alpha * np.trace(G) / d * P, b)
+    coef = [beta[:, r].reshape(degree + 1, degree + 1) for r in range(zs.shape[1])]
+    return np.column_stack([C.chebval2d(2 * m - 1, 8 * v - 1, c) for c in coef])
+
+
+def timed(fn, repeats, *args):
+    ts, out = [], None
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = fn(*args)
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts), out
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--sizes", default="1e4,1e5,1e6")
+    p.add_argument("--degrees", default="12,44,88")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--naive-budget", type=float, default=60.0)
+    a = p.parse_args()
+    rng = np.random.default_rng(0)
+    print(f"{'n':>9} {'l':>4} {'d':>6} {'socal [s]':>10} {'naive [s]':>11} {'ratio':>8} {'max |diff|':>11}")
+    for n in (int(float(s)) for s in a.sizes.split(",")):
+        m, v = rng.random(n), rng.random(n) / 4
+        f = np.clip(m + 0.3 * (v - 0.125), 0, 1)
+        y = (rng.random((n, 2)) < f[:, None]).astype(float)
+        z1, z2 = targets(y.sum(1), np.full(n, 2.0))
+        zs = np.column_stack([z1, z2])
+        for l in (int(x) for x in a.degrees.split(",")):
+            if (l + 1) ** 2 > n:
+                continue
+            t_fast, out_fast = timed(fast, a.repeats, m, v, zs, l, 1e-6)
+            # naive on a subsample first, to decide whether the full run fits the budget
+            sub = min(n, 10000)
+            t_sub, out_sub = timed(naive, 1, m[:sub], v[:sub], zs[:sub], l, 1e-6)
+            est = t_sub * n / sub
+            if est <= a.naive_budget:
+                t_naive, out_naive = timed(naive, 1 if est > 10 else a.repeats, m, v, zs, l, 1e-6)
+                diff = float(np.abs(out_naive - out_fast).max())
+                mark = " "
+            else:
+                t_naive, mark = est, "~"
+                diff = float(np.abs(out_sub - fast(m[:sub], v[:sub], zs[:sub], l, 1e-6)).max())
+            print(f"{n:>9} {l:>4} {(l + 1) ** 2:>6} {t_fast:>10.3f} {mark}{t_naive:>10.2f} {t_naive / t_fast:>8.0f}"
+                  f" {diff:>11.1e}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

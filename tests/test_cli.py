@@ -1,0 +1,47 @@
+import json
+
+import numpy as np
+import pytest
+
+from socal import synthetic
+from socal.cli import main
+
+
+@pytest.fixture
+def csv_file(tmp_path):
+    m, v, y = synthetic.toy_population().sample(3000, h=1 / 16, rng=0)
+    path = tmp_path / "scores.csv"
+    with open(path, "w") as fh:
+        fh.write("m,v,y1,y2\n")
+        for row in zip(m, v, y[:, 0], y[:, 1]):
+            fh.write(",".join(repr(float(x)) for x in row) + "\n")
+    return path
+
+
+def test_estimate_json(csv_file, capsys):
+    assert main(["estimate", str(csv_file), "--mean", "m", "--var", "v", "--labels", "y1,y2", "--h", "0.0625",
+                 "--n-boot", "20", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    truth = synthetic.toy_population().ce2(1 / 16).value
+    assert abs(out["ce2"]["estimate"] - truth) < 0.05
+    assert out["ce2"]["ci"]["low"] <= out["ce2"]["ci"]["high"]
+    assert out["ce1"]["kind"] == "ce1"
+
+
+def test_estimate_reports_missing_column(csv_file, capsys):
+    assert main(["estimate", str(csv_file), "--mean", "m", "--var", "nope", "--labels", "y1,y2"]) == 2
+    assert "nope" in capsys.readouterr().err
+
+
+def test_estimate_reports_bad_values(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    rows = ["m,v,y1,y2"] + [f"{0.1 * (i % 9) + 0.05},0.3,1,0" for i in range(40)]
+    path.write_text("\n".join(rows) + "\n")
+    assert main(["estimate", str(path), "--mean", "m", "--var", "v", "--labels", "y1,y2"]) == 2
+    assert "'var'" in capsys.readouterr().err
+
+
+def test_demo_runs(capsys):
+    assert main(["demo", "--n", "2000"]) == 0
+    out = capsys.readouterr().out
+    assert "exact CE2^pert" in out and "CE1 =" in out
