@@ -16,13 +16,13 @@ import time
 import numpy as np
 from numpy.polynomial import chebyshev as C
 
-from socal._fit import fit_calibration, targets
+from socal._fit import fit_calibration, target_classes, targets
 from socal.chebyshev import TensorBasis
 
 
-def fast(m, v, zs, degree, alpha):
+def fast(m, v, zs, degree, alpha, classes=None):
     fit = fit_calibration(m, v, zs, degrees=(degree,), alphas=(alpha,), folds=5, holdout=None,
-                          rng=np.random.default_rng(0), select=False)
+                          rng=np.random.default_rng(0), select=False, classes=classes)
     return fit.cmap.raw(m, v)
 
 
@@ -64,10 +64,11 @@ def main():
         y = (rng.random((n, 2)) < f[:, None]).astype(float)
         z1, z2 = targets(y.sum(1), np.full(n, 2.0))
         zs = np.column_stack([z1, z2])
+        cls = target_classes(y.sum(1), np.full(n, 2.0), 2)  # what socal.ce2 passes: classes from the counts
         for l in (int(x) for x in a.degrees.split(",")):
             if (l + 1) ** 2 > n:
                 continue
-            t_fast, out_fast = timed(fast, a.repeats, m, v, zs, l, 1e-6)
+            t_fast, out_fast = timed(fast, a.repeats, m, v, zs, l, 1e-6, cls)
             # naive on a subsample first, to decide whether the full run fits the budget
             sub = min(n, 10000)
             t_sub, out_sub = timed(naive, 1, m[:sub], v[:sub], zs[:sub], l, 1e-6)

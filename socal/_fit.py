@@ -16,7 +16,7 @@ from ._results import SelectionReport
 from .chebyshev import (TensorBasis, assemble_gram, cheb_rows, evaluate, grouped_moments, response_vector,
                         ridge_factor, to_unit)
 
-__all__ = ["theta", "paper_degree", "degree_schedule", "targets", "fit_calibration", "CalibrationMap",
+__all__ = ["target_classes", "theta", "paper_degree", "degree_schedule", "targets", "fit_calibration", "CalibrationMap",
            "DEFAULT_ALPHAS", "DEFAULT_MAX_DEGREE", "MIN_DEGREE"]
 
 DEFAULT_ALPHAS = tuple(float(10.0 ** e) for e in range(-6, 1))  # the paper's ridge grid 1e-6 ... 1
@@ -122,12 +122,34 @@ def response_moments(u, w, Z, deg_u, deg_w, *, chunk=2048):
     return W
 
 
-def _fold_stats(u, w, zs, fold, n_folds, basis):
+def target_classes(a, k, R):
+    """Group items by their (positives, trials) so the targets take one value per class.
+
+    Returns (cls, vals): cls[i] the class of item i, vals[c] the R target values of class c (z1, z2 or z1 only).
+    """
+    a_int, k_int = a.astype(np.int64), k.astype(np.int64)
+    if np.all(k_int == k_int[0]):  # one k for all: the class is the count itself, no sort needed
+        kk = int(k_int[0])
+        cls = a_int
+        z1, z2 = targets(np.arange(kk + 1, dtype=float), np.full(kk + 1, float(kk)))
+    else:
+        key = a_int * (int(k_int.max()) + 1) + k_int
+        uniq, cls = np.unique(key, return_inverse=True)
+        kk_u = (uniq % (int(k_int.max()) + 1)).astype(float)
+        z1, z2 = targets((uniq // (int(k_int.max()) + 1)).astype(float), kk_u)
+    vals = np.column_stack([z1, z2])[:, :R]
+    return cls.ravel(), vals
+
+
+def _fold_stats(u, w, zs, fold, n_folds, basis, classes=None):
     """Moments per fold; targets with few distinct values are grouped as classes (no extra pass for b)."""
     l, lw = basis.degree, basis.deg_w
     R = zs.shape[1]
-    vals, cls = np.unique(zs, axis=0, return_inverse=True)
-    cls = cls.ravel()
+    if classes is None:
+        vals, cls = np.unique(zs, axis=0, return_inverse=True)
+        cls = cls.ravel()
+    else:
+        cls, vals = classes
     if len(vals) <= _MAX_CLASSES:
         C = len(vals)
         Mg = grouped_moments(u, w, fold * C + cls, n_folds * C, 2 * l, 2 * lw).reshape(n_folds, C, 2 * l + 1,
@@ -153,10 +175,11 @@ class FitResult:
     w: np.ndarray
 
 
-def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, select):
+def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, select, classes=None):
     """Fit eta-hat (one column of ``zs`` per response) with degree/alpha chosen by CV, a hold-out split or fixed.
 
-    ``var`` None means the 1-D (first-order) problem.  ``degrees`` is sorted largest first.
+    ``var`` None means the 1-D (first-order) problem.  ``degrees`` is sorted largest first.  ``classes``, from
+    :func:`target_classes`, spares a sort of the targets when they come from integer counts.
     """
     ndim = 1 if var is None else 2
     u, w = to_unit(mean, var)
@@ -174,7 +197,7 @@ def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, sele
             splits = list(range(folds))
     else:
         n_folds, fold, splits = 1, np.zeros(n, dtype=np.intp), []
-    st = _fold_stats(u, w, zs, fold, n_folds, basis)
+    st = _fold_stats(u, w, zs, fold, n_folds, basis, classes)
     M_tot, Z_tot = st.M.sum(axis=0), st.Z.sum(axis=0)
     cv = np.full((len(degrees), len(alphas)), np.nan)
     if splits:

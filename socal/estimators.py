@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._fit import (DEFAULT_ALPHAS, DEFAULT_MAX_DEGREE, MIN_DEGREE, CalibrationMap, degree_schedule, fit_calibration,
-                   paper_degree, response_moments, targets)
+                   paper_degree, response_moments, target_classes, targets)
 from ._progress import progress
 from ._results import CalibrationError, ConfidenceInterval
 from ._validation import (check_bandwidth, check_float, check_int, check_labels, check_mean, check_rng,
@@ -232,7 +232,7 @@ def ce2(mean, var, labels=None, *, counts=None, h=None, degree=None, alpha=None,
         "ce2", mean, var, labels, counts, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot)
     z1, z2 = targets(a, k)
     fit = fit_calibration(m, v, np.column_stack([z1, z2]), degrees=degs, alphas=alphas, folds=folds,
-                          holdout=holdout, rng=rng, select=select)
+                          holdout=holdout, rng=rng, select=select, classes=target_classes(a, k, 2))
     return _finish("ce2", fit, m, v, k, h, n, ci, debias, n_boot, rng, progress)
 
 
@@ -260,7 +260,7 @@ def ce1(mean, labels=None, *, counts=None, h=None, degree=None, alpha=None, fold
         "ce1", mean, None, labels, counts, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot)
     z1, _ = targets(a, k)
     fit = fit_calibration(m, None, z1[:, None], degrees=degs, alphas=alphas, folds=folds, holdout=holdout,
-                          rng=rng, select=select)
+                          rng=rng, select=select, classes=target_classes(a, k, 1))
     return _finish("ce1", fit, m, None, k, h, n, ci, debias, n_boot, rng, progress)
 
 
@@ -334,6 +334,6 @@ def calibration_functions(mean, var, labels=None, *, counts=None, h=None, degree
         None, 200)
     z1, z2 = targets(a, k)
     fit = fit_calibration(m, v, np.column_stack([z1, z2]), degrees=degs, alphas=alphas, folds=folds,
-                          holdout=holdout, rng=rng, select=select)
+                          holdout=holdout, rng=rng, select=select, classes=target_classes(a, k, 2))
     return CalibrationFunctions(fit.cmap, bool(project))
 

@@ -111,3 +111,17 @@ def test_ridge_floor_rescues_singular_gram_with_warning():
     with pytest.warns(ConditioningWarning):
         f = ridge_factor(G, 0.0)
     assert f.lam > 0 and np.all(np.isfinite(f.solve(np.ones(4))))
+
+
+@pytest.mark.parametrize("varying_k", [False, True])
+def test_target_classes_route_equals_generic_route(varying_k):
+    rng = np.random.default_rng(8)
+    n = 2000
+    m, v = rng.random(n), rng.random(n) / 4
+    k = rng.integers(2, 9, n).astype(float) if varying_k else np.full(n, 4.0)
+    a = rng.binomial(k.astype(int), m).astype(float)
+    zs = np.column_stack(targets(a, k))
+    kw = dict(degrees=(5,), alphas=(1e-3,), folds=5, holdout=None, select=False)
+    generic = fit_calibration(m, v, zs, rng=np.random.default_rng(0), **kw)
+    classed = fit_calibration(m, v, zs, rng=np.random.default_rng(0), classes=_fit.target_classes(a, k, 2), **kw)
+    np.testing.assert_allclose(classed.cmap.beta, generic.cmap.beta, rtol=1e-10, atol=1e-12)
