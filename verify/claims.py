@@ -1,0 +1,3 @@
+"""The registry: importing this module registers every claim (in paper order)."""
+
+from . import claims_analytic  # noqa: F401
