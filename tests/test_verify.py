@@ -1,0 +1,92 @@
+"""The claims registry: every claim has a negative control that FAILS, verdicts are reproducible, JSON complete."""
+
+import json
+
+import pytest
+
+import verify
+from verify import Verdict
+from verify._core import _load
+
+_load()
+REQUIRED = ["posreal", "analytic-1d", "analytic-2d", "bernstein", "approx-corollary", "degree-rule", "covering",
+            "aux-1", "main-bound", "dominance", "lower-bound", "sandwich", "property-exact",
+            "property-ahdritz-to-us", "property-us-to-ahdritz", "remark-average-w1", "platt-exact", "platt-approx",
+            "sampler"]
+IDS = list(verify.REGISTRY)
+
+
+def test_every_required_claim_is_registered():
+    assert set(REQUIRED) <= set(IDS)
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_negative_control_fails(cid):
+    """Fed a wrong constant or identity, the check must say FAILS (so a HOLDS is not produced by a literal)."""
+    c = verify.get(cid)
+    assert c.wrong and c.wrong != c.paper, "every claim needs a negative control that differs from the paper"
+    res = c.run(quick=True, which="wrong")
+    assert res.verdict is Verdict.FAILS, (cid, res.summary)
+
+
+@pytest.mark.parametrize("cid", [c for c in IDS if verify.get(c).repaired])
+def test_repaired_constants_do_not_fail(cid):
+    res = verify.get(cid).run(quick=True, which="repaired")
+    assert res.verdict is not Verdict.FAILS, (cid, res.summary)
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_paper_run_decides_and_gives_evidence(cid):
+    res = verify.get(cid).run(quick=True)
+    assert res.verdict is not Verdict.UNDECIDED, (cid, res.summary)
+    assert res.summary and len(res.evidence) >= 2
+
+
+def test_known_findings():
+    """The audit's findings on the paper, as computed (regression test for the numbers behind them)."""
+    got = {cid: verify.get(cid).run(quick=True) for cid in ("approx-corollary", "analytic-2d", "main-bound",
+                                                            "lower-bound")}
+    assert got["approx-corollary"].verdict is Verdict.FAILS
+    assert got["approx-corollary"].evidence["counterexample"]["certified_above_M"]
+    z = got["analytic-2d"].evidence["zero_of_D_in_product_strip"]
+    assert abs(z["winding_number"] - 1) < 1e-6 and abs(z["z2"][1]) < z["strip_halfwidth"]
+    th = got["main-bound"].evidence["thresholds"]["h=1/16"]
+    assert 1e8 < th["n_nonvacuous"] < 1e9 and th["n_nonvacuous_tight"] < th["n_nonvacuous"]
+    assert got["lower-bound"].evidence["valid for all n >= 1"] < 1 / (48 * 2**0.5)
+
+
+def test_audit_json_and_markdown(tmp_path, capsys):
+    from socal.cli import main
+
+    js, md = tmp_path / "a.json", tmp_path / "a.md"
+    ids = "sandwich,aux-1,platt-exact"
+    assert main(["audit", "--quick", "--only", ids, "--json", str(js), "--markdown", str(md), "--no-progress"]) == 0
+    data = json.loads(js.read_text())
+    assert [c["id"] for c in data["claims"]] == ids.split(",")
+    for c in data["claims"]:
+        assert set(c) >= {"id", "ref", "statement", "verdict", "evidence"}
+        assert c["verdict"] in {v.value for v in Verdict}
+    assert "| `sandwich` |" in md.read_text()
+    out = capsys.readouterr().out
+    assert "HOLDS" in out
+
+
+def test_verdicts_reproducible_run_to_run():
+    a = [(c.id, r.verdict, r.summary) for c, r in verify.run(["sandwich", "platt-approx", "sampler"], quick=True)]
+    b = [(c.id, r.verdict, r.summary) for c, r in verify.run(["sandwich", "platt-approx", "sampler"], quick=True)]
+    assert a == b
+
+
+def test_unknown_id():
+    with pytest.raises(ValueError, match="Unknown claim id"):
+        verify.get("no-such-claim")
+
+
+def test_crashing_check_is_undecided_not_a_pass():
+    from verify._core import Claim
+
+    def boom(*, quick):
+        raise RuntimeError("x")
+
+    res = Claim("t", "ref", "s", boom, {}, {}).run()
+    assert res.verdict is Verdict.UNDECIDED

@@ -1,0 +1,65 @@
+"""The explicit finite-sample bounds of Proposition "main" (Steps 4 and 5) and Proposition "lb", as functions.
+
+``upper_bound(n, h)`` is the paper's final explicit bound on E|CE2-hat - CE2^pert|:
+
+    2 (5 B^2 n^-4 + (406 (l+1)^2 log(3n) + 408)/n)^{1/2}            (Step 4)
+  + 2/n + t* + 1/(n t*),  t* = ((4 (l+1)^2 log(6n) + 2 log 2)/n)^{1/2}   (Step 5)
+
+with B = 2/(theta - 1) and l = ceil(2 log n / log theta).  ``tight=True`` removes slack that is safe to remove:
+Step 2(b) |h_f| <= |f - f*| |f + f* - 2Z| <= 2 (the paper uses 4) and Step 2(c) h_f^2 <= 4 (f - f*)^2 (the paper
+uses 16); redoing the Bernstein step of Lemma aux-1 with these gives 2 (8 + 4 + 4/3) mu = (80/3) mu and the constant
+320/3 < 107 in place of 1216/3 < 406 (so 107 and 109 replace 406 and 408).
+"""
+
+from __future__ import annotations
+
+import math
+
+from socal._fit import paper_degree, theta
+
+__all__ = ["upper_bound", "step4", "step5", "lower_bound", "threshold_n", "LB_CONSTANT"]
+
+LB_CONSTANT = 1.0 / (48.0 * math.sqrt(2.0))
+
+
+def step4(n, h, l=None, *, c406=406.0, c408=408.0):
+    th = theta(h)
+    l = paper_degree(n, h) if l is None else l
+    B = 2.0 / (th - 1.0)
+    return 2.0 * math.sqrt(5.0 * B**2 * n**-4.0 + (c406 * (l + 1) ** 2 * math.log(3 * n) + c408) / n)
+
+
+def step5(n, h, l=None):
+    l = paper_degree(n, h) if l is None else l
+    t = math.sqrt((4.0 * (l + 1) ** 2 * math.log(6 * n) + 2.0 * math.log(2.0)) / n)
+    return 2.0 / n + t + 1.0 / (n * t)
+
+
+def upper_bound(n, h, l=None, *, tight=False):
+    c406, c408 = (107.0, 109.0) if tight else (406.0, 408.0)
+    return step4(n, h, l, c406=c406, c408=c408) + step5(n, h, l)
+
+
+def lower_bound(n, c=LB_CONSTANT):
+    return c / math.sqrt(n)
+
+
+def threshold_n(h, level, *, tight=False, n_max=1e40):
+    """Smallest n (to 3 significant digits, by bisection in log n) with upper_bound(n, h) < level.
+
+    The bound is decreasing in n beyond its first few values (checked on the bracket), so bisection applies.
+    Returns inf when even n_max does not suffice.
+    """
+    lo, hi = 1.0, 1.0
+    while upper_bound(10.0**hi, h, tight=tight) >= level:
+        hi += 1.0
+        if 10.0**hi > n_max:
+            return math.inf
+    lo = hi - 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if upper_bound(10.0**mid, h, tight=tight) < level:
+            hi = mid
+        else:
+            lo = mid
+    return float(f"{10.0**hi:.3g}")
