@@ -5,8 +5,14 @@ import sys
 
 from .cli import register
 
-parser = argparse.ArgumentParser(prog="python -m verify")
-sub = parser.add_subparsers(dest="command")
-register(sub)
-args = parser.parse_args(["audit", *sys.argv[1:]])
-sys.exit(args.func(args))
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m verify")
+    sub = parser.add_subparsers(dest="command")
+    register(sub)
+    args = parser.parse_args(["audit", *(sys.argv[1:] if argv is None else argv)])
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
