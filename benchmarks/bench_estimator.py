@@ -80,7 +80,7 @@ def main():
             else:
                 t_naive, mark = est, "~"
                 diff = float(np.abs(out_sub - fast(m[:sub], v[:sub], zs[:sub], l, 1e-6)).max())
-            print(f"{n:>9} {l:>4} {(l + 1) ** 2:>6} {t_fast:>10.3f} {mark}{t_naive:>10.2f} {t_naive / t_fast:>8.0f}"
+            print(f"{n:>9} {l:>4} {(l + 1) ** 2:>6} {t_fast:>10.3f} {mark}{t_naive:>10.2f} {t_naive / t_fast:>8.1f}"
                   f" {diff:>11.1e}", flush=True)
 
 

@@ -40,7 +40,7 @@ def degree_schedule(lmax, floor=MIN_DEGREE):
     out = [lmax]
     while out[-1] // 2 >= floor:
         out.append(out[-1] // 2)
-    if out[-1] > floor and lmax >= floor:
+    if out[-1] > floor:
         out.append(floor)
     return tuple(out)
 

@@ -63,7 +63,7 @@ def to_table(results, width=160):
 def to_markdown(results, title="socal audit of 'The Minimax Rate of Second-Order Calibration'"):
     out = [f"# {title}", "", "| id | reference | verdict | evidence |", "| --- | --- | --- | --- |"]
     for c, r in results:
-        out.append(f"| `{c.id}` | {c.ref} | **{r.verdict.value}** | {r.summary.replace('|', '/')} |")
+        out.append(f"| `{c.id}` | {c.ref} | **{r.verdict.value}** | {r.summary.replace('|', chr(92) + '|')} |")
     out.append("")
     for c, r in results:
         out += [f"## `{c.id}`: {r.verdict.value}", "", f"*{c.ref}.* {c.statement}", "", r.summary, "",
