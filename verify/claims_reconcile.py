@@ -131,7 +131,7 @@ def check_property_exact(*, quick, w1):
        "W_1([x]) <= eps for every [x] implies CE2 <= (3/2) eps.",
        paper={"c": R(3, 2)}, wrong={"c": 1})
 def check_ahdritz_to_us(*, quick, c):
-    lo, hi = ratio_extremes()
+    _, hi = ratio_extremes()
     c = sp.nsimplify(c)
     ev = {"sup (delta1+delta2)/W1": str(hi), "claimed c": str(c), "tight": bool(hi == c)}
     if hi > c:
@@ -144,7 +144,7 @@ def check_ahdritz_to_us(*, quick, c):
        "CE2 <= eps implies P(W_1 > 2 eps/delta) <= delta (Markov, with E W_1 <= 2 CE2).",
        paper={"k": 2}, wrong={"k": 1})
 def check_us_to_ahdritz(*, quick, k):
-    lo, hi = ratio_extremes()
+    lo, _ = ratio_extremes()
     k = sp.nsimplify(k)
     need = 1 / lo  # sup W1 / (delta1 + delta2)
     # a population where CE2 is small but one rare element has large W1: no worst-case bound follows

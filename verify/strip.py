@@ -101,8 +101,7 @@ def eta_acb(z, atoms, h):
 
 
 def d2_acb(z1, z2, atoms2, h):
-    """2-D D(z1, z2) = sum_j w_j sech((z1 - m_j)/h) sech((z2 - v_j)/h) (normalisers omitted: positive constants
-    per atom that do not change where D vanishes only if equal; they are included here)."""
+    """2-D D(z1, z2) = sum_j w_j sech((z1 - m_j)/h) sech((z2 - v_j)/h) / (Z1(m_j) Z2(v_j)), in ball arithmetic."""
     h_b = arb(h)
     k1 = SechKernel(h, 0.0, 1.0)
     k2 = SechKernel(h, 0.0, 0.25)
