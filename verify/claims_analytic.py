@@ -93,6 +93,13 @@ def check_analytic_1d(*, quick, halfwidth_factor):
             ev["counterexample"] = pole
             return Result(Verdict.FAILS, f"the claimed strip contains the pole s + i h pi/2 of sech((z-s)/h) "
                                          f"(h = {h:g}): D is unbounded there", ev)
+    # the poles of sech((z - s_j)/h): z = s_j + i h pi (k + 1/2); the nearest lie on the strip's edge
+    with mp.workdps(30):
+        h0, s0 = hs[0], dists[0].s[0]
+        ev["poles"] = {"location": "s_j + i h pi (k + 1/2), k integer: nearest at |Im z| = h pi/2",
+                       "|cosh((z - s)/h)| at z = s + i h pi/2": float(abs(mp.cosh(mp.mpc(0, mp.pi / 2)))),
+                       "|D| at 1e-9 h below the pole": float(abs(nd_mp(complex(s0, h0 * math.pi / 2 - 1e-9 * h0),
+                                                                        dists[0], h0)[1]))}
     # Re D > 0 certified on the whole strip's rectangle Re z in [-1, 2] (wider than [0, 1]), |Im z| <= 0.98 h pi/2
     certs = []
     for h in hs:
