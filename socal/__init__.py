@@ -13,6 +13,7 @@ from .chebyshev import ConditioningWarning
 from .estimators import CalibrationFunctions, calibration_functions, ce1, ce2
 from .kernels import SechKernel
 from .perturb import perturb, perturb_mean
+from .recalibrate import FirstOrderPlatt, NotFittedError, SecondOrderPlatt
 
 __all__ = [
     "SechKernel",
@@ -26,6 +27,9 @@ __all__ = [
     "ConfidenceInterval",
     "SelectionReport",
     "ConditioningWarning",
+    "SecondOrderPlatt",
+    "FirstOrderPlatt",
+    "NotFittedError",
     "paper_degree",
     "theta",
     "synthetic",

@@ -78,7 +78,7 @@ class CalibrationMap:
         """eta-hat at the scores: clipped to [0, 1] (the estimator's class P_l), or, with ``project=True``,
         projected onto the feasible moment region 0 <= eta1 <= 1, eta1^2 <= eta2 <= eta1."""
         out = np.clip(self.raw(mean, var), 0.0, 1.0)
-        if project and self.ndim == 2:
+        if project and out.shape[1] == 2:
             out[:, 1] = np.clip(out[:, 1], out[:, 0] ** 2, out[:, 0])
         return out
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._validation import check_bandwidth, check_int, check_rng, check_scores
 from .perturb import perturb
-from .truth import discrete_calibration_functions, discrete_ce1, discrete_ce2
+from .truth import discrete_calibration_functions, discrete_ce1, discrete_ce2, discrete_recalibrated_ce2
 
 __all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population"]
 
@@ -60,6 +60,13 @@ class DiscretePopulation:
     def ce1(self, h):
         e1, _ = self.eta_orig
         return discrete_ce1(check_bandwidth(h, "ce1"), self.means, self.weights, e1)
+
+    def recalibrated_ce2(self, h, moments, *, panels=256):
+        """CE2 of a recalibrated predictor whose claimed moments at perturbed scores are ``moments(m, var)``
+        (e.g. ``SecondOrderPlatt.predict_moments``); see :func:`socal.truth.discrete_recalibrated_ce2`."""
+        e1, e2 = self.eta_orig
+        return discrete_recalibrated_ce2(check_bandwidth(h, "recalibrated_ce2"), self.means, self.vars,
+                                         self.weights, e1, e2, moments, panels=panels)
 
     def calibration_functions(self, h, mean, var):
         e1, e2 = self.eta_orig

@@ -106,3 +106,37 @@ def discrete_calibration_functions(h, means, vars_, weights, e1, e2, t1, t2):
     wk = k1 * k2 * pis[:, None]
     den = wk.sum(axis=0)
     return ((e1 @ wk) / den).reshape(t1.shape), ((e2 @ wk) / den).reshape(t1.shape)
+
+
+def _recal_once(h, means, vars_, pis, e1, e2, moments, panels):
+    t1, w1 = _gl_panels(*MEAN_DOMAIN, panels)
+    t2, w2 = _gl_panels(*VAR_DOMAIN, max(panels // 2, 8))
+    K1, K2 = _kernels(h, means, vars_, t1, t2)
+    P1 = K1 * pis[:, None]
+    dens = P1.T @ K2  # p(t) on the grid, shape (N1, N2)
+    N1 = (P1 * e1[:, None]).T @ K2  # p(t) eta1(t)
+    N2 = (P1 * e2[:, None]).T @ K2  # p(t) eta2(t)
+    T1, T2 = np.meshgrid(t1, t2, indexing="ij")
+    h1, h2 = moments(T1.ravel(), T2.ravel())
+    h1, h2 = h1.reshape(T1.shape), h2.reshape(T1.shape)
+    first = float(w1 @ np.abs(N1 - dens * h1) @ w2)
+    second = float(w1 @ np.abs(N2 - dens * h2) @ w2)
+    return first, second
+
+
+def discrete_recalibrated_ce2(h, means, vars_, weights, e1, e2, moments, *, panels=256):
+    """CE2 of a recalibrated predictor T-hat(S) = (m', var') on a finitely supported population.
+
+    ``moments(t1, t2)`` returns T-hat's claimed moments (m', m'^2 + var') at perturbed scores (for Platt scaling:
+    the projected eta1-hat and eta2-hat).  Then
+
+    .. math::  CE_2(\\hat T) = \\iint |N_1(t) - p(t) m'(t)| + |N_2(t) - p(t) (m'^2 + var')(t)| \\, dt,
+
+    with p N_r the exact kernel mixtures (see the module docstring).  This is exact when T-hat is one-to-one on the
+    score rectangle (its level sets are then those of S) and an upper bound otherwise (conditioning on a coarser
+    partition can only lower the error, by Jensen).
+    """
+    args = [np.asarray(x, dtype=float) for x in (means, vars_, weights, e1, e2)]
+    fine = _recal_once(h, *args, moments, panels)
+    coarse = _recal_once(h, *args, moments, panels // 2)
+    return TruthValue(sum(fine), abs(sum(fine) - sum(coarse)))

@@ -1,0 +1,115 @@
+"""Second- and first-order Platt scaling: estimator conventions, persistence, and exact CE2 after recalibration."""
+
+import json
+
+import numpy as np
+import pytest
+
+import socal
+from socal import synthetic
+
+H = 1 / 16
+
+
+@pytest.fixture(scope="module")
+def sample():
+    return synthetic.toy_population().sample(4000, h=H, rng=0)
+
+
+def test_fit_returns_self_and_learned_attributes(sample):
+    m, v, y = sample
+    p = socal.SecondOrderPlatt(h=H, rng=0)
+    assert p.fit(m, v, y) is p
+    assert p.degree_ >= 0 and p.alpha_ > 0 and p.n_samples_fit_ == len(m)
+
+
+def test_not_fitted_error_is_value_and_attribute_error(sample):
+    m, v, _ = sample
+    with pytest.raises(socal.NotFittedError, match="not fitted"):
+        socal.SecondOrderPlatt().transform(m, v)
+    assert issubclass(socal.NotFittedError, ValueError) and issubclass(socal.NotFittedError, AttributeError)
+
+
+def test_get_set_params_round_trip():
+    p = socal.SecondOrderPlatt(degree=8, alpha=1e-3)
+    q = socal.SecondOrderPlatt().set_params(**p.get_params())
+    assert q.get_params() == p.get_params()
+    with pytest.raises(ValueError, match="Invalid parameter 'bogus'"):
+        p.set_params(bogus=1)
+
+
+def test_json_round_trip_is_bit_identical(sample):
+    m, v, y = sample
+    p = socal.SecondOrderPlatt(h=H, rng=0).fit(m, v, y)
+    q = socal.SecondOrderPlatt.from_dict(json.loads(json.dumps(p.to_dict())))
+    for a, b in zip(p.transform(m, v), q.transform(m, v)):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="must describe a FirstOrderPlatt"):
+        socal.FirstOrderPlatt.from_dict(p.to_dict())
+
+
+def test_fit_transform_and_feasible_output(sample):
+    m, v, y = sample
+    a = socal.SecondOrderPlatt(degree=8, alpha=1e-3).fit_transform(m, v, y)
+    b = socal.SecondOrderPlatt(degree=8, alpha=1e-3).fit(m, v, y).transform(m, v)
+    np.testing.assert_array_equal(a[0], b[0])
+    m2, v2 = a
+    assert np.all((0 <= m2) & (m2 <= 1) & (v2 >= 0) & (v2 <= m2 * (1 - m2) + 1e-15))
+
+
+def test_first_order_platt_asserts_no_variance(sample):
+    m, v, y = sample
+    f1 = socal.FirstOrderPlatt(degree=6, alpha=1e-4).fit(m, None, y[:, :1])
+    m2, v2 = f1.transform(m)
+    assert np.all(v2 == 0) and f1.map_.ndim == 1
+    f2 = socal.FirstOrderPlatt(ndim=2, degree=4, alpha=1e-4).fit(m, v, y)
+    assert f2.map_.ndim == 2
+
+
+def test_bad_input(sample):
+    m, v, y = sample
+    with pytest.raises(ValueError, match="'var'"):
+        socal.SecondOrderPlatt(degree=3).fit(m, v + 0.3, y)
+    with pytest.raises(ValueError, match="'ndim'"):
+        socal.SecondOrderPlatt(ndim=3).fit(m, v, y)
+    p = socal.SecondOrderPlatt(degree=3, alpha=1e-3).fit(m, v, y)
+    with pytest.raises(ValueError, match="'mean'"):
+        p.transform(m + 2, v)
+
+
+def test_exact_ce2_after_recalibration_falls_with_calibration_size():
+    """CE2 of T-hat computed exactly (socal.truth), not estimated: below the raw CE2 and falling with n."""
+    pop = synthetic.toy_population()
+    raw = pop.ce2(H).value
+    ce = {}
+    for n in (2000, 40000):
+        m, v, y = pop.sample(n, h=H, rng=n)
+        p = socal.SecondOrderPlatt(h=H, rng=0).fit(m, v, y)
+        ce[n] = pop.recalibrated_ce2(H, p.predict_moments).value
+    assert ce[40000] < ce[2000] and ce[40000] < raw / 2, (raw, ce)
+
+
+def test_identity_and_exact_recalibration_are_exact():
+    """Controls for the truth computation: claiming the raw scores reproduces CE2^pert; the true eta gives 0."""
+    pop = synthetic.overconfident_population()
+    assert pop.recalibrated_ce2(H, lambda a, b: (a, a * a + b)).value == pytest.approx(pop.ce2(H).value, abs=1e-7)
+    assert pop.recalibrated_ce2(H, lambda a, b: pop.calibration_functions(H, a, b)).value < 1e-9
+
+
+def test_calibrated_predictor_not_made_worse_beyond_estimation_error():
+    """Recalibrating the exactly calibrated T costs no more than recalibrating the raw predictor at the same n."""
+    pop = synthetic.overconfident_population()
+    n = 20000
+    m, v, y = pop.sample(n, h=H, rng=3)
+    e1, e2 = pop.calibration_functions(H, m, v)
+    tm, tv = e1, np.clip(e2 - e1**2, 0, 0.25)  # T(S): exactly second-order calibrated (CE2 = 0)
+    p_t = socal.SecondOrderPlatt(h=H, rng=0).fit(tm, tv, y)
+
+    def composite(a, b):
+        c1, c2 = pop.calibration_functions(H, a, b)
+        return p_t.predict_moments(c1, np.clip(c2 - c1**2, 0, 0.25))
+
+    after = pop.recalibrated_ce2(H, composite).value
+    p_raw = socal.SecondOrderPlatt(h=H, rng=0).fit(m, v, y)
+    estimation_error = pop.recalibrated_ce2(H, p_raw.predict_moments).value
+    assert after <= 1.5 * estimation_error, (after, estimation_error)
