@@ -74,6 +74,44 @@ def _demo(args):
     return 0
 
 
+def _reproduce_decision(args):
+    import pathlib
+
+    from .experiments.decision import plot_decision, run_decision, shape_checks
+
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    repeats = 20 if args.quick else args.repeats
+    res = run_decision(repeats=repeats, rng=args.seed, show_progress=True)
+    rows = res.to_rows()
+    with open(out / "decision.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    checks = shape_checks(res)
+    (out / "decision_checks.json").write_text(json.dumps(checks, indent=2))
+    i0 = int(np.argmin(np.abs(res.taus - 0.0)))
+    i6 = int(np.argmin(np.abs(res.taus - 0.06)))
+    print(f"Experiment 3, {repeats} repeats: realised gain per 100 borderline patients (mean +- 1.96 SEM)")
+    for j, name in enumerate(res.methods):
+        print(f"  {name:<24} tau=0: {res.mean[j, i0]:6.2f} +- {1.96 * res.sem[j, i0]:.2f}   "
+              f"tau=0.06: {res.mean[j, i6]:6.2f} +- {1.96 * res.sem[j, i6]:.2f}")
+    for claim, c in checks.items():
+        print(f"  [{'holds' if c['holds'] else 'FAILS'}] {claim}")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        ax = plot_decision(res)
+        ax.figure.tight_layout()
+        ax.figure.savefig(out / "decision.png", dpi=150)
+        print(f"figure: {out / 'decision.png'}")
+    except ImportError:
+        print("(matplotlib not installed: no figure; pip install 'socal[plot]')")
+    print(f"table: {out / 'decision.csv'}; checks: {out / 'decision_checks.json'}")
+    return 0
+
+
 def build_parser():
     p = argparse.ArgumentParser(prog="socal", description="Second-order calibration: measure, fix, prove.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -93,6 +131,14 @@ def build_parser():
     d.add_argument("--h", type=float, default=1 / 16)
     d.add_argument("--seed", type=int, default=0)
     d.set_defaults(func=_demo)
+    r = sub.add_parser("reproduce", help="reproduce an experiment of the paper")
+    rsub = r.add_subparsers(dest="experiment", required=True)
+    dec = rsub.add_parser("decision", help="Experiment 3: referral gain against threshold (Figure 3)")
+    dec.add_argument("--repeats", type=int, default=200)
+    dec.add_argument("--quick", action="store_true", help="20 repeats")
+    dec.add_argument("--seed", type=int, default=0)
+    dec.add_argument("--out", default="out/decision")
+    dec.set_defaults(func=_reproduce_decision)
     for ep in entry_points(group="socal.commands"):
         try:
             register = ep.load()

@@ -1,0 +1,1 @@
+"""The paper's experiments, one module each (imported on demand; not loaded by ``import socal``)."""
