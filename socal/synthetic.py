@@ -123,3 +123,35 @@ def overconfident_population():
     sd = np.sqrt(true_var)
     return DiscretePopulation(means=means, vars=true_var / 10, weights=np.full(5, 0.2),
                               fstar=np.column_stack([means - sd, means + sd]), fprobs=np.full((5, 2), 0.5))
+
+
+class GaussianMixtureTask:
+    """The paper's DGP (Appendix "Experiment 1"): X in R^4 from a 10-component isotropic Gaussian mixture (centres
+    ~ N(0, 1.5^2 I), unit variance), f*(x) = sigmoid(w.x) with w ~ N(0, I/2); centres and w drawn from ``rng``."""
+
+    dim = 5  # Sobol dimension: one coordinate for the component, four for the Gaussian
+
+    def __init__(self, rng=0, *, components=10, d=4):
+        rng = check_rng(rng)
+        self.centres = rng.normal(0.0, 1.5, size=(components, d))
+        self.w = rng.normal(0.0, np.sqrt(0.5), size=d)
+
+    def fstar(self, x):
+        return 1.0 / (1.0 + np.exp(-(x @ self.w)))
+
+    def sample_x(self, n, rng=None):
+        rng = check_rng(rng)
+        c = rng.integers(0, len(self.centres), size=n)
+        return self.centres[c] + rng.normal(size=(n, self.centres.shape[1]))
+
+    def from_uniform(self, u):
+        """Map points of [0, 1)^5 (e.g. Sobol) to draws of X: component from u[:, 0], Gaussian from u[:, 1:]."""
+        from scipy.special import ndtri
+
+        c = np.minimum((u[:, 0] * len(self.centres)).astype(int), len(self.centres) - 1)
+        z = ndtri(np.clip(u[:, 1:], 1e-16, 1 - 1e-16))
+        return self.centres[c] + z
+
+    def labels(self, x, k=2, rng=None):
+        rng = check_rng(rng)
+        return (rng.random((x.shape[0], k)) < self.fstar(x)[:, None]).astype(float)

@@ -140,3 +140,125 @@ def discrete_recalibrated_ce2(h, means, vars_, weights, e1, e2, moments, *, pane
     fine = _recal_once(h, *args, moments, panels)
     coarse = _recal_once(h, *args, moments, panels // 2)
     return TruthValue(sum(fine), abs(sum(fine) - sum(coarse)))
+
+
+# -- ground truth from samples: bilinear deposit on a grid, exact kernel matrices (Appendix "Experiment 1/2") ----
+GRID_SHAPE = (1025, 257)
+
+
+def _deposit(mean, var, values, weights, shape):
+    """Bilinear deposit of weighted samples on the grid of R; returns arrays (len(values), n1, n2)."""
+    n1, n2 = shape
+    x = np.clip(mean, 0, 1) * (n1 - 1)
+    y = np.clip(var, 0, 0.25) * 4 * (n2 - 1)
+    i = np.minimum(x.astype(np.intp), n1 - 2)
+    j = np.minimum(y.astype(np.intp), n2 - 2)
+    fx, fy = x - i, y - j
+    out = np.zeros((len(values), n1 * n2))
+    for di, dj, wgt in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):
+        idx = (i + di) * n2 + (j + dj)
+        for r, val in enumerate(values):
+            out[r] += np.bincount(idx, weights=weights * wgt * val, minlength=n1 * n2)
+    return out.reshape(len(values), n1, n2)
+
+
+def _trap(n, length):
+    w = np.full(n, length / (n - 1))
+    w[[0, -1]] /= 2
+    return w
+
+
+@dataclass(frozen=True)
+class GridTruth:
+    """Perturbed calibration functions, score density and CE2^pert on the tensor grid of R.
+
+    ``eta1[i, j]``, ``eta2[i, j]`` and ``density[i, j]`` at (t1[i], t2[j]); ``ce2``, ``ce1`` by the trapezoidal rule;
+    ``error`` is the spread between independent replicates (when built by :func:`sample_truth` with replicates >= 2).
+    """
+
+    h: float
+    t1: np.ndarray
+    t2: np.ndarray
+    density: np.ndarray
+    eta1: np.ndarray
+    eta2: np.ndarray
+    ce2: float
+    ce1: float
+    error: float = float("nan")
+
+    def interpolate(self, mean, var):
+        """Bilinear interpolation of (eta1, eta2) at perturbed scores."""
+        n1, n2 = self.eta1.shape
+        x = np.clip(np.asarray(mean, float), 0, 1) * (n1 - 1)
+        y = np.clip(np.asarray(var, float), 0, 0.25) * 4 * (n2 - 1)
+        i, j = np.minimum(x.astype(np.intp), n1 - 2), np.minimum(y.astype(np.intp), n2 - 2)
+        fx, fy = x - i, y - j
+        out = []
+        for F in (self.eta1, self.eta2):
+            out.append((1 - fx) * (1 - fy) * F[i, j] + fx * (1 - fy) * F[i + 1, j] + (1 - fx) * fy * F[i, j + 1]
+                       + fx * fy * F[i + 1, j + 1])
+        return out[0], out[1]
+
+    def conditional_variance(self, mean, var):
+        """Var(f*(X) | S~ = s) = eta2 - eta1^2 at perturbed scores: the epistemic variance a calibrated predictor
+        would report."""
+        e1, e2 = self.interpolate(mean, var)
+        return np.maximum(e2 - e1 * e1, 0.0)
+
+    def recalibrated_ce2(self, moments):
+        """CE2 of a recalibrated predictor claiming moments(m, var) = (m', m'^2 + var') at perturbed scores (exact
+        when the map is one-to-one, an upper bound otherwise; see :func:`discrete_recalibrated_ce2`)."""
+        T1, T2 = np.meshgrid(self.t1, self.t2, indexing="ij")
+        h1, h2 = moments(T1.ravel(), T2.ravel())
+        w1, w2 = _trap(len(self.t1), 1.0), _trap(len(self.t2), 0.25)
+        integrand = self.density * (np.abs(self.eta1 - h1.reshape(T1.shape)) + np.abs(self.eta2 - h2.reshape(T1.shape)))
+        return float(w1 @ integrand @ w2)
+
+
+def grid_truth(mean, var, fstar, h, *, weights=None, shape=GRID_SHAPE):
+    """GridTruth from raw scores and f* values (samples, or atoms with ``weights``).
+
+    The raw measure is deposited bilinearly on the grid; each axis is then convolved with the exact truncated-sech
+    kernel matrix K[a, b] = k_h(t_a | t_b) (the perturbation of a raw score at node b), so density, p eta1 and
+    p eta2 are K1 @ mass @ K2^T.
+    """
+    mean, var, fstar = (np.asarray(a, dtype=float) for a in (mean, var, fstar))
+    w = np.full(mean.shape, 1.0 / mean.size) if weights is None else np.asarray(weights, float) / np.sum(weights)
+    n1, n2 = shape
+    t1, t2 = np.linspace(0, 1, n1), np.linspace(0, 0.25, n2)
+    mass = _deposit(mean, var, (np.ones_like(fstar), fstar, fstar**2), w, shape)
+    K1 = SechKernel(h, *MEAN_DOMAIN).pdf(t1[:, None], t1[None, :])
+    K2 = SechKernel(h, *VAR_DOMAIN).pdf(t2[:, None], t2[None, :])
+    D, N1, N2 = (K1 @ M @ K2.T for M in mass)
+    w1, w2 = _trap(n1, 1.0), _trap(n2, 0.25)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        eta1, eta2 = np.where(D > 0, N1 / D, 0.0), np.where(D > 0, N2 / D, 0.0)
+    T1, T2 = np.meshgrid(t1, t2, indexing="ij")
+    ce2 = float(w1 @ (np.abs(N1 - T1 * D) + np.abs(N2 - (T1**2 + T2) * D)) @ w2)
+    # first order: marginal over the var axis (the perturbation is a product, so it integrates out)
+    d1, n11 = mass[0].sum(axis=1), mass[1].sum(axis=1)
+    ce1 = float(w1 @ np.abs(K1 @ n11 - t1 * (K1 @ d1)))
+    return GridTruth(h, t1, t2, D, eta1, eta2, ce2, ce1)
+
+
+def sample_truth(sampler, h, *, log2_n=18, replicates=2, rng=None, shape=GRID_SHAPE):
+    """GridTruth from ``replicates`` independent scrambled-Sobol samples of 2^log2_n points.
+
+    ``sampler(u)`` maps a (N, d) array of points in [0, 1)^d to (raw_mean, raw_var, fstar).  The returned truth
+    averages the replicates' grids; ``error`` is the largest difference of CE2 between two replicates.
+    """
+    from scipy.stats import qmc
+
+    from ._validation import check_rng
+
+    rng = check_rng(rng)
+    truths = []
+    dim = getattr(sampler, "dim", 5)
+    for _ in range(replicates):
+        u = qmc.Sobol(d=dim, scramble=True, seed=rng).random_base2(log2_n)
+        truths.append(grid_truth(*sampler(u), h, shape=shape))
+    avg = {k: np.mean([getattr(t, k) for t in truths], axis=0) for k in ("density", "eta1", "eta2")}
+    ces = [t.ce2 for t in truths]
+    return GridTruth(h, truths[0].t1, truths[0].t2, avg["density"], avg["eta1"], avg["eta2"],
+                     float(np.mean(ces)), float(np.mean([t.ce1 for t in truths])),
+                     float(max(ces) - min(ces)) if replicates > 1 else float("nan"))
