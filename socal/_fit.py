@@ -175,11 +175,12 @@ class FitResult:
     w: np.ndarray
 
 
-def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, select, classes=None):
+def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, select, classes=None, validation=None):
     """Fit eta-hat (one column of ``zs`` per response) with degree/alpha chosen by CV, a hold-out split or fixed.
 
     ``var`` None means the 1-D (first-order) problem.  ``degrees`` is sorted largest first.  ``classes``, from
-    :func:`target_classes`, spares a sort of the targets when they come from integer counts.
+    :func:`target_classes`, spares a sort of the targets when they come from integer counts.  ``validation``, a
+    boolean mask, selects on those rows (a fixed hold-out split, the paper's "val" variant) instead of CV.
     """
     ndim = 1 if var is None else 2
     u, w = to_unit(mean, var)
@@ -187,7 +188,10 @@ def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, sele
     lmax = max(degrees)
     basis = TensorBasis(lmax, ndim)
     if select:
-        if holdout is not None:
+        if validation is not None:
+            n_folds, splits = 2, [1]
+            fold = np.asarray(validation, dtype=bool).astype(np.intp)
+        elif holdout is not None:
             n_folds = 2
             fold = (rng.random(n) < holdout).astype(np.intp)  # fold 1 = validation
             splits = [1]
@@ -222,7 +226,7 @@ def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, sele
         cv /= n_val
         i, j = np.unravel_index(np.nanargmin(cv), cv.shape)
         degree, alpha = degrees[i], alphas[j]
-        method = "holdout" if holdout is not None else "cv"
+        method = "holdout" if (holdout is not None or validation is not None) else "cv"
     else:
         degree, alpha = degrees[0], alphas[0]
         method = "fixed"

@@ -145,6 +145,40 @@ def _reproduce_recalibration(args):
     return 0
 
 
+def _reproduce_rate(args):
+    import pathlib
+    import time
+
+    from .experiments.rate import ESTIMATORS, HS, PAPER_SLOPES, plot_rate, run_rate, slopes, summarise
+
+    out = pathlib.Path(args.out)
+    t0 = time.perf_counter()
+    if args.quick:
+        rows = run_rate(seeds=3, sizes=(500, 2000, 10_000), out=out / "quick", n_jobs=args.jobs, log2_sobol=15,
+                        show_progress=True)
+    else:
+        rows = run_rate(seeds=args.seeds, out=out, n_jobs=args.jobs, show_progress=True)
+    summ, sl = summarise(rows), slopes(rows)
+    print(f"Experiment 1: mean |CE2-hat - CE2^pert| ({time.perf_counter() - t0:.0f} s; rows in {out})")
+    for h in HS:
+        ns = sorted(summ[(h, ESTIMATORS[0])])
+        print(f"  h = 1/{round(1 / h)}   " + "".join(f"{n:>9}" for n in ns) + "    slope")
+        for est in ESTIMATORS:
+            print(f"    {est:<16}" + "".join(f"{summ[(h, est)][n][0]:>9.4f}" for n in ns) + f"   {sl[(h, est)]:6.2f}")
+    print(f"  paper: {PAPER_SLOPES}")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        axes = plot_rate(rows)
+        axes[0].figure.tight_layout()
+        axes[0].figure.savefig(out / "rate.png", dpi=150)
+        print(f"figure: {out / 'rate.png'}")
+    except ImportError:
+        print("(matplotlib not installed: no figure; pip install 'socal[plot]')")
+    return 0
+
+
 def build_parser():
     p = argparse.ArgumentParser(prog="socal", description="Second-order calibration: measure, fix, prove.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -178,6 +212,12 @@ def build_parser():
     rec.add_argument("--seed", type=int, default=0)
     rec.add_argument("--out", default="out/recalibration")
     rec.set_defaults(func=_reproduce_recalibration)
+    rat = rsub.add_parser("rate", help="Experiment 1: error against n for the polynomial estimator and baselines")
+    rat.add_argument("--seeds", type=int, default=20)
+    rat.add_argument("--quick", action="store_true", help="3 seeds, n in {500, 2000, 10000}")
+    rat.add_argument("--jobs", type=int, default=2, help="parallel seeds (joblib)")
+    rat.add_argument("--out", default="out/rate", help="folder; finished seeds found there are not recomputed")
+    rat.set_defaults(func=_reproduce_rate)
     for ep in entry_points(group="socal.commands"):
         try:
             register = ep.load()

@@ -19,7 +19,7 @@ __all__ = ["ce2", "ce1", "calibration_functions", "CalibrationFunctions"]
 _MAX_DEGREE_LIMIT = 200
 
 
-def _resolve_degrees(func, degree, h, n, n_train, max_degree, ndim):
+def _resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=True):
     """Candidate degrees (largest first) and whether they are to be selected."""
     size = (lambda l: (l + 1) ** ndim)
     if isinstance(degree, str):
@@ -40,13 +40,16 @@ def _resolve_degrees(func, degree, h, n, n_train, max_degree, ndim):
         while lmax > 0 and size(lmax) > n_train:  # primal ridge: no more features than training rows
             lmax -= 1
         floor = min(MIN_DEGREE, lmax)
-        if h is not None:
-            # Calibration functions at bandwidth h have structure of width ~h; below l ~ 1/(pi h) the polynomial
-            # cannot follow it, and cross-validated squared error (insensitive to that smoothing) then picks fits
-            # that bias CE2 downwards (measured at h = 1/64, n = 5e4: degree 5 chosen, error -0.017; degree 22,
-            # +0.008).  The floor applies only with >= 10 training rows per coefficient.
+        if h is not None and use_h_floor:
+            # Calibration functions at bandwidth h can have structure of width ~h (populations with atoms do); below
+            # l ~ 1/(pi h) the polynomial cannot follow it, and cross-validated squared error, nearly flat there,
+            # picks fits that bias CE2 downwards.  Measured at h = 1/64, n = 5e4, CV alone (3 seeds): atoms of
+            # socal.synthetic.calibrated_population -0.017, -0.017, -0.006; with the floor +0.007, +0.007, +0.008.
+            # On the smooth scores of Experiment 1's ensemble the floor costs instead (h = 1/64: n = 2e4, +0.02
+            # against +-0.003; n = 5e4, +0.01 against +-0.002), so it applies only with >= 50 training rows per
+            # coefficient.  Neither rule is right for every population: pass ``degree`` to choose yourself.
             floor_h = math.ceil(1.0 / (math.pi * h))
-            if 10 * size(floor_h) <= n_train:
+            if 50 * size(floor_h) <= n_train:
                 floor = min(max(floor, floor_h), lmax)
         return degree_schedule(lmax, floor), True
     if isinstance(degree, (list, tuple, np.ndarray)):
@@ -207,8 +210,8 @@ def ce2(mean, var, labels=None, *, counts=None, h=None, degree=None, alpha=None,
         The perturbation bandwidth.  With it the degree is capped by the paper's rule l = ceil(2 log n / log theta(h)).
     degree : None, 'paper', int or list of ints
         None: cross-validated over a halving schedule from min(max_degree, paper rule, sqrt(n_train) - 1) down to
-        4, or, when ``h`` is given and there are at least 10 training rows per coefficient, down to
-        ceil(1/(pi h)) (smoother fits bias CE2 downwards; see the comment in the source for the measurement).  'paper': exactly the paper's rule (needs ``h``).  An int: that degree.  A list: chosen from it.
+        4, or, when ``h`` is given and there are at least 50 training rows per coefficient, down to
+        ceil(1/(pi h)) (a heuristic: see the comment in ``_resolve_degrees`` for what it gains and costs).  'paper': exactly the paper's rule (needs ``h``).  An int: that degree.  A list: chosen from it.
     alpha : None, float or list of floats
         Relative ridge: lambda = alpha tr(G)/d.  None: chosen from 1e-6, 1e-5, ..., 1.
     folds : int
