@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -206,6 +207,7 @@ def check_dominance(*, quick, centre):
 
 
 # --------------------------------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=512)
 def _ce_two_point(p, h):
     """CE2^pert of the constant predictor at (1, 0) with f* = p: E|p - m~| + E|p^2 - m~^2 - var~| (quadrature)."""
     k1, k2 = SechKernel(h, 0, 1), SechKernel(h, 0, 0.25)
