@@ -74,6 +74,24 @@ def _demo(args):
     return 0
 
 
+def _save_figure(draw, path):
+    """Draw with ``draw()`` (returns an Axes or an array of them) and save to ``path``; matplotlib is optional."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("(matplotlib not installed: no figure; pip install 'socal[plot]')")
+        return
+    ax = draw()
+    fig = (ax[0] if hasattr(ax, "__len__") else ax).figure
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+    print(f"figure: {path}")
+
+
 def _reproduce_decision(args):
     import pathlib
 
@@ -98,16 +116,7 @@ def _reproduce_decision(args):
               f"tau=0.06: {res.mean[j, i6]:6.2f} +- {1.96 * res.sem[j, i6]:.2f}")
     for claim, c in checks.items():
         print(f"  [{'holds' if c['holds'] else 'FAILS'}] {claim}")
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        ax = plot_decision(res)
-        ax.figure.tight_layout()
-        ax.figure.savefig(out / "decision.png", dpi=150)
-        print(f"figure: {out / 'decision.png'}")
-    except ImportError:
-        print("(matplotlib not installed: no figure; pip install 'socal[plot]')")
+    _save_figure(lambda: plot_decision(res), out / "decision.png")
     print(f"table: {out / 'decision.csv'}; checks: {out / 'decision_checks.json'}")
     return 0
 
@@ -132,16 +141,7 @@ def _reproduce_recalibration(args):
           f"{PAPER['ce2_after']:>6.2f}+-{PAPER['ce2_after_sd']:.2f}")
     print(f"  ground-truth replicate spread {summ['truth_replicate_spread']:.1e}; "
           f"{summ['conditioning_warnings']} fits had rcond < 1e-10 (the paper's floor-only ridge)")
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        axes = plot_recalibration(res)
-        axes[0].figure.tight_layout()
-        axes[0].figure.savefig(out / "recalibration.png", dpi=150)
-        print(f"figure: {out / 'recalibration.png'}")
-    except ImportError:
-        print("(matplotlib not installed: no figure; pip install 'socal[plot]')")
+    _save_figure(lambda: plot_recalibration(res), out / "recalibration.png")
     return 0
 
 
@@ -166,16 +166,7 @@ def _reproduce_rate(args):
         for est in ESTIMATORS:
             print(f"    {est:<16}" + "".join(f"{summ[(h, est)][n][0]:>9.4f}" for n in ns) + f"   {sl[(h, est)]:6.2f}")
     print(f"  paper: {PAPER_SLOPES}")
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        axes = plot_rate(rows)
-        axes[0].figure.tight_layout()
-        axes[0].figure.savefig(out / "rate.png", dpi=150)
-        print(f"figure: {out / 'rate.png'}")
-    except ImportError:
-        print("(matplotlib not installed: no figure; pip install 'socal[plot]')")
+    _save_figure(lambda: plot_rate(rows), out / "rate.png")
     return 0
 
 
@@ -219,16 +210,7 @@ def _reproduce_real_labels(args):
             print(f"  {m:<20}{mu:>8.1f} +-{half:4.1f}{extra}")
         if name == "weather":
             print(f"  paper at 5%: {PAPER_AT_5}")
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            ax = plot_yield(res)
-            ax.figure.tight_layout()
-            ax.figure.savefig(out / f"yield_{name}.png", dpi=150)
-            matplotlib.pyplot.close(ax.figure)
-        except ImportError:
-            pass
+        _save_figure(lambda: plot_yield(res), out / f"yield_{name}.png")
     (out / "real_labels.json").write_text(json.dumps(summary, indent=2, default=str))
     print(f"summary: {out / 'real_labels.json'}")
     return 0
