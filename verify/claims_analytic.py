@@ -332,7 +332,9 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     # (ii) the var axis has length 1/4: mapped to [-1,1] the strip widens 8x, theta_var >= theta (conservative)
     rho = sp.symbols("rho", positive=True)
     tv, t1 = 8 * rho + sp.sqrt(64 * rho**2 + 1), 2 * rho + sp.sqrt(4 * rho**2 + 1)
-    var_ok = bool(sp.simplify(sp.diff(tv - t1, rho)) .subs(rho, 1) > 0) and (tv - t1).subs(rho, 0) == 0
+    # theta_var <= theta only where rho <= 0 (sympy solves the inequality), so theta_var > theta for every rho > 0
+    bad_set = sp.solve_univariate_inequality(tv - t1 <= 0, rho, relational=False)
+    var_ok = sp.Interval.open(0, sp.oo).intersect(bad_set) == sp.S.EmptySet
     ev["var_axis"] = {"theta_var = 8 rho + sqrt(64 rho^2 + 1) >= theta": var_ok,
                       "theta_var at h=1/16": float(tv.subs(rho, math.pi / 32)),
                       "theta at h=1/16": float(t1.subs(rho, math.pi / 32))}

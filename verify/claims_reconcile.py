@@ -25,16 +25,22 @@ def deltas(d0, d1):
     return abs(d0 - d1) / 2, abs(d1)
 
 
-def ratio_extremes(w1=w1_formula):
-    """Exact inf and sup of (delta_1 + delta_2) / W_1 over the rays (where W_1 > 0)."""
-    vals = []
+def extreme_ray(which):
+    """The ray attaining the largest ('max') or smallest ('min') (delta1 + delta2)/W1, with its values (exact)."""
+    best = None
     for d0, d1 in RAYS:
-        d0, d1 = R(d0), R(d1)
-        w = w1(d0, d1)
+        w = w1_formula(R(d0), R(d1))
         if w > 0:
-            a, b = deltas(d0, d1)
-            vals.append((a + b) / w)
-    return min(vals), max(vals)
+            delta = sum(deltas(R(d0), R(d1)))
+            if best is None or (delta / w > best[0] if which == "max" else delta / w < best[0]):
+                best = (delta / w, (d0, d1), w, delta)
+    ratio, ray, w, delta = best
+    return ratio, {"(Delta_0, Delta_1)": ray, "W1": str(w), "delta1+delta2": str(delta)}
+
+
+def ratio_extremes():
+    """Exact inf and sup of (delta_1 + delta_2) / W_1."""
+    return extreme_ray("min")[0], extreme_ray("max")[0]
 
 
 def _snapshot_dists(mu1, mu2, m, v):
@@ -131,11 +137,11 @@ def check_property_exact(*, quick, w1):
        "W_1([x]) <= eps for every [x] implies CE2 <= (3/2) eps.",
        paper={"c": R(3, 2)}, wrong={"c": 1})
 def check_ahdritz_to_us(*, quick, c):
-    _, hi = ratio_extremes()
+    hi, witness = extreme_ray("max")
     c = sp.nsimplify(c)
     ev = {"sup (delta1+delta2)/W1": str(hi), "claimed c": str(c), "tight": bool(hi == c)}
     if hi > c:
-        ev["counterexample"] = {"(Delta_0, Delta_1)": (0, 1), "W1": 1, "CE2 integrand": "3/2"}
+        ev["counterexample"] = witness
         return Result(Verdict.FAILS, f"CE2 can reach {hi} eps > {c} eps", ev)
     return Result(Verdict.HOLDS, f"CE2 <= {hi} eps, and {hi} is attained (tight)", ev)
 
@@ -144,7 +150,7 @@ def check_ahdritz_to_us(*, quick, c):
        "CE2 <= eps implies P(W_1 > 2 eps/delta) <= delta (Markov, with E W_1 <= 2 CE2).",
        paper={"k": 2}, wrong={"k": 1})
 def check_us_to_ahdritz(*, quick, k):
-    lo, _ = ratio_extremes()
+    lo, witness = extreme_ray("min")
     k = sp.nsimplify(k)
     need = 1 / lo  # sup W1 / (delta1 + delta2)
     # a population where CE2 is small but one rare element has large W1: no worst-case bound follows
@@ -156,7 +162,7 @@ def check_us_to_ahdritz(*, quick, k):
           "rare-element example": {"max W1": float(w1s.max()), "mass of that element": float(w.min()),
                                    "upper bound on CE2 (3/2 W1 averaged)": float(1.5 * w @ w1s)}}
     if need > k:
-        ev["counterexample"] = {"(Delta_0, Delta_1)": (1, 0), "W1": 1, "delta1+delta2": "1/2"}
+        ev["counterexample"] = witness
         return Result(Verdict.FAILS, f"E W1 can reach {need} CE2 > {k} CE2", ev)
     return Result(Verdict.HOLDS, f"E W1 <= {need} CE2 (tight), then Markov; and no worst-case bound (example)", ev)
 
