@@ -14,6 +14,7 @@ from .estimators import CalibrationFunctions, calibration_functions, ce1, ce2
 from .kernels import SechKernel
 from .perturb import perturb, perturb_mean
 from .recalibrate import FirstOrderPlatt, NotFittedError, SecondOrderPlatt
+from .sufficient import DeviationStats, SufficientStats
 
 __all__ = [
     "SechKernel",
@@ -30,6 +31,8 @@ __all__ = [
     "SecondOrderPlatt",
     "FirstOrderPlatt",
     "NotFittedError",
+    "SufficientStats",
+    "DeviationStats",
     "paper_degree",
     "theta",
     "synthetic",

@@ -1,7 +1,7 @@
-"""Fitting calibration functions: regression targets, per-fold sufficient statistics, model selection.
+"""Fitting calibration functions from sufficient statistics: degree/ridge selection and the final solve.
 
-Private: the public estimators in :mod:`socal.estimators` validate their inputs and call :func:`fit_calibration`
-with clean float64 arrays.
+Private: the statistics come from :mod:`socal.sufficient` (one pass over the data); :func:`select_and_fit` needs
+nothing else.  :func:`fit_calibration` is the in-memory shortcut (one chunk).
 """
 
 from __future__ import annotations
@@ -13,44 +13,44 @@ import numpy as np
 from scipy.linalg import blas
 
 from ._results import SelectionReport
-from .chebyshev import (TensorBasis, assemble_gram, cheb_rows, evaluate, grouped_moments, response_vector,
-                        ridge_factor, to_unit)
+from ._validation import check_bandwidth, check_float
+from .chebyshev import TensorBasis, assemble_gram, evaluate, response_vector, ridge_factor
+from .sufficient import SufficientStats, response_moments, target_classes, targets
 
-__all__ = ["target_classes", "theta", "paper_degree", "degree_schedule", "targets", "fit_calibration", "CalibrationMap",
-           "DEFAULT_ALPHAS", "DEFAULT_MAX_DEGREE", "MIN_DEGREE"]
+__all__ = ["target_classes", "theta", "paper_degree", "degree_schedule", "targets", "fit_calibration", "select_and_fit",
+           "CalibrationMap", "FitResult", "response_moments", "DEFAULT_ALPHAS", "DEFAULT_MAX_DEGREE", "MIN_DEGREE"]
 
 DEFAULT_ALPHAS = tuple(float(10.0 ** e) for e in range(-6, 1))  # the paper's ridge grid 1e-6 ... 1
 DEFAULT_MAX_DEGREE = 44  # the paper's cap at h = 1/16 (Appendix "Experiment 1")
 MIN_DEGREE = 4  # the floor of the halving schedule
-_MAX_CLASSES = 64  # target values grouped as classes up to this many; beyond, weighted moments
 
 
 def theta(h):
-    """Bernstein-ellipse parameter theta(h) = h pi + sqrt(h^2 pi^2 + 1) (Corollary "Polynomial approximation")."""
-    return h * math.pi + math.sqrt((h * math.pi) ** 2 + 1.0)
+    """Bernstein-ellipse parameter theta(h) = h pi + sqrt(h^2 pi^2 + 1) (Corollary "Polynomial approximation").
+
+    Equal to exp(asinh(h pi)), the form used here: it keeps log theta exact for tiny h, where h pi + sqrt(...)
+    rounds to 1.
+    """
+    h = check_bandwidth(h, "theta")
+    return math.exp(math.asinh(h * math.pi))
 
 
 def paper_degree(n, h):
-    """The degree rule of Proposition "main": l = ceil(2 log n / log theta(h))."""
-    return int(math.ceil(2.0 * math.log(n) / math.log(theta(h))))
+    """The degree rule of Proposition "main": l = ceil(2 log n / log theta(h)), log theta(h) = asinh(h pi)."""
+    n = check_float(n, "n", "paper_degree", 1.0, math.inf)  # real n: the bounds evaluate it between sample sizes
+    h = check_bandwidth(h, "paper_degree")
+    return int(math.ceil(2.0 * math.log(n) / math.asinh(h * math.pi)))
 
 
 def degree_schedule(lmax, floor=MIN_DEGREE):
     """Candidate degrees: lmax, then halving down to ``floor`` (Appendix "Experiment 1"), largest first."""
+    floor = max(0, min(floor, lmax))
     out = [lmax]
-    while out[-1] // 2 >= floor:
+    while floor <= out[-1] // 2 < out[-1]:  # stops at 0 too (0 // 2 == 0)
         out.append(out[-1] // 2)
     if out[-1] > floor:
         out.append(floor)
     return tuple(out)
-
-
-def targets(a, k):
-    """Unbiased all-pairs targets: z1 = a/k estimates f*, z2 = a(a-1)/(k(k-1)) estimates f*^2 (k >= 2)."""
-    z1 = a / k
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z2 = np.where(k >= 2, a * (a - 1.0) / (k * (k - 1.0)), np.nan)
-    return z1, z2
 
 
 @dataclass(frozen=True)
@@ -98,113 +98,38 @@ def _symm(A, B):
     return blas.dsymm(1.0, A, B, side=0, lower=0)
 
 
-@dataclass
-class _Stats:
-    """Per-fold sufficient statistics at the largest candidate degree."""
-
-    M: np.ndarray  # (F, 2l+1, 2lw+1) moments
-    Z: np.ndarray  # (F, R, l+1, lw+1) response-weighted moments
-    zz: np.ndarray  # (F, R) sums of squared responses
-    count: np.ndarray  # (F,)
-
-
-def response_moments(u, w, Z, deg_u, deg_w, *, chunk=2048):
-    """W[j, p, q] = sum_i Z[i, j] T_p(u_i) T_q(w_i) for several response columns at once."""
-    n, R = Z.shape
-    W = np.zeros((R, deg_u + 1, deg_w + 1))
-    bu = np.empty((deg_u + 1, chunk))
-    bw = np.empty((deg_w + 1, chunk))
-    for start in range(0, n, chunk):
-        sl = slice(start, min(start + chunk, n))
-        Tu = cheb_rows(u[sl], deg_u, bu)
-        Tw = cheb_rows(w[sl], deg_w, bw)
-        W += np.matmul(Tu[None, :, :] * Z[sl].T[:, None, :], Tw.T)
-    return W
-
-
-def target_classes(a, k, R):
-    """Group items by their (positives, trials) so the targets take one value per class.
-
-    Returns (cls, vals): cls[i] the class of item i, vals[c] the R target values of class c (z1, z2 or z1 only).
-    """
-    a_int, k_int = a.astype(np.int64), k.astype(np.int64)
-    if np.all(k_int == k_int[0]):  # one k for all: the class is the count itself, no sort needed
-        kk = int(k_int[0])
-        cls = a_int
-        z1, z2 = targets(np.arange(kk + 1, dtype=float), np.full(kk + 1, float(kk)))
-    else:
-        key = a_int * (int(k_int.max()) + 1) + k_int
-        uniq, cls = np.unique(key, return_inverse=True)
-        kk_u = (uniq % (int(k_int.max()) + 1)).astype(float)
-        z1, z2 = targets((uniq // (int(k_int.max()) + 1)).astype(float), kk_u)
-    vals = np.column_stack([z1, z2])[:, :R]
-    return cls.ravel(), vals
-
-
-def _fold_stats(u, w, zs, fold, n_folds, basis, classes=None):
-    """Moments per fold; targets with few distinct values are grouped as classes (no extra pass for b)."""
-    l, lw = basis.degree, basis.deg_w
-    R = zs.shape[1]
-    if classes is None:
-        vals, cls = np.unique(zs, axis=0, return_inverse=True)
-        cls = cls.ravel()
-    else:
-        cls, vals = classes
-    if len(vals) <= _MAX_CLASSES:
-        C = len(vals)
-        Mg = grouped_moments(u, w, fold * C + cls, n_folds * C, 2 * l, 2 * lw).reshape(n_folds, C, 2 * l + 1,
-                                                                                     2 * lw + 1)
-        M = Mg.sum(axis=1)
-        low = Mg[:, :, : l + 1, : lw + 1]
-        Z = np.einsum("cr,fcpq->frpq", vals, low)
-        zz = np.einsum("cr,fc->fr", vals**2, Mg[:, :, 0, 0])
-    else:
-        M = grouped_moments(u, w, fold, n_folds, 2 * l, 2 * lw)
-        Z = np.stack([response_moments(u[fold == f], w[fold == f], zs[fold == f], l, lw) for f in range(n_folds)])
-        zz = np.stack([(zs[fold == f] ** 2).sum(axis=0) for f in range(n_folds)])
-    count = M[:, 0, 0].copy()
-    return _Stats(M=M, Z=Z, zz=zz.reshape(n_folds, R), count=count)
-
 
 @dataclass
 class FitResult:
     cmap: CalibrationMap
     factor: object  # RidgeFactor of the final fit (reused by the bootstrap)
     selection: SelectionReport
-    u: np.ndarray
-    w: np.ndarray
 
 
-def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, select, classes=None, validation=None):
-    """Fit eta-hat (one column of ``zs`` per response) with degree/alpha chosen by CV, a hold-out split or fixed.
+def select_and_fit(stats, *, degrees, alphas, select):
+    """Choose (degree, alpha) from the statistics and fit: no data past this point.
 
-    ``var`` None means the 1-D (first-order) problem.  ``degrees`` is sorted largest first.  ``classes``, from
-    :func:`target_classes`, spares a sort of the targets when they come from integer counts.  ``validation``, a
-    boolean mask, selects on those rows (a fixed hold-out split, the paper's "val" variant) instead of CV.
+    ``degrees`` is sorted largest first and must not exceed ``stats.max_degree``.  With ``select`` the held-out
+    squared error of every candidate on every validating fold comes from the stored statistics,
+    sum z^2 - 2 beta.b_f + beta' G_f beta (unclipped), so selection costs no pass over the data.
     """
-    ndim = 1 if var is None else 2
-    u, w = to_unit(mean, var)
-    n = u.shape[0]
+    ndim = stats.ndim
     lmax = max(degrees)
+    if lmax > stats.max_degree:
+        raise ValueError(f"The degree {lmax} is above the statistics' cap max_degree={stats.max_degree}; build the "
+                         f"statistics with a larger max_degree.")
+    st = stats.truncate(lmax) if lmax < stats.max_degree else stats
     basis = TensorBasis(lmax, ndim)
-    if select:
-        if validation is not None:
-            n_folds, splits = 2, [1]
-            fold = np.asarray(validation, dtype=bool).astype(np.intp)
-        elif holdout is not None:
-            n_folds = 2
-            fold = (rng.random(n) < holdout).astype(np.intp)  # fold 1 = validation
-            splits = [1]
-        else:
-            n_folds = folds
-            fold = rng.permutation(np.arange(n) % folds).astype(np.intp)
-            splits = list(range(folds))
-    else:
-        n_folds, fold, splits = 1, np.zeros(n, dtype=np.intp), []
-    st = _fold_stats(u, w, zs, fold, n_folds, basis, classes)
     M_tot, Z_tot = st.M.sum(axis=0), st.Z.sum(axis=0)
+    n_tot = st.count.sum()
+    # a split needs rows on both sides; identical rows share a fold (their hash is equal), so with few distinct rows
+    # some folds are empty or hold everything
+    splits = [f for f in st.splits if 0 < st.count[f] < n_tot] if select else []
     cv = np.full((len(degrees), len(alphas)), np.nan)
-    if splits:
+    if select and not splits:  # nothing to validate on: the most conservative candidate, said in the report
+        degree, alpha = min(degrees), max(alphas)
+        method = "none (too few distinct rows for any split: smallest degree, largest ridge)"
+    elif splits:
         cv[:] = 0.0
         n_val = 0.0
         work = {l: np.empty((basis.size_at(l),) * 2, order="F") for l in degrees}
@@ -226,7 +151,7 @@ def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, sele
         cv /= n_val
         i, j = np.unravel_index(np.nanargmin(cv), cv.shape)
         degree, alpha = degrees[i], alphas[j]
-        method = "holdout" if (holdout is not None or validation is not None) else "cv"
+        method = "holdout" if st.holdout is not None or len(st.splits) == 1 else "cv"
     else:
         degree, alpha = degrees[0], alphas[0]
         method = "fixed"
@@ -237,4 +162,30 @@ def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, sele
     beta = factor.solve(b)
     report = SelectionReport(method=method, degrees=tuple(degrees), alphas=tuple(alphas), cv_error=cv,
                              folds=len(splits))
-    return FitResult(CalibrationMap(degree, ndim, beta, float(alpha)), factor, report, u, w)
+    return FitResult(CalibrationMap(degree, ndim, beta, float(alpha)), factor, report)
+
+
+class _ValidationSplit(SufficientStats):
+    """Statistics whose fold 1 is a fixed validation mask (the paper's "val" variant): fold 1 validates."""
+
+    @property
+    def splits(self):
+        return (1,)
+
+
+def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, select, classes=None, validation=None):
+    """Fit eta-hat (one column of ``zs`` per response) from in-memory arrays: one chunk of :class:`SufficientStats`.
+
+    ``var`` None means the 1-D (first-order) problem.  ``degrees`` is sorted largest first.  ``classes``, from
+    :func:`target_classes`, spares a sort of the targets when they come from integer counts.  ``validation``, a
+    boolean mask, selects on those rows (a fixed hold-out split) instead of CV.
+    """
+    ndim = 1 if var is None else 2
+    kind = _ValidationSplit if validation is not None else SufficientStats
+    stats = kind(max_degree=max(degrees), ndim=ndim, folds=2 if validation is not None else folds, holdout=holdout,
+                 rng=rng)
+    stats._add(np.asarray(mean, dtype=float), None if var is None else np.asarray(var, dtype=float),
+               np.asarray(zs, dtype=float).reshape(len(mean), -1)[:, : stats.n_responses],
+               fold=None if validation is None else np.asarray(validation, dtype=bool).astype(np.intp),
+               classes=classes)
+    return select_and_fit(stats, degrees=degrees, alphas=alphas, select=select)

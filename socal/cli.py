@@ -18,21 +18,40 @@ import numpy as np
 __all__ = ["main"]
 
 
-def _read_csv(path, columns):
-    with open(path, newline="") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in columns if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(f"Column(s) {', '.join(missing)} not found in {path}; it has: "
-                             f"{', '.join(reader.fieldnames or [])}.")
-        rows = list(reader)
-    out = {}
-    for c in columns:
+def _bandwidth(text):
+    """--h: a positive number, as a decimal (0.0625) or a fraction (1/16)."""
+    from fractions import Fraction
+
+    try:
+        h = float(Fraction(text.strip()))
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"must be a positive number such as 0.0625 or 1/16 (got {text!r})") from None
+    if not (h > 0 and np.isfinite(h)):
+        raise argparse.ArgumentTypeError(f"must be a positive number such as 0.0625 or 1/16 (got {text!r})")
+    return h
+
+
+def _level(text):
+    try:
+        x = float(text)
+    except ValueError:
+        x = float("nan")
+    if not 0 < x < 1:
+        raise argparse.ArgumentTypeError(f"must be a confidence level in (0, 1), e.g. 0.9 (got {text!r})")
+    return x
+
+
+def _int_in(lo, hi):
+    def parse(text):
         try:
-            out[c] = np.array([float(r[c]) for r in rows])
-        except ValueError as exc:
-            raise ValueError(f"Column {c!r} of {path} must hold numbers: {exc}") from None
-    return out
+            x = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number (got {text!r})") from None
+        if not lo <= x <= hi:
+            raise argparse.ArgumentTypeError(f"must be in [{lo}, {hi}] (got {x})")
+        return x
+
+    return parse
 
 
 def _fmt(res):
@@ -43,14 +62,33 @@ def _fmt(res):
 
 
 def _estimate(args):
-    from .estimators import ce1, ce2
+    import warnings
 
-    label_cols = [c.strip() for c in args.labels.split(",") if c.strip()]
-    data = _read_csv(args.file, [args.mean, args.var, *label_cols])
-    labels = np.column_stack([data[c] for c in label_cols])
-    kw = dict(h=args.h, ci=args.ci, debias=True, n_boot=args.n_boot, rng=args.seed, progress=not args.json)
-    r2 = ce2(data[args.mean], data[args.var], labels, **kw)
-    r1 = ce1(data[args.mean], labels, **kw)
+    from .estimators import ce1, ce2
+    from .io import read_chunks
+
+    if args.labels is not None:
+        label_cols = [c.strip() for c in args.labels.split(",") if c.strip()]
+        if not label_cols:
+            raise ValueError("--labels needs at least one column name (comma-separated)")
+        cols = {"labels": label_cols}
+        if args.positives or args.trials:
+            raise ValueError("give either --labels or --positives and --trials, not both")
+    elif args.positives and args.trials:
+        cols = {"positives": args.positives, "trials": args.trials}
+    else:
+        raise ValueError("give the label columns (--labels Y1,Y2) or the count columns (--positives P --trials K)")
+    reader = read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows, **cols)
+    ci = None if args.no_interval else args.ci
+    kw = dict(h=args.h, ci=ci, debias=not args.no_interval, n_boot=args.n_boot,
+              progress=not args.json and sys.stderr.isatty())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r2 = ce2(chunks=reader, rng=args.seed, **kw)
+        r1 = ce1(chunks=reader, rng=args.seed, **kw)
+    notes = sorted({str(w.message) for w in caught})
+    for note in notes:
+        print(f"socal estimate: note: {note}", file=sys.stderr)
     if args.json:
         print(json.dumps({"ce2": r2.to_dict(), "ce1": r1.to_dict()}, indent=2))
     else:
@@ -151,13 +189,16 @@ def _reproduce_rate(args):
 
     from .experiments.rate import ESTIMATORS, HS, PAPER_SLOPES, plot_rate, run_rate, slopes, summarise
 
+    from ._parallel import backend
+
     out = pathlib.Path(args.out)
     t0 = time.perf_counter()
-    if args.quick:
-        rows = run_rate(seeds=3, sizes=(500, 2000, 10_000), out=out / "quick", n_jobs=args.jobs, log2_sobol=15,
-                        show_progress=True)
-    else:
-        rows = run_rate(seeds=args.seeds, out=out, n_jobs=args.jobs, show_progress=True)
+    with backend(args.backend, scheduler=args.scheduler):
+        if args.quick:
+            rows = run_rate(seeds=3, sizes=(500, 2000, 10_000), out=out / "quick", n_jobs=args.jobs, log2_sobol=15,
+                            show_progress=True)
+        else:
+            rows = run_rate(seeds=args.seeds, out=out, n_jobs=args.jobs, show_progress=True)
     summ, sl = summarise(rows), slopes(rows)
     print(f"Experiment 1: mean |CE2-hat - CE2^pert| ({time.perf_counter() - t0:.0f} s; rows in {out})")
     for h in HS:
@@ -217,23 +258,39 @@ def _reproduce_real_labels(args):
 
 
 def build_parser():
+    from . import __version__
+
     p = argparse.ArgumentParser(prog="socal", description="Second-order calibration: measure, fix, prove.")
+    p.add_argument("--version", action="version", version=f"socal {__version__}")
+    p.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     sub = p.add_subparsers(dest="command", required=True)
-    e = sub.add_parser("estimate", help="estimate CE2 and CE1 from a CSV of perturbed scores and k labels")
-    e.add_argument("file")
-    e.add_argument("--mean", required=True, help="column of perturbed means in [0, 1]")
-    e.add_argument("--var", required=True, help="column of perturbed variances in [0, 1/4]")
-    e.add_argument("--labels", required=True, help="comma-separated label columns (0/1), at least two")
-    e.add_argument("--h", type=float, default=None, help="perturbation bandwidth (caps the degree)")
-    e.add_argument("--ci", type=float, default=0.9, help="bootstrap confidence level (default 0.9)")
-    e.add_argument("--n-boot", type=int, default=200)
-    e.add_argument("--seed", type=int, default=0)
+    e = sub.add_parser("estimate", help="estimate CE2 and CE1 from a CSV or Parquet file of scores and labels",
+                       description="Estimate how far a predictor's (mean, variance) are from second-order calibrated "
+                                   "(CE2) and its mean from first-order calibrated (CE1). The file holds one row per "
+                                   "item: the deployed (sech-perturbed) mean and variance, and two or more 0/1 "
+                                   "labels from independent annotators (or the counts of positive labels and of "
+                                   "labels). Files larger than memory are read in chunks.")
+    e.add_argument("file", help="a .csv (header row, UTF-8) or .parquet file")
+    e.add_argument("--mean", required=True, help="column of the predicted means in [0, 1] (after perturbation)")
+    e.add_argument("--var", required=True, help="column of the predicted variances in [0, 1/4] (after perturbation)")
+    e.add_argument("--labels", help="comma-separated 0/1 label columns, at least two; an empty cell is a missing vote")
+    e.add_argument("--positives", help="instead of --labels: column counting the positive labels per item")
+    e.add_argument("--trials", help="with --positives: column counting the labels per item (at least 2)")
+    e.add_argument("--h", type=_bandwidth, default=None,
+                   help="the perturbation bandwidth used to make the scores (e.g. 1/16): with it the polynomial "
+                        "degree follows the paper's rule; without it, cross-validation alone picks it")
+    e.add_argument("--ci", type=_level, default=0.9, help="confidence level of the bootstrap interval (default 0.9)")
+    e.add_argument("--no-interval", action="store_true", help="skip the bootstrap (no interval, no bias correction)")
+    e.add_argument("--n-boot", type=_int_in(20, 100_000), default=200, help="bootstrap replicates (default 200)")
+    e.add_argument("--chunk-rows", type=_int_in(1000, 10**9), default=1_000_000,
+                   help="rows read at a time (memory is bounded by this; default 1,000,000)")
+    e.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=_estimate)
     d = sub.add_parser("demo", help="run the estimators on a built-in synthetic predictor with known CE2")
-    d.add_argument("--n", type=int, default=20000)
-    d.add_argument("--h", type=float, default=1 / 16)
-    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--n", type=_int_in(100, 10**7), default=20000, help="number of items (default 20000)")
+    d.add_argument("--h", type=_bandwidth, default=1 / 16, help="perturbation bandwidth (default 1/16)")
+    d.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0)
     d.set_defaults(func=_demo)
     r = sub.add_parser("reproduce", help="reproduce an experiment of the paper")
     rsub = r.add_subparsers(dest="experiment", required=True)
@@ -254,6 +311,10 @@ def build_parser():
     rat.add_argument("--quick", action="store_true", help="3 seeds, n in {500, 2000, 10000}")
     rat.add_argument("--jobs", type=int, default=2, help="parallel seeds (joblib)")
     rat.add_argument("--out", default="out/rate", help="folder; finished seeds found there are not recomputed")
+    rat.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                     help="where seeds run: local processes (loky) or a dask cluster (same numbers)")
+    rat.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                     help="with --backend dask: the scheduler address (default: a local 2-worker cluster)")
     rat.set_defaults(func=_reproduce_rate)
     rl = rsub.add_parser("real-labels", help="Experiment 4: audit yield on real multi-annotator labels (Figure 4)")
     rl.add_argument("--dataset", default="weather", choices=[*_REAL_DEFAULTS, "all"])
@@ -275,17 +336,23 @@ def build_parser():
 
 
 def _unavailable(name, exc):
-    print(f"socal {name} needs an optional extra that is not installed ({exc}); "
+    print(f"socal {name}: error: needs an optional extra that is not installed ({exc}); "
           f"install it with: pip install 'socal[verify]'", file=sys.stderr)
     return 2
+
+
+_USER_ERRORS = (ValueError, TypeError, ImportError, OSError)
 
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except ValueError as exc:
-        print(f"socal {args.command}: error: {exc}", file=sys.stderr)
+    except _USER_ERRORS as exc:
+        if args.debug:
+            raise
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"socal {args.command}: error: {msg} (--debug shows the traceback)", file=sys.stderr)
         return 2
 
 

@@ -3,25 +3,32 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._fit import (DEFAULT_ALPHAS, DEFAULT_MAX_DEGREE, MIN_DEGREE, CalibrationMap, degree_schedule, fit_calibration,
-                   paper_degree, response_moments, target_classes, targets)
-from ._progress import progress
-from ._results import CalibrationError, ConfidenceInterval
+from ._engine import ArraySource, ChunkSource, DaskSource, is_dask
+from ._fit import DEFAULT_ALPHAS, DEFAULT_MAX_DEGREE, MIN_DEGREE, degree_schedule, paper_degree, select_and_fit
+from ._results import CalibrationError
 from ._validation import (check_bandwidth, check_float, check_int, check_labels, check_mean, check_rng,
                           check_scores)
-from .chebyshev import response_vector
+from .intervals import bootstrap
+from .sufficient import DeviationStats, SufficientStats
 
 __all__ = ["ce2", "ce1", "calibration_functions", "CalibrationFunctions"]
 
 _MAX_DEGREE_LIMIT = 200
 
 
+def _scalar(x):
+    """0-d numpy arrays as their Python scalar (a degree of np.array(4) is the degree 4)."""
+    return x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x
+
+
 def _resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=True):
     """Candidate degrees (largest first) and whether they are to be selected."""
     size = (lambda l: (l + 1) ** ndim)
+    degree = _scalar(degree)
     if isinstance(degree, str):
         if degree != "paper":
             raise ValueError(f"The 'degree' parameter of {func} must be None, 'paper', an int in the range [0, "
@@ -53,9 +60,11 @@ def _resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=
                 floor = min(max(floor, floor_h), lmax)
         return degree_schedule(lmax, floor), True
     if isinstance(degree, (list, tuple, np.ndarray)):
-        degs = tuple(sorted({check_int(d, "degree", func, 0, _MAX_DEGREE_LIMIT) for d in degree}, reverse=True))
-        if not degs:
-            raise ValueError(f"The 'degree' parameter of {func} must not be an empty list. Got [] instead.")
+        if np.ndim(degree) != 1 or len(degree) == 0:
+            raise ValueError(f"The 'degree' parameter of {func} must be None, 'paper', an int in the range [0, "
+                             f"{_MAX_DEGREE_LIMIT}] or a non-empty list of such ints. Got {degree!r} instead.")
+        degs = tuple(sorted({check_int(_scalar(d), "degree", func, 0, _MAX_DEGREE_LIMIT) for d in degree},
+                            reverse=True))
         select = len(degs) > 1
     else:
         degs = (check_int(degree, "degree", func, 0, _MAX_DEGREE_LIMIT),)
@@ -68,102 +77,148 @@ def _resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=
 
 
 def _resolve_alphas(func, alpha):
+    alpha = _scalar(alpha)
     if alpha is None:
         return DEFAULT_ALPHAS, True
     if isinstance(alpha, (list, tuple, np.ndarray)):
-        al = tuple(sorted({check_float(a, "alpha", func, 0.0, 1e6) for a in alpha}))
+        if np.ndim(alpha) != 1 or len(alpha) == 0:
+            raise ValueError(f"The 'alpha' parameter of {func} must be None, a float in [0, 1e6] or a non-empty list "
+                             f"of such floats. Got {alpha!r} instead.")
+        al = tuple(sorted({check_float(_scalar(a), "alpha", func, 0.0, 1e6) for a in alpha}))
         return al, len(al) > 1
     return (check_float(alpha, "alpha", func, 0.0, 1e6),), False
 
 
-def _common(func, mean, var, labels, counts, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot):
-    if var is None:
-        m = check_mean(mean, func)
-        v = None
-    else:
+@dataclass(frozen=True)
+class _Settings:
+    """Validated options of an estimator call (everything but the data)."""
+
+    h: float | None
+    degree: object
+    alpha: object
+    folds: int
+    holdout: float | None
+    max_degree: int
+    rng: np.random.Generator
+    fold_rng: np.random.Generator | None  # the same generator, or None (deterministic folds) when no rng was given
+    ci: float | None
+    n_boot: int
+
+
+def _settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot):
+    rng = check_rng(rng) if rng is not None else None
+    return _Settings(h=check_bandwidth(h, func, allow_none=True), degree=degree, alpha=alpha,
+                     folds=check_int(folds, "folds", func, 2, 100),
+                     holdout=check_float(holdout, "holdout", func, 0.0, 1.0, lo_open=True, hi_open=True,
+                                         allow_none=True),
+                     max_degree=check_int(max_degree, "max_degree", func, 0, _MAX_DEGREE_LIMIT),
+                     rng=check_rng(rng), fold_rng=rng,
+                     ci=check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True),
+                     n_boot=check_int(n_boot, "n_boot", func, 20, 1_000_000))
+
+
+def _source(func, ndim, mean, var, labels, counts, chunks, responses=None):
+    """(source, prebuilt statistics or None) from arrays, dask collections, SufficientStats or a chunk source."""
+    if isinstance(mean, SufficientStats):
+        if var is not None or labels is not None or counts is not None:
+            raise ValueError(f"With SufficientStats as the first argument of {func}, the data come from 'chunks'; "
+                             f"'var', 'labels' and 'counts' must be None.")
+        if chunks is None:
+            raise ValueError(f"The 'chunks' parameter of {func} is needed with SufficientStats: the CE average is a "
+                             f"second pass over the data (the absolute deviations at the fitted functions).")
+        stats = mean.view(ndim, responses or ndim)
+        return ChunkSource(chunks, func, ndim, responses), stats
+    if chunks is not None:
+        if mean is not None or var is not None or labels is not None or counts is not None:
+            raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
+        return ChunkSource(chunks, func, ndim, responses), None
+    if mean is None:
+        raise ValueError(f"The 'mean' parameter of {func} must be an array of means in [0, 1] or SufficientStats "
+                         f"(or pass 'chunks'). Got None instead.")
+    if is_dask(mean, var, labels, *(counts if isinstance(counts, (tuple, list)) else ())):
+        return DaskSource(mean, var, labels, counts, func, ndim, responses), None
+    if ndim == 2:
         m, v = check_scores(mean, var, func)
-    n = m.shape[0]
-    a, k = check_labels(labels, n, func, counts=counts, min_k=1 if var is None else 2)
-    h = check_bandwidth(h, func, allow_none=True)
-    folds = check_int(folds, "folds", func, 2, 100)
-    holdout = check_float(holdout, "holdout", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True)
-    max_degree = check_int(max_degree, "max_degree", func, 0, _MAX_DEGREE_LIMIT)
-    ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True)
-    n_boot = check_int(n_boot, "n_boot", func, 20, 1_000_000)
+    else:
+        m, v = check_mean(mean, func), None
+    a, k = check_labels(labels, m.shape[0], func, counts=counts, min_k=responses or ndim)
+    return ArraySource(m, v, a, k), None
+
+
+class _StatsPass:
+    """Pass 1: per-chunk sufficient statistics (a template fixes the cap, folds and fold seed)."""
+
+    def __init__(self, template):
+        self.template = template
+
+    def __call__(self, index, m, v, a, k):
+        return self.template.empty_like()._add_counts(m, v, a, k)
+
+
+class _DeviationPass:
+    """Pass 2: absolute deviations at the fitted map."""
+
+    def __init__(self, cmap):
+        self.cmap = cmap
+
+    def __call__(self, index, m, v, a, k):
+        return DeviationStats(self.cmap).update_validated(m, v)
+
+
+def _n_train(n, st):
+    return int(n * (1 - st.holdout)) if st.holdout is not None else n - -(-n // st.folds)
+
+
+def _fit_from(source, stats, st, ndim, func, show=False, responses=None):
+    """Statistics (built unless given) -> degree/alpha candidates -> selection and fit."""
+    if stats is None:
+        if isinstance(source, ArraySource):  # n is known: statistics only up to the degree that will be used
+            n = source.chunk[0].shape[0]
+            _check_n(func, n, 2 if st.holdout is not None else st.folds)
+            cap = _resolve_degrees(func, st.degree, st.h, n, _n_train(n, st), st.max_degree, ndim)[0][0]
+        else:
+            cap = _stream_cap(func, st)
+        template = SufficientStats(max_degree=cap, ndim=ndim, folds=st.folds, holdout=st.holdout,
+                                   rng=st.fold_rng, responses=responses)
+        stats = source.map_reduce(_StatsPass(template), show=show, desc="statistics")
+    n = stats.n
+    _check_n(func, n, stats.folds)
+    n_train = int(n * (1 - stats.holdout)) if stats.holdout is not None else n - -(-n // stats.folds)
+    degs, sel_d = _resolve_degrees(func, st.degree, st.h, n, n_train, min(st.max_degree, stats.max_degree)
+                                   if st.degree is None else st.max_degree, ndim)
+    alphas, sel_a = _resolve_alphas(func, st.alpha)
+    return select_and_fit(stats, degrees=degs, alphas=alphas, select=sel_d or sel_a), stats
+
+
+def _check_n(func, n, folds):
     if n < 2 * folds:
         raise ValueError(f"The 'mean' parameter of {func} must have at least {2 * folds} items (2 per fold). "
                          f"Got {n} instead.")
-    n_train = int(n * (1 - holdout)) if holdout is not None else n - -(-n // folds)
-    ndim = 1 if v is None else 2
-    degs, sel_d = _resolve_degrees(func, degree, h, n, n_train, max_degree, ndim)
-    alphas, sel_a = _resolve_alphas(func, alpha)
-    return m, v, a, k, h, degs, alphas, sel_d or sel_a, folds, holdout, check_rng(rng), ci, n_boot, n
 
 
-def _terms(pred, m, v):
-    t1 = np.abs(pred[:, 0] - m)
-    if v is None:
-        return t1, np.zeros_like(t1)
-    return t1, np.abs(pred[:, 1] - (m * m + v))
+def _stream_cap(func, st):
+    """Degree cap of statistics built from a stream (n unknown until the pass is done)."""
+    if st.degree is None or isinstance(st.degree, str):
+        return st.max_degree
+    degs = st.degree if isinstance(st.degree, (list, tuple, np.ndarray)) else [st.degree]
+    return max(check_int(d, "degree", func, 0, _MAX_DEGREE_LIMIT) for d in degs) if len(degs) else 0
 
 
-def _beta_sample(p1, p2, rng):
-    """f ~ a distribution on [0, 1] with mean p1 and second moment p2 (Beta; point mass or Bernoulli at the ends)."""
-    var = np.clip(p2 - p1 * p1, 0.0, None)
-    top = p1 * (1.0 - p1)
-    f = p1.copy()
-    bern = var >= top * (1 - 1e-9)
-    f[bern] = (rng.random(int(bern.sum())) < p1[bern]).astype(float)
-    mid = (var > 1e-12) & ~bern
-    if np.any(mid):
-        s = top[mid] / var[mid] - 1.0  # Beta(a, b) with a + b = s matches mean and variance
-        f[mid] = rng.beta(p1[mid] * s, (1.0 - p1[mid]) * s)
-    return f
-
-
-def _bootstrap(fit, m, v, k, est, n_boot, rng, level, show):
-    """Parametric bootstrap from the fitted calibration functions (degree and alpha held fixed).
-
-    The world: scores as observed, f* ~ Beta with the fitted (projected) moments, labels ~ Binomial(k, f*).  Each
-    replicate refits through the stored Cholesky factor (the Gram depends on the scores only) and averages the
-    absolute errors with multinomial weights over items (the sampling of scores in the outer average).
-    """
-    cmap = fit.cmap
-    basis = cmap.basis
-    p = cmap.predict(m, v, project=True)
-    t1, t2 = _terms(p, m, v)
-    truth_world = float(t1.mean() + t2.mean())
-    p1 = p[:, 0]
-    p2 = p[:, 1] if v is not None else p1 * p1  # first order: f* = p1 exactly
-    n = m.shape[0]
-    deltas = np.empty(n_boot)
-    batch = 16
-    for start in progress(range(0, n_boot, batch), show, desc="bootstrap", total=-(-n_boot // batch)):
-        reps = range(start, min(start + batch, n_boot))
-        Z = []
-        for _ in reps:
-            f = _beta_sample(p1, p2, rng)
-            a = rng.binomial(k.astype(np.int64), f).astype(float)
-            z1, z2 = targets(a, k)
-            Z.extend([z1, z2] if v is not None else [z1])
-        Z = np.column_stack(Z)
-        W = response_moments(fit.u, fit.w, Z, basis.degree, basis.deg_w)
-        R = 2 if v is not None else 1
-        for j, r in enumerate(reps):
-            b = np.stack([response_vector(W[j * R + q], basis) for q in range(R)], axis=1)
-            beta = fit.factor.solve(b)
-            pred = CalibrationMap(cmap.degree, cmap.ndim, beta, cmap.alpha).predict(m, v)
-            s1, s2 = _terms(pred, m, v)
-            wts = rng.multinomial(n, np.full(n, 1.0 / n))
-            deltas[r] = float(wts @ (s1 + s2)) / n - truth_world
-    bias = float(deltas.mean())
-    debiased = max(est - bias, 0.0)
-    ci = None
-    if level is not None:
-        lo_q, hi_q = np.quantile(deltas, [(1 - level) / 2, (1 + level) / 2])
-        ci = ConfidenceInterval(max(est - hi_q, 0.0), max(est - lo_q, 0.0), level)
-    return bias, debiased, ci
-
+def _estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha, folds, holdout, max_degree, ci,
+              debias, n_boot, rng, show):
+    st = _settings(kind, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot)
+    source, stats = _source(kind, ndim, mean, var, labels, counts, chunks)
+    fit, stats = _fit_from(source, stats, st, ndim, kind, show)
+    dev = source.map_reduce(_DeviationPass(fit.cmap), show=show, desc="deviations")
+    mean_term, moment_term = dev.mean_term, dev.moment_term
+    est = mean_term + moment_term
+    bias = debiased = interval = None
+    if st.ci is not None or debias:
+        bias, debiased, interval, _ = bootstrap(source, fit, est, n_boot=st.n_boot, rng=st.rng, level=st.ci,
+                                                show=show)
+    return CalibrationError(estimate=est, mean_term=mean_term, moment_term=moment_term, degree=fit.cmap.degree,
+                            alpha=fit.cmap.alpha, n=dev.n, h=st.h, ci=interval, debiased=debiased, bias=bias,
+                            selection=fit.selection, kind=kind)
 
 _ESTIMATOR_NOTES = """
     Bias at small n.  The plug-in L1 error is biased upwards when the truth is small, since noise in eta-hat
@@ -184,7 +239,7 @@ _ESTIMATOR_NOTES = """
 """
 
 
-def ce2(mean, var, labels=None, *, counts=None, h=None, degree=None, alpha=None, folds=5, holdout=None,
+def ce2(mean=None, var=None, labels=None, *, counts=None, chunks=None, h=None, degree=None, alpha=None, folds=5, holdout=None,
         max_degree=DEFAULT_MAX_DEGREE, ci=None, debias=False, n_boot=200, rng=None, progress=False):
     """Estimate the second-order calibration error CE2 of a sech-perturbed predictor.
 
@@ -246,15 +301,12 @@ def ce2(mean, var, labels=None, *, counts=None, h=None, degree=None, alpha=None,
     >>> abs(res.estimate - pop.ce2(h=1/16)) < 0.05
     True
     """
-    (m, v, a, k, h, degs, alphas, select, folds, holdout, rng, ci, n_boot, n) = _common(
-        "ce2", mean, var, labels, counts, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot)
-    z1, z2 = targets(a, k)
-    fit = fit_calibration(m, v, np.column_stack([z1, z2]), degrees=degs, alphas=alphas, folds=folds,
-                          holdout=holdout, rng=rng, select=select, classes=target_classes(a, k, 2))
-    return _finish("ce2", fit, m, v, k, h, n, ci, debias, n_boot, rng, progress)
+    return _estimate("ce2", 2, mean, var, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,
+                     folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, debias=debias, n_boot=n_boot,
+                     rng=rng, show=progress)
 
 
-def ce1(mean, labels=None, *, counts=None, h=None, degree=None, alpha=None, folds=5, holdout=None,
+def ce1(mean=None, labels=None, *, counts=None, chunks=None, h=None, degree=None, alpha=None, folds=5, holdout=None,
         max_degree=DEFAULT_MAX_DEGREE, ci=None, debias=False, n_boot=200, rng=None, progress=False):
     """Estimate the first-order calibration error CE1 = E|E[Y | m~] - m~| of a sech-perturbed predictor.
 
@@ -274,25 +326,9 @@ def ce1(mean, labels=None, *, counts=None, h=None, degree=None, alpha=None, fold
     >>> abs(socal.ce1(m, y, h=1/16, rng=0).estimate - pop.ce1(h=1/16)) < 0.05
     True
     """
-    (m, _, a, k, h, degs, alphas, select, folds, holdout, rng, ci, n_boot, n) = _common(
-        "ce1", mean, None, labels, counts, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot)
-    z1, _ = targets(a, k)
-    fit = fit_calibration(m, None, z1[:, None], degrees=degs, alphas=alphas, folds=folds, holdout=holdout,
-                          rng=rng, select=select, classes=target_classes(a, k, 1))
-    return _finish("ce1", fit, m, None, k, h, n, ci, debias, n_boot, rng, progress)
-
-
-def _finish(kind, fit, m, v, k, h, n, ci, debias, n_boot, rng, show):
-    pred = fit.cmap.predict(m, v)
-    t1, t2 = _terms(pred, m, v)
-    mean_term, moment_term = float(t1.mean()), float(t2.mean())
-    est = mean_term + moment_term
-    bias = debiased = interval = None
-    if ci is not None or debias:
-        bias, debiased, interval = _bootstrap(fit, m, v, k, est, n_boot, rng, ci, show)
-    return CalibrationError(estimate=est, mean_term=mean_term, moment_term=moment_term, degree=fit.cmap.degree,
-                            alpha=fit.cmap.alpha, n=n, h=h, ci=interval, debiased=debiased, bias=bias,
-                            selection=fit.selection, kind=kind)
+    return _estimate("ce1", 1, mean, None, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,
+                     folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, debias=debias, n_boot=n_boot,
+                     rng=rng, show=progress)
 
 
 class CalibrationFunctions:
@@ -330,7 +366,7 @@ class CalibrationFunctions:
         return f"CalibrationFunctions(degree={self.degree}, alpha={self.alpha:g}, project={self.project})"
 
 
-def calibration_functions(mean, var, labels=None, *, counts=None, h=None, degree=None, alpha=None, folds=5,
+def calibration_functions(mean=None, var=None, labels=None, *, counts=None, chunks=None, h=None, degree=None, alpha=None, folds=5,
                           holdout=None, max_degree=DEFAULT_MAX_DEGREE, project=True, rng=None):
     """Fit eta1(s) = E[Y | S = s] and eta2(s) = E[f*(X)^2 | S = s] of a sech-perturbed predictor.
 
@@ -347,11 +383,7 @@ def calibration_functions(mean, var, labels=None, *, counts=None, h=None, degree
     >>> bool(((e1**2 <= e2 + 1e-12) & (e2 <= e1 + 1e-12)).all())
     True
     """
-    (m, v, a, k, h, degs, alphas, select, folds, holdout, rng, _, _, _) = _common(
-        "calibration_functions", mean, var, labels, counts, h, degree, alpha, folds, holdout, max_degree, rng,
-        None, 200)
-    z1, z2 = targets(a, k)
-    fit = fit_calibration(m, v, np.column_stack([z1, z2]), degrees=degs, alphas=alphas, folds=folds,
-                          holdout=holdout, rng=rng, select=select, classes=target_classes(a, k, 2))
+    st = _settings("calibration_functions", h, degree, alpha, folds, holdout, max_degree, rng, None, 200)
+    source, stats = _source("calibration_functions", 2, mean, var, labels, counts, chunks)
+    fit, _ = _fit_from(source, stats, st, 2, "calibration_functions")
     return CalibrationFunctions(fit.cmap, bool(project))
-

@@ -7,11 +7,14 @@ tensor-Chebyshev ridge regressions of :func:`socal.ce2` fitted on perturbed scor
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._fit import DEFAULT_MAX_DEGREE, CalibrationMap, fit_calibration, target_classes, targets
-from ._validation import check_bandwidth, check_choice, check_int, check_labels, check_mean, check_rng, check_scores
-from .estimators import _resolve_alphas, _resolve_degrees
+from ._fit import DEFAULT_MAX_DEGREE, CalibrationMap
+from ._validation import check_choice, check_mean, check_scores
+from .estimators import _fit_from, _settings, _source, _stream_cap
+from .sufficient import SufficientStats
 
 __all__ = ["SecondOrderPlatt", "FirstOrderPlatt", "NotFittedError"]
 
@@ -55,34 +58,57 @@ class _PlattBase:
                                  f"scores and k-snapshot labels first.")
 
     # -- fitting ---------------------------------------------------------------------------------------------------
-    def fit(self, mean, var=None, labels=None, *, counts=None):
-        """Fit on perturbed scores (mean, var) and labels ((n, k) 0/1, or ``counts=(positives, trials)``)."""
-        name = type(self).__name__ + ".fit"
+    def _settings(self, name):
         ndim = check_choice(self.ndim, "ndim", type(self).__name__, (1, 2))
-        if ndim == 2 or var is not None:
-            m, v = check_scores(mean, var, name)
-        else:
-            m, v = check_mean(mean, name), None
-        n = m.shape[0]
-        a, k = check_labels(labels, n, name, counts=counts, min_k=2 if self._second_order else 1)
-        h = check_bandwidth(self.h, type(self).__name__, allow_none=True)
-        folds = check_int(self.folds, "folds", type(self).__name__, 2, 100)
-        max_degree = check_int(self.max_degree, "max_degree", type(self).__name__, 0, 200)
-        n_train = n - -(-n // folds)
-        degs, sel_d = _resolve_degrees(name, self.degree, h, n, n_train, max_degree, ndim)
-        alphas, sel_a = _resolve_alphas(name, self.alpha)
-        R = 2 if self._second_order else 1
-        z1, z2 = targets(a, k)
-        zs = np.column_stack([z1, z2])[:, :R]
-        fit = fit_calibration(m, v if ndim == 2 else None, zs, degrees=degs, alphas=alphas, folds=folds,
-                              holdout=None, rng=check_rng(self.rng), select=sel_d or sel_a,
-                              classes=target_classes(a, k, R))
+        st = _settings(type(self).__name__, self.h, self.degree, self.alpha, self.folds, None, self.max_degree,
+                       self.rng, None, 200)
+        return ndim, st
+
+    def _finish_fit(self, fit, n):
         self.map_ = fit.cmap
         self.degree_ = fit.cmap.degree
         self.alpha_ = fit.cmap.alpha
         self.selection_ = fit.selection
         self.n_samples_fit_ = n
         return self
+
+    def fit(self, mean, var=None, labels=None, *, counts=None):
+        """Fit on perturbed scores (mean, var) and labels ((n, k) 0/1, or ``counts=(positives, trials)``).
+
+        ``mean`` may instead be a :class:`socal.SufficientStats` (built with the same ``ndim``; for the first-order
+        class with ``responses=1`` or from 2-D statistics whose second response is then ignored): the fit needs the
+        statistics only.
+        """
+        name = type(self).__name__ + ".fit"
+        ndim, st = self._settings(name)
+        R = 2 if self._second_order else 1
+        if isinstance(mean, SufficientStats):
+            if var is not None or labels is not None or counts is not None:
+                raise ValueError(f"With SufficientStats as the first argument of {name}, 'var', 'labels' and "
+                                 f"'counts' must be None.")
+            stats = _stats_for(mean, ndim, R, name)
+            fit, stats = _fit_from(None, stats, st, ndim, name, responses=R)
+            return self._finish_fit(fit, stats.n)
+        source, _ = _source(name, ndim, mean, var if ndim == 2 else None, labels, counts, None, responses=R)
+        fit, stats = _fit_from(source, None, st, ndim, name, responses=R)
+        return self._finish_fit(fit, stats.n)
+
+    def partial_fit(self, mean, var=None, labels=None, *, counts=None):
+        """Add a chunk to the statistics kept in ``stats_`` and refit from all chunks seen so far.
+
+        The statistics are built at the cap ``max_degree`` (or the fixed ``degree``); each call refits (a
+        cross-validated fit costs its selection each time: pass ``degree`` and ``alpha`` to make refits cheap).
+        The result equals :meth:`fit` on all chunks at once, up to float summation order.
+        """
+        name = type(self).__name__ + ".partial_fit"
+        ndim, st = self._settings(name)
+        R = 2 if self._second_order else 1
+        if not hasattr(self, "stats_"):
+            self.stats_ = SufficientStats(max_degree=_stream_cap(name, st), ndim=ndim, folds=st.folds,
+                                          rng=st.fold_rng, responses=R)
+        self.stats_.update(mean, var if ndim == 2 else None, labels, counts=counts)
+        fit, _ = _fit_from(None, self.stats_, st, ndim, name, responses=R)
+        return self._finish_fit(fit, self.stats_.n)
 
     def fit_transform(self, mean, var=None, labels=None, *, counts=None):
         return self.fit(mean, var, labels, counts=counts).transform(mean, var)
@@ -115,20 +141,90 @@ class _PlattBase:
         self._check_fitted()
         params = self.get_params()
         params["rng"] = params["rng"] if isinstance(params["rng"], (int, type(None))) else None
-        return {"class": type(self).__name__, "params": params, "map": self.map_.to_dict(),
-                "n_samples_fit": self.n_samples_fit_}
+        return {"format": FORMAT, "version": FORMAT_VERSION, "class": type(self).__name__, "params": params,
+                "map": self.map_.to_dict(), "n_samples_fit": self.n_samples_fit_}
 
     @classmethod
     def from_dict(cls, d):
-        if d.get("class") != cls.__name__:
-            raise ValueError(f"The 'd' parameter of {cls.__name__}.from_dict must describe a {cls.__name__}. "
-                             f"Got {d.get('class')!r} instead.")
-        obj = cls(**d["params"])
-        obj.map_ = CalibrationMap.from_dict(d["map"])
+        """Rebuild from :meth:`to_dict`'s output after checking its schema (keys, types, shapes, finiteness, format
+        version); a ValueError names the field at fault.  Nothing read is evaluated."""
+        where = f"{cls.__name__}.from_dict"
+
+        def bad(field, rule, got):
+            return ValueError(f"The field '{field}' of {where} must be {rule}. Got {got!r} instead.")
+
+        if not isinstance(d, dict):
+            raise bad("d", "a dict (the output of to_dict)", type(d).__name__)
+        missing = [k for k in ("format", "version", "class", "params", "map", "n_samples_fit") if k not in d]
+        if missing:
+            raise ValueError(f"{where}: field(s) {missing} missing (not the output of to_dict, or cut).")
+        if d["format"] != FORMAT:
+            raise bad("format", repr(FORMAT), d["format"])
+        if d["version"] != FORMAT_VERSION:
+            raise bad("version", f"{FORMAT_VERSION} (this socal's format)", d["version"])
+        if d["class"] != cls.__name__:
+            raise bad("class", repr(cls.__name__), d["class"])
+        params = d["params"]
+        if not isinstance(params, dict) or set(params) != set(cls._params):
+            raise bad("params", f"a dict with exactly the keys {list(cls._params)}",
+                      sorted(params) if isinstance(params, dict) else params)
+        nf = d["n_samples_fit"]
+        if isinstance(nf, bool) or not isinstance(nf, int) or nf < 1:
+            raise bad("n_samples_fit", "an int >= 1", nf)
+        checks = {"ndim": lambda x: x in (1, 2) and not isinstance(x, bool),
+                  "h": lambda x: x is None or (_is_real(x) and 0 < x <= 1e6),
+                  "degree": lambda x: x is None or x == "paper" or _is_int(x, 0, 200)
+                  or (isinstance(x, list) and len(x) > 0 and all(_is_int(e, 0, 200) for e in x)),
+                  "alpha": lambda x: x is None or (_is_real(x) and 0 <= x <= 1e6)
+                  or (isinstance(x, list) and len(x) > 0 and all(_is_real(e) and 0 <= e <= 1e6 for e in x)),
+                  "folds": lambda x: _is_int(x, 2, 100), "max_degree": lambda x: _is_int(x, 0, 200),
+                  "rng": lambda x: x is None or _is_int(x, 0, 2**63 - 1)}
+        for key, ok in checks.items():
+            if not ok(params[key]):
+                raise bad(f"params.{key}", "of the type and range the constructor takes", params[key])
+        mp = d["map"]
+        if not isinstance(mp, dict) or set(mp) != {"degree", "ndim", "alpha", "beta"}:
+            raise bad("map", "a dict with keys degree, ndim, alpha, beta", mp if not isinstance(mp, dict) else sorted(mp))
+        if not _is_int(mp["degree"], 0, 200):
+            raise bad("map.degree", "an int in [0, 200]", mp["degree"])
+        if mp["ndim"] != params["ndim"] or isinstance(mp["ndim"], bool):
+            raise bad("map.ndim", f"equal to params.ndim ({params['ndim']})", mp["ndim"])
+        if not (_is_real(mp["alpha"]) and 0 <= mp["alpha"] <= 1e6):
+            raise bad("map.alpha", "a float in [0, 1e6]", mp["alpha"])
+        R = 2 if cls._second_order else 1
+        size = (mp["degree"] + 1) ** mp["ndim"]
+        beta = mp["beta"]
+        if not (isinstance(beta, list) and len(beta) == size
+                and all(isinstance(row, list) and len(row) == R and all(_is_real(x) for x in row) for row in beta)):
+            raise bad("map.beta", f"a list of {size} rows of {R} finite numbers ((degree+1)^ndim coefficients per "
+                      f"response)", f"{type(beta).__name__} of length {len(beta) if isinstance(beta, list) else '?'}")
+        obj = cls(**params)
+        obj.map_ = CalibrationMap.from_dict(mp)
         obj.degree_, obj.alpha_ = obj.map_.degree, obj.map_.alpha
         obj.selection_ = None
-        obj.n_samples_fit_ = int(d["n_samples_fit"])
+        obj.n_samples_fit_ = nf
         return obj
+
+
+FORMAT = "socal.recalibrator"
+FORMAT_VERSION = 1
+
+
+def _is_int(x, lo, hi):
+    return isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi
+
+
+def _is_real(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _stats_for(stats, ndim, R, name):
+    """Statistics of the right shape for a recalibrator: 1-D read off 2-D, first response only for first order."""
+    try:
+        return stats.view(ndim, R)
+    except ValueError as exc:
+        raise ValueError(f"The 'mean' parameter of {name} holds SufficientStats that do not fit this recalibrator: "
+                         f"{exc}") from None
 
 
 class SecondOrderPlatt(_PlattBase):

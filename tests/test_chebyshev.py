@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from numpy.polynomial import chebyshev as C
 
-from socal import _fit
+from socal import _fit, sufficient
+from socal.sufficient import SufficientStats
 from socal._fit import fit_calibration, targets
 from socal.chebyshev import (TensorBasis, assemble_gram, cheb_rows, evaluate, grouped_moments, ridge_factor,
                              to_unit)
@@ -63,7 +64,7 @@ def test_max_ordering_makes_lower_degrees_leading_blocks():
 def test_fixed_fit_matches_reference(monkeypatch, force_weighted, ndim):
     """Both routes to the right-hand side (target classes, weighted moments) agree with normal equations."""
     if force_weighted:
-        monkeypatch.setattr(_fit, "_MAX_CLASSES", 0)
+        monkeypatch.setattr(sufficient, "_MAX_CLASSES", 0)
     m, v, zs = _data(3000, seed=1, k=5)
     var = v if ndim == 2 else None
     zs = zs if ndim == 2 else zs[:, :1]
@@ -80,7 +81,9 @@ def test_cv_error_from_statistics_equals_explicit_refits():
     degrees, alphas, folds = (6, 3), (1e-5, 1e-2), 5
     fit = fit_calibration(m, v, zs, degrees=degrees, alphas=alphas, folds=folds, holdout=None,
                           rng=np.random.default_rng(7), select=True)
-    fold = np.random.default_rng(7).permutation(np.arange(len(m)) % folds)
+    # the folds are the statistics' seeded row hash: rebuild them from the same seed
+    fold = SufficientStats(max_degree=6, folds=folds, rng=np.random.default_rng(7)).fold_of(m, v, zs)
+    assert np.bincount(fold).min() > 0.15 * len(m)  # five folds of about n/5 each
     ref = np.zeros((len(degrees), len(alphas)))
     for i, l in enumerate(degrees):
         V = reference_design(m, v, l)

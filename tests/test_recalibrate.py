@@ -44,7 +44,7 @@ def test_json_round_trip_is_bit_identical(sample):
     q = socal.SecondOrderPlatt.from_dict(json.loads(json.dumps(p.to_dict())))
     for a, b in zip(p.transform(m, v), q.transform(m, v)):
         np.testing.assert_array_equal(a, b)
-    with pytest.raises(ValueError, match="must describe a FirstOrderPlatt"):
+    with pytest.raises(ValueError, match="'class' of FirstOrderPlatt.from_dict must be 'FirstOrderPlatt'"):
         socal.FirstOrderPlatt.from_dict(p.to_dict())
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
+from socal._parallel import BACKENDS, backend
+
 from ._core import run
 from .report import to_json, to_markdown, to_table
 
@@ -12,12 +14,18 @@ __all__ = ["register", "audit"]
 
 
 def audit(args):
-    ids = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
+    ids = None
+    if args.only is not None:
+        ids = [s.strip() for s in args.only.split(",") if s.strip()]
+        if not ids:
+            raise ValueError("--only needs at least one claim id (comma-separated); omit it for the full audit")
     t0 = time.perf_counter()
-    results = run(ids, quick=args.quick, progress=not args.no_progress and sys.stderr.isatty())
+    with backend(args.backend, scheduler=args.scheduler):
+        results = run(ids, quick=args.quick, progress=not args.no_progress and sys.stderr.isatty())
     seconds = round(time.perf_counter() - t0, 1)
     print(to_table(results))
-    print(f"\n{len(results)} claims in {seconds} s ({'quick' if args.quick else 'full'} audit)")
+    scope = f"only {', '.join(ids)}" if ids else ("quick" if args.quick else "full") + " audit"
+    print(f"\n{len(results)} claims in {seconds} s ({scope})")
     meta = {"mode": "quick" if args.quick else "full", "seconds": seconds}
     if args.json:
         with open(args.json, "w") as fh:
@@ -37,5 +45,9 @@ def register(subparsers):
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown")
     p.add_argument("--only", metavar="ID,...", help="run only these claim ids")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--backend", choices=BACKENDS, default="loky",
+                   help="where Monte Carlo replicates run: local processes (loky) or a dask cluster (same numbers)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="with --backend dask: the cluster's scheduler address (default: a local 2-worker cluster)")
     p.set_defaults(func=audit)
     return p

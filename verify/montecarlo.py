@@ -15,6 +15,8 @@ import math
 import numpy as np
 from scipy import stats
 
+from socal._parallel import run_jobs
+
 __all__ = ["replicate_errors", "markov_acceptance", "slope", "mean_interval"]
 
 
@@ -25,12 +27,7 @@ def replicate_errors(estimate, truth, ns, reps, *, seed=0, n_jobs=1):
     def one(n, ss):
         return abs(estimate(n, np.random.default_rng(ss)) - truth)
 
-    if n_jobs == 1:
-        vals = [one(n, ss) for n, ss in jobs]
-    else:
-        from joblib import Parallel, delayed
-
-        vals = Parallel(n_jobs=n_jobs)(delayed(one)(n, ss) for n, ss in jobs)
+    vals = run_jobs(one, jobs, n_jobs=n_jobs)  # loky or dask, as socal._parallel.backend chose; same seeds, same values
     out = {n: [] for n in ns}
     for (n, _), v in zip(jobs, vals):
         out[n].append(v)

@@ -25,7 +25,7 @@ import pathlib
 import numpy as np
 
 from .._fit import fit_calibration, target_classes, targets
-from .._progress import progress
+from .._parallel import iter_jobs
 from ..baselines import select_and_fit
 from ..estimators import _resolve_alphas, _resolve_degrees, ce2
 from ..perturb import perturb
@@ -145,14 +145,9 @@ def run_rate(*, seeds=20, sizes=SIZES, out="out/rate", n_jobs=2, setup_seed=0, l
             w = csv.DictWriter(fh, fieldnames=FIELDS)
             if new_file:
                 w.writeheader()
-            if n_jobs == 1:
-                results = (run_seed(setup, s, sizes) for s in todo)
-            else:
-                from joblib import Parallel, delayed
-
-                results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(run_seed)(setup, s, sizes)
-                                                                           for s in todo)
-            for res in progress(results, show_progress, desc="seeds", total=len(todo)):
+            results = iter_jobs(run_seed, [(setup, s, sizes) for s in todo], n_jobs=n_jobs, show=show_progress,
+                               desc="seeds")
+            for res in results:
                 w.writerows(res)
                 fh.flush()
                 rows += res

@@ -1,0 +1,236 @@
+"""Reading scores and labels from files in chunks, for data larger than memory.
+
+A reader is a re-iterable source of chunks (see :func:`socal.sufficient.iter_chunks`): pass it as ``chunks=`` to
+:func:`socal.ce2`, :func:`socal.ce1` or :func:`socal.calibration_functions`, or to
+:meth:`socal.SufficientStats.from_chunks`.  Each pass re-reads the file; memory is bounded by ``chunk_rows`` rows.
+
+Labels come as k columns of 0/1 (``labels=[...]``), where an empty cell is a missing vote (the row then has fewer
+trials; :class:`MissingVotesWarning` says how many), or as two count
+columns (``positives=``, ``trials=``).  A malformed value raises ``ValueError`` naming the file, the line and the
+column.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import pathlib
+import warnings
+
+import numpy as np
+
+__all__ = ["CSVChunks", "ParquetChunks", "read_chunks", "MissingVotesWarning"]
+
+DEFAULT_CHUNK_ROWS = 1_000_000
+
+
+class MissingVotesWarning(UserWarning):
+    """Empty label cells were read as missing votes (ragged counts)."""
+
+
+def _check_columns(func, mean, var, labels, positives, trials):
+    if not isinstance(mean, str) or not mean:
+        raise ValueError(f"The 'mean' parameter of {func} must be a column name. Got {mean!r} instead.")
+    if var is not None and (not isinstance(var, str) or not var):
+        raise ValueError(f"The 'var' parameter of {func} must be a column name or None. Got {var!r} instead.")
+    if (labels is None) == (positives is None):
+        raise ValueError(f"{func} needs either 'labels' (label columns) or 'positives' and 'trials' (count columns).")
+    if labels is not None:
+        labels = [labels] if isinstance(labels, str) else list(labels)
+        if not labels or not all(isinstance(c, str) and c for c in labels):
+            raise ValueError(f"The 'labels' parameter of {func} must be a non-empty list of column names. "
+                             f"Got {labels!r} instead.")
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"The 'labels' parameter of {func} names a column twice: {labels}.")
+    elif not isinstance(trials, str) or not trials or not isinstance(positives, str) or not positives:
+        raise ValueError(f"The 'positives' and 'trials' parameters of {func} must both be column names.")
+    return labels
+
+
+def _check_chunk_rows(func, chunk_rows):
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or not 1 <= chunk_rows <= 10**9:
+        raise ValueError(f"The 'chunk_rows' parameter of {func} must be an int in the range [1, 1e9]. "
+                         f"Got {chunk_rows!r} instead.")
+    return chunk_rows
+
+
+class _Reader:
+    def _chunk(self, cols):
+        """A chunk mapping from named float columns (labels with NaN for a missing vote)."""
+        out = {"mean": cols[self.mean]}
+        if self.var is not None:
+            out["var"] = cols[self.var]
+        if self.labels is not None:
+            y = np.column_stack([cols[c] for c in self.labels])
+            missing = np.isnan(y)
+            if missing.any():
+                self._missing += int(missing.sum())
+                out["counts"] = (np.where(missing, 0.0, y).sum(axis=1), (~missing).sum(axis=1).astype(float))
+            else:
+                out["labels"] = y
+        else:
+            out["counts"] = (cols[self.positives], cols[self.trials])
+        return out
+
+    def chunks(self):
+        self._missing = 0
+        yield from self._chunks()
+        if self._missing:
+            warnings.warn(f"{self.path}: {self._missing} empty label cell(s) read as missing votes (those rows have "
+                          f"fewer trials).", MissingVotesWarning, stacklevel=2)
+
+    @property
+    def columns(self):
+        cols = [self.mean] + ([self.var] if self.var is not None else [])
+        return cols + (list(self.labels) if self.labels is not None else [self.positives, self.trials])
+
+
+class CSVChunks(_Reader):
+    """Chunks of a CSV file with a header row (UTF-8, a byte-order mark allowed).
+
+    Parameters
+    ----------
+    path : str or path
+    mean, var : str
+        Column names of the perturbed scores (``var`` None for first-order use).
+    labels : list of str, optional
+        0/1 label columns (k >= 2 for CE2); an empty cell is a missing vote.
+    positives, trials : str, optional
+        Instead of ``labels``: count columns.
+    chunk_rows : int
+        Rows per chunk (memory is about ``chunk_rows`` x (2 + k) x 8 bytes plus the fit's O(l^4)).
+    delimiter : str
+    """
+
+    def __init__(self, path, *, mean, var=None, labels=None, positives=None, trials=None,
+                 chunk_rows=DEFAULT_CHUNK_ROWS, delimiter=","):
+        func = "CSVChunks"
+        self.path = pathlib.Path(path)
+        if not self.path.is_file():
+            raise ValueError(f"The 'path' parameter of {func} must be an existing file. Got {str(path)!r} "
+                             f"({'a folder' if self.path.is_dir() else 'not found'}).")
+        self.mean, self.var, self.positives, self.trials = mean, var, positives, trials
+        self.labels = _check_columns(func, mean, var, labels, positives, trials)
+        self.chunk_rows = _check_chunk_rows(func, chunk_rows)
+        if not isinstance(delimiter, str) or len(delimiter) != 1:
+            raise ValueError(f"The 'delimiter' parameter of {func} must be one character. Got {delimiter!r}.")
+        self.delimiter = delimiter
+        self._index = self._header()
+
+    def _header(self):
+        with open(self.path, newline="", encoding="utf-8-sig") as fh:
+            try:
+                header = next(csv.reader(fh, delimiter=self.delimiter))
+            except StopIteration:
+                raise ValueError(f"{self.path} is empty (no header row).") from None
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{self.path} is not UTF-8 text ({exc.reason}).") from None
+        header = [h.strip() for h in header]
+        dup = sorted({h for h in header if header.count(h) > 1 and h in self.columns})
+        if dup:
+            raise ValueError(f"{self.path}: the header names column(s) {dup} more than once; rename them.")
+        missing = [c for c in self.columns if c not in header]
+        if missing:
+            raise ValueError(f"{self.path}: column(s) {missing} not found; the header has {header}.")
+        return [header.index(c) for c in self.columns]
+
+    def _parse_slow(self, lines, first_line):
+        """Row-by-row parse of a chunk: exact line numbers, empty label cells as NaN."""
+        names = self.columns
+        out = np.empty((len(lines), len(names)))
+        label_cols = set(self.labels or ())
+        for r, row in enumerate(csv.reader(lines, delimiter=self.delimiter)):
+            line = first_line + r
+            if len(row) <= max(self._index):
+                raise ValueError(f"{self.path}, line {line}: {len(row)} field(s), but column {names[-1]!r} is field "
+                                 f"{max(self._index) + 1}: a short or cut row.")
+            for j, (name, idx) in enumerate(zip(names, self._index)):
+                cell = row[idx].strip()
+                if cell == "" and name in label_cols:
+                    out[r, j] = np.nan
+                    continue
+                try:
+                    out[r, j] = float(cell)
+                except ValueError:
+                    raise ValueError(f"{self.path}, line {line}, column {name!r}: {cell!r} is not a number.") from None
+                if not np.isfinite(out[r, j]):
+                    raise ValueError(f"{self.path}, line {line}, column {name!r}: {cell!r} is not finite.")
+        return out
+
+    def _chunks(self):
+        with open(self.path, newline="", encoding="utf-8-sig") as fh:
+            fh.readline()
+            line_no = 2
+            while True:
+                lines = []
+                for _ in range(self.chunk_rows):
+                    ln = fh.readline()
+                    if not ln:
+                        break
+                    lines.append(ln)
+                if not lines:
+                    return
+                blank = [i for i, ln in enumerate(lines) if not ln.strip()]
+                if blank:
+                    raise ValueError(f"{self.path}, line {line_no + blank[0]}: an empty line inside the data.")
+                try:
+                    arr = np.loadtxt(io.StringIO("".join(lines)), delimiter=self.delimiter, usecols=self._index,
+                                     ndmin=2, dtype=float)
+                    if not np.all(np.isfinite(arr)):
+                        raise ValueError("non-finite")
+                except ValueError:
+                    arr = self._parse_slow(lines, line_no)
+                line_no += len(lines)
+                yield self._chunk({c: arr[:, j] for j, c in enumerate(self.columns)})
+
+
+class ParquetChunks(_Reader):
+    """Chunks of a Parquet file (needs pyarrow: ``pip install 'socal[parquet]'``), read batch by batch."""
+
+    def __init__(self, path, *, mean, var=None, labels=None, positives=None, trials=None,
+                 chunk_rows=DEFAULT_CHUNK_ROWS):
+        func = "ParquetChunks"
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise ImportError("Reading Parquet needs pyarrow: pip install 'socal[parquet]'") from None
+        self.path = pathlib.Path(path)
+        if not self.path.is_file():
+            raise ValueError(f"The 'path' parameter of {func} must be an existing file. Got {str(path)!r}.")
+        self.mean, self.var, self.positives, self.trials = mean, var, positives, trials
+        self.labels = _check_columns(func, mean, var, labels, positives, trials)
+        self.chunk_rows = _check_chunk_rows(func, chunk_rows)
+        try:
+            self._file = pq.ParquetFile(self.path)
+        except Exception as exc:  # pyarrow raises its own ArrowInvalid for a file that is not Parquet
+            raise ValueError(f"{self.path} is not a readable Parquet file ({exc}).") from None
+        names = self._file.schema_arrow.names
+        missing = [c for c in self.columns if c not in names]
+        if missing:
+            raise ValueError(f"{self.path}: column(s) {missing} not found; the file has {names}.")
+
+    @property
+    def n_chunks(self):
+        return -(-self._file.metadata.num_rows // self.chunk_rows)
+
+    def _chunks(self):
+        for batch in self._file.iter_batches(batch_size=self.chunk_rows, columns=self.columns):
+            cols = {}
+            for c in self.columns:
+                col = batch.column(c)
+                arr = col.to_numpy(zero_copy_only=False).astype(float)
+                if c in (self.labels or ()):
+                    arr = np.where(np.asarray(col.is_null()), np.nan, arr)
+                elif col.null_count:
+                    raise ValueError(f"{self.path}: column {c!r} has {col.null_count} missing value(s).")
+                cols[c] = arr
+            yield self._chunk(cols)
+
+
+def read_chunks(path, **kw):
+    """A reader for ``path`` by its suffix: ``.parquet``/``.pq`` -> :class:`ParquetChunks`, else :class:`CSVChunks`."""
+    suffix = pathlib.Path(path).suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        kw.pop("delimiter", None)
+        return ParquetChunks(path, **kw)
+    return CSVChunks(path, **kw)

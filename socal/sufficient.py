@@ -1,0 +1,464 @@
+"""Mergeable sufficient statistics of the tensor-Chebyshev fit: the one pass over the data.
+
+Every quantity the fit and the cross-validation need is a sum over rows (module docstring of
+:mod:`socal.chebyshev`): per fold f, the mixed moments
+
+.. math::  M^{(f)}_{pq} = \\sum_{i \\in f} T_p(u_i) T_q(w_i), \\qquad p, q \\le 2L,
+
+the response-weighted moments :math:`Z^{(f)}_{r,ab} = \\sum_{i\\in f} z_{ir} T_a(u_i) T_b(w_i)` (a, b <= L), the sums
+of squared responses and the row counts, for a degree cap L.  Every degree up to L reads a leading block of them.
+Sums add, so statistics of chunks, files or dask partitions :meth:`~SufficientStats.merge` exactly (up to float
+summation order) and associatively, whatever the chunking.
+
+Fold assignment does not depend on how the data are split into chunks or in what order they come: each row's fold is
+a seeded hash (splitmix64) of its content, the float bits of (mean, var) and of its regression targets, mapped to a
+uniform U in [0, 1); K-fold puts the row in fold floor(K U), a hold-out split of fraction p in fold 1 when U < p.
+Identical rows share a fold (a duplicated row never leaks from training to validation).
+
+:class:`DeviationStats` is the second, equally mergeable pass that the CE average needs (sums of the absolute
+deviations |eta-hat(S_i) - score_i| at a fitted map, which are not linear in the data).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import pathlib
+from collections.abc import Mapping
+
+import numpy as np
+
+from ._validation import (check_int, check_float, check_labels, check_mean, check_rng, check_scores)
+from .chebyshev import TensorBasis, grouped_moments, to_unit
+
+__all__ = ["SufficientStats", "DeviationStats", "row_uniform", "iter_chunks", "FORMAT_VERSION"]
+
+FORMAT_VERSION = 1
+_MAX_CLASSES = 64  # target values grouped as classes up to this many; beyond, weighted moments
+_MAX_DEGREE_LIMIT = 200
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+def _mix64(x):
+    """splitmix64's finaliser: a bijection of uint64 with full avalanche (wrapping arithmetic)."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * _M1
+    x = x ^ (x >> np.uint64(27))
+    x = x * _M2
+    return x ^ (x >> np.uint64(31))
+
+
+def row_uniform(mean, var, zs, salt):
+    """A uniform U in [0, 1) per row from a seeded hash of its content (mean, var and target bits).
+
+    The same row gets the same U in any chunk, any order, any process.
+    """
+    with np.errstate(over="ignore"):
+        h = _mix64(np.ascontiguousarray(mean, dtype=np.float64).view(np.uint64) ^ np.uint64(salt))
+        if var is not None:
+            h = _mix64(h ^ np.ascontiguousarray(var, dtype=np.float64).view(np.uint64))
+        for r in range(zs.shape[1]):
+            h = _mix64(h ^ np.ascontiguousarray(zs[:, r], dtype=np.float64).view(np.uint64))
+    return (h >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
+def targets(a, k):
+    """Unbiased all-pairs targets: z1 = a/k estimates f*, z2 = a(a-1)/(k(k-1)) estimates f*^2 (k >= 2)."""
+    z1 = a / k
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z2 = np.where(k >= 2, a * (a - 1.0) / (k * (k - 1.0)), np.nan)
+    return z1, z2
+
+
+def target_classes(a, k, R):
+    """Group items by their (positives, trials) so the targets take one value per class.
+
+    Returns (cls, vals): cls[i] the class of item i, vals[c] the R target values of class c (z1, z2 or z1 only).
+    """
+    a_int, k_int = a.astype(np.int64), k.astype(np.int64)
+    if k_int.size and np.all(k_int == k_int[0]) and k_int[0] < 4096:  # one small k: the class is the count itself
+        kk = int(k_int[0])
+        cls = a_int
+        z1, z2 = targets(np.arange(kk + 1, dtype=float), np.full(kk + 1, float(kk)))
+    else:  # unique (positives, trials) pairs; no packed key, so no overflow whatever the counts
+        uniq, cls = np.unique(np.column_stack([a_int, k_int]), axis=0, return_inverse=True)
+        z1, z2 = targets(uniq[:, 0].astype(float), uniq[:, 1].astype(float))
+    vals = np.column_stack([z1, z2])[:, :R]
+    return cls.ravel(), vals
+
+
+def response_moments(u, w, Z, deg_u, deg_w, *, chunk=2048):
+    """W[j, p, q] = sum_i Z[i, j] T_p(u_i) T_q(w_i) for several response columns at once."""
+    from .chebyshev import cheb_rows
+
+    n, R = Z.shape
+    W = np.zeros((R, deg_u + 1, deg_w + 1))
+    bu = np.empty((deg_u + 1, chunk))
+    bw = np.empty((deg_w + 1, chunk))
+    for start in range(0, n, chunk):
+        sl = slice(start, min(start + chunk, n))
+        Tu = cheb_rows(u[sl], deg_u, bu)
+        Tw = cheb_rows(w[sl], deg_w, bw)
+        W += np.matmul(Tu[None, :, :] * Z[sl].T[:, None, :], Tw.T)
+    return W
+
+
+class SufficientStats:
+    """Per-fold moments of a tensor-Chebyshev fit up to a degree cap: update, merge, save, load.
+
+    Parameters
+    ----------
+    max_degree : int
+        Degree cap L per axis (0..200).  Fits of any degree <= L are read from the statistics; memory is
+        O(folds L^2) whatever the number of rows (at L = 44 and 5 folds: 0.4 MB).
+    ndim : {2, 1}
+        2: statistics of the regressions of both targets on (mean, var) (for :func:`socal.ce2`,
+        :class:`socal.SecondOrderPlatt`); 1: of a/k on the mean only (for :func:`socal.ce1`; labels may then have
+        k >= 1 columns).
+    folds : int
+        K of K-fold cross-validation (2..100).
+    holdout : float, optional
+        Instead of K folds, one hold-out split of this fraction (fold 1 validates).
+    rng : numpy.random.Generator or int, optional
+        Seeds the fold hash (None: a fixed salt of 0, so fold assignment is deterministic by default).  Statistics
+        can be merged only when they were built with the same seed.
+    responses : {None, 1, 2}
+        Regression targets: 2 (the default in 2-D) both a/k and a(a-1)/(k(k-1)), labels with k >= 2; 1 (the
+        default in 1-D) a/k only, labels with k >= 1 (first-order fits).  1-D with 2 responses is the second-order
+        recalibrator of the mean alone.
+
+    Attributes
+    ----------
+    M : ndarray, shape (F, 2L+1, 2L_w+1)
+        Mixed moments per fold (L_w = L in 2-D, 0 in 1-D).
+    Z : ndarray, shape (F, R, L+1, L_w+1)
+        Response-weighted moments per fold (R = 2 in 2-D: targets a/k and a(a-1)/(k(k-1)); R = 1 in 1-D).
+    zz : ndarray, shape (F, R)
+        Sums of squared responses.
+    count : ndarray, shape (F,)
+        Rows per fold.
+
+    Examples
+    --------
+    >>> import numpy as np, socal
+    >>> pop = socal.synthetic.toy_population()
+    >>> m, v, y = pop.sample(4000, h=1/16, rng=0)
+    >>> a = socal.SufficientStats(max_degree=8, rng=0).update(m[:2500], v[:2500], y[:2500])
+    >>> b = socal.SufficientStats(max_degree=8, rng=0).update(m[2500:], v[2500:], y[2500:])
+    >>> whole = socal.SufficientStats(max_degree=8, rng=0).update(m, v, y)
+    >>> bool(np.allclose((a + b).M, whole.M, rtol=1e-12, atol=1e-9)), (a + b).n
+    (True, 4000)
+    """
+
+    def __init__(self, *, max_degree=44, ndim=2, folds=5, holdout=None, rng=None, responses=None):
+        func = "SufficientStats"
+        self.max_degree = check_int(max_degree, "max_degree", func, 0, _MAX_DEGREE_LIMIT)
+        if isinstance(ndim, bool) or ndim not in (1, 2):
+            raise ValueError(f"The 'ndim' parameter of {func} must be 1 or 2. Got {ndim!r} instead.")
+        self.ndim = int(ndim)
+        if responses is None:
+            responses = 2 if self.ndim == 2 else 1
+        if isinstance(responses, bool) or responses not in (1, 2):
+            raise ValueError(f"The 'responses' parameter of {func} must be None, 1 or 2. Got {responses!r} instead.")
+        self.n_responses = int(responses)
+        self.holdout = check_float(holdout, "holdout", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True)
+        self.folds = 2 if self.holdout is not None else check_int(folds, "folds", func, 2, 100)
+        self.salt = 0 if rng is None else int(check_rng(rng).integers(0, 2**63 - 1, dtype=np.int64))
+        self._zero()
+
+    def _zero(self):
+        L, Lw, F, R = self.max_degree, self.deg_w, self.folds, self.n_responses
+        self.M = np.zeros((F, 2 * L + 1, 2 * Lw + 1))
+        self.Z = np.zeros((F, R, L + 1, Lw + 1))
+        self.zz = np.zeros((F, R))
+        self.count = np.zeros(F)
+
+    # -- layout ----------------------------------------------------------------------------------------------------
+    @property
+    def deg_w(self):
+        return self.max_degree if self.ndim == 2 else 0
+
+    @property
+    def basis(self):
+        return TensorBasis(self.max_degree, self.ndim)
+
+    @property
+    def n(self):
+        """Rows seen."""
+        return int(round(float(self.count.sum())))
+
+    @property
+    def splits(self):
+        """The folds that validate in turn (all K for K-fold; fold 1 for a hold-out split)."""
+        return (1,) if self.holdout is not None else tuple(range(self.folds))
+
+    def _config(self):
+        return {"max_degree": self.max_degree, "ndim": self.ndim, "folds": self.folds, "holdout": self.holdout,
+                "salt": self.salt, "n_responses": self.n_responses}
+
+    def copy(self):
+        out = object.__new__(type(self))
+        out.__dict__.update(self._config())
+        out.M, out.Z, out.zz, out.count = self.M.copy(), self.Z.copy(), self.zz.copy(), self.count.copy()
+        return out
+
+    def empty_like(self):
+        """Statistics with the same cap, folds and seed and no rows (for another chunk or worker)."""
+        out = self.copy()
+        out._zero()
+        return out
+
+    # -- the pass over the data ------------------------------------------------------------------------------------
+    def update(self, mean, var=None, labels=None, *, counts=None):
+        """Add a chunk: scores ``mean`` (and ``var`` in 2-D), labels (n, k) 0/1 or ``counts=(positives, trials)``.
+
+        Returns ``self``.  The same validation as :func:`socal.ce2` (or :func:`socal.ce1` in 1-D).
+        """
+        func = "SufficientStats.update"
+        if self.ndim == 2:
+            m, v = check_scores(mean, var, func)
+        else:
+            if var is not None:
+                raise ValueError(f"The 'var' parameter of {func} must be None for 1-D statistics (ndim=1). "
+                                 f"Got an array instead.")
+            m, v = check_mean(mean, func), None
+        a, k = check_labels(labels, m.shape[0], func, counts=counts, min_k=self.n_responses)
+        return self._add_counts(m, v, a, k)
+
+    def _add_counts(self, m, v, a, k, fold=None):
+        z1, z2 = targets(a, k)
+        zs = np.column_stack([z1, z2])[:, : self.n_responses]
+        return self._add(m, v, zs, fold=fold, classes=target_classes(a, k, self.n_responses))
+
+    def fold_of(self, mean, var, zs):
+        """The fold of each row (validated float arrays; ``zs`` the (n, R) targets)."""
+        U = row_uniform(mean, var, zs, self.salt)
+        if self.holdout is not None:
+            return (U < self.holdout).astype(np.intp)
+        return np.minimum((U * self.folds).astype(np.intp), self.folds - 1)
+
+    def _add(self, m, v, zs, *, fold=None, classes=None):
+        """Accumulate validated rows; ``fold`` overrides the hash (a fixed validation split)."""
+        if m.shape[0] == 0:
+            return self
+        u, w = to_unit(m, v)
+        fold = self.fold_of(m, v, zs) if fold is None else np.asarray(fold, dtype=np.intp)
+        L, Lw, F = self.max_degree, self.deg_w, self.folds
+        if classes is None:
+            vals, cls = np.unique(zs, axis=0, return_inverse=True)
+            cls = cls.ravel()
+        else:
+            cls, vals = classes
+        if len(vals) <= _MAX_CLASSES:
+            C = len(vals)
+            Mg = grouped_moments(u, w, fold * C + cls, F * C, 2 * L, 2 * Lw).reshape(F, C, 2 * L + 1, 2 * Lw + 1)
+            self.M += Mg.sum(axis=1)
+            self.Z += np.einsum("cr,fcpq->frpq", vals, Mg[:, :, : L + 1, : Lw + 1])
+            self.zz += np.einsum("cr,fc->fr", vals**2, Mg[:, :, 0, 0])
+        else:
+            self.M += grouped_moments(u, w, fold, F, 2 * L, 2 * Lw)
+            for f in range(F):
+                sel = fold == f
+                self.Z[f] += response_moments(u[sel], w[sel], zs[sel], L, Lw)
+                self.zz[f] += (zs[sel] ** 2).sum(axis=0)
+        self.count += np.bincount(fold, minlength=F)[:F]
+        return self
+
+    # -- merging ---------------------------------------------------------------------------------------------------
+    def _check_compatible(self, other):
+        if not isinstance(other, SufficientStats):
+            raise TypeError(f"Only SufficientStats can be merged with SufficientStats. Got {type(other).__name__}.")
+        mine, theirs = self._config(), other._config()
+        if mine != theirs:
+            diff = ", ".join(f"{k}: {mine[k]!r} vs {theirs[k]!r}" for k in mine if mine[k] != theirs[k])
+            raise ValueError(f"SufficientStats built with different settings cannot be merged ({diff}); build them "
+                             f"with the same max_degree, ndim, folds/holdout and rng seed.")
+
+    def merge(self, other):
+        """Exact, associative merge: a new object holding the statistics of both."""
+        self._check_compatible(other)
+        out = self.copy()
+        out.M += other.M
+        out.Z += other.Z
+        out.zz += other.zz
+        out.count += other.count
+        return out
+
+    __add__ = merge
+
+    def view(self, ndim=None, responses=None):
+        """The statistics of a smaller problem read off these: 1-D from 2-D (T_0(w) = 1, so the 1-D moments are the
+        q = 0 column) and/or the first response only (a/k, for first-order fits)."""
+        ndim = self.ndim if ndim is None else ndim
+        responses = self.n_responses if responses is None else responses
+        if ndim > self.ndim or responses > self.n_responses:
+            raise ValueError(f"SufficientStats with ndim={self.ndim}, responses={self.n_responses} cannot give "
+                             f"ndim={ndim}, responses={responses}; build them with the larger setting.")
+        out = self.copy()
+        out.ndim, out.n_responses = ndim, responses
+        lw = self.deg_w if ndim == 2 else 0
+        out.M = self.M[:, :, : 2 * lw + 1].copy()
+        out.Z = self.Z[:, :responses, :, : lw + 1].copy()
+        out.zz = self.zz[:, :responses].copy()
+        return out
+
+    def truncate(self, degree):
+        """The statistics of a smaller cap (leading blocks)."""
+        degree = check_int(degree, "degree", "SufficientStats.truncate", 0, self.max_degree)
+        out = self.copy()
+        out.max_degree = degree
+        lw = degree if self.ndim == 2 else 0
+        out.M = self.M[:, : 2 * degree + 1, : 2 * lw + 1].copy()
+        out.Z = self.Z[:, :, : degree + 1, : lw + 1].copy()
+        return out
+
+    # -- persistence -----------------------------------------------------------------------------------------------
+    def save(self, file):
+        """Write to ``file`` (a path or a binary file object) as an ``.npz`` with a JSON header; no pickling."""
+        header = json.dumps({"format": "socal.SufficientStats", "version": FORMAT_VERSION, **self._config()})
+        np.savez(file, header=np.array(header), M=self.M, Z=self.Z, zz=self.zz, count=self.count)
+
+    @classmethod
+    def load(cls, file):
+        """Read what :meth:`save` wrote; every field is checked (keys, types, shapes, finiteness, version)."""
+        name = str(file) if isinstance(file, (str, pathlib.Path)) else "the file object"
+        try:
+            with np.load(file, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+        except (OSError, ValueError, EOFError) as exc:
+            raise ValueError(f"{name} is not a SufficientStats file written by SufficientStats.save ({exc}).") from None
+        for key in ("header", "M", "Z", "zz", "count"):
+            if key not in arrays:
+                raise ValueError(f"{name}: field {key!r} is missing (not a SufficientStats file, or a cut one).")
+        try:
+            head = json.loads(str(arrays["header"]))
+        except json.JSONDecodeError:
+            raise ValueError(f"{name}: field 'header' is not valid JSON.") from None
+        if not isinstance(head, dict) or head.get("format") != "socal.SufficientStats":
+            raise ValueError(f"{name}: field 'header' does not describe socal.SufficientStats.")
+        if head.get("version") != FORMAT_VERSION:
+            raise ValueError(f"{name}: field 'version' is {head.get('version')!r}; this socal reads version "
+                             f"{FORMAT_VERSION}.")
+        for key, typ in (("max_degree", int), ("ndim", int), ("folds", int), ("salt", int), ("n_responses", int)):
+            if not isinstance(head.get(key), typ) or isinstance(head.get(key), bool):
+                raise ValueError(f"{name}: field {key!r} must be an int. Got {head.get(key)!r} instead.")
+        hold = head.get("holdout")
+        if hold is not None and not isinstance(hold, float):
+            raise ValueError(f"{name}: field 'holdout' must be a float or null. Got {hold!r} instead.")
+        try:
+            out = cls(max_degree=head["max_degree"], ndim=head["ndim"], folds=head["folds"] if hold is None else 5,
+                      holdout=hold, responses=head["n_responses"])
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+        if not 0 <= head["salt"] < 2**63:
+            raise ValueError(f"{name}: field 'salt' must be in [0, 2^63). Got {head['salt']!r} instead.")
+        out.salt = head["salt"]
+        for key in ("M", "Z", "zz", "count"):
+            arr = arrays[key]
+            want = getattr(out, key).shape
+            if arr.dtype != np.float64 or arr.shape != want:
+                raise ValueError(f"{name}: field {key!r} must be a float64 array of shape {want}. Got {arr.dtype} "
+                                 f"{arr.shape} instead.")
+            if not np.all(np.isfinite(arr)):
+                raise ValueError(f"{name}: field {key!r} holds non-finite values.")
+            setattr(out, key, arr.copy())
+        if np.any(out.count < 0) or np.any(out.count != np.round(out.count)):
+            raise ValueError(f"{name}: field 'count' must hold whole numbers >= 0.")
+        return out
+
+    def to_bytes(self):
+        buf = io.BytesIO()
+        self.save(buf)
+        return buf.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data):
+        return cls.load(io.BytesIO(data))
+
+    def __repr__(self):
+        scheme = f"holdout={self.holdout}" if self.holdout is not None else f"folds={self.folds}"
+        return f"SufficientStats(max_degree={self.max_degree}, ndim={self.ndim}, {scheme}, n={self.n})"
+
+
+class DeviationStats:
+    """The second pass: sums of the absolute deviations t1 = |eta1-hat - m|, t2 = |eta2-hat - (m^2 + var)|.
+
+    Mergeable like :class:`SufficientStats`.  Holds n and the sums of t1, t2, t1^2, t2^2 and t1 t2, so the CE
+    average and its sampling variance come out of any chunking.
+    """
+
+    def __init__(self, cmap):
+        self.cmap = cmap
+        self.sums = np.zeros(6)  # n, t1, t2, t1^2, t2^2, t1 t2
+
+    def update_validated(self, m, v):
+        pred = self.cmap.predict(m, v if self.cmap.ndim == 2 else None)
+        t1 = np.abs(pred[:, 0] - m)
+        t2 = np.abs(pred[:, 1] - (m * m + v)) if self.cmap.ndim == 2 else np.zeros_like(t1)
+        self.sums += [t1.size, t1.sum(), t2.sum(), (t1 * t1).sum(), (t2 * t2).sum(), (t1 * t2).sum()]
+        return self
+
+    def merge(self, other):
+        out = DeviationStats(self.cmap)
+        out.sums = self.sums + other.sums
+        return out
+
+    __add__ = merge
+
+    @property
+    def n(self):
+        return int(round(self.sums[0]))
+
+    @property
+    def mean_term(self):
+        return float(self.sums[1] / self.sums[0])
+
+    @property
+    def moment_term(self):
+        return float(self.sums[2] / self.sums[0])
+
+
+def iter_chunks(source, func, ndim=2, min_k=None):
+    """Validated chunks (m, v, a, k) from a re-iterable source.
+
+    A source is a list (or any re-iterable) of chunks, a zero-argument callable returning an iterator of chunks, or
+    an object with a ``chunks()`` method (the readers of :mod:`socal.io`).  A chunk is a mapping with keys 'mean',
+    'var' (2-D) and 'labels' or 'counts', or a tuple (mean, var, labels).
+    """
+    if hasattr(source, "chunks") and callable(source.chunks):
+        it = source.chunks()
+    elif callable(source):
+        it = source()
+    elif isinstance(source, (str, bytes, np.ndarray)) or not hasattr(source, "__iter__"):
+        raise TypeError(f"The 'chunks' parameter of {func} must be a list of chunks, a callable returning an "
+                        f"iterator of chunks, or a socal.io reader. Got {type(source).__name__} instead.")
+    else:
+        it = iter(source)
+        if it is source:
+            raise TypeError(f"The 'chunks' parameter of {func} must be re-iterable (the estimate makes more than one "
+                            f"pass): pass a list, a callable returning a fresh iterator, or a socal.io reader, not a "
+                            f"one-shot iterator or generator.")
+    for i, chunk in enumerate(it):
+        yield _validate_chunk(chunk, f"{func} (chunk {i})", ndim, min_k)
+
+
+def _validate_chunk(chunk, func, ndim, min_k=None):
+    if isinstance(chunk, Mapping):
+        unknown = set(chunk) - {"mean", "var", "labels", "counts"}
+        if unknown:
+            raise ValueError(f"A chunk of {func} has unknown key(s) {sorted(unknown)}; the keys are 'mean', 'var', "
+                             f"'labels' or 'counts'.")
+        mean, var, labels, counts = chunk.get("mean"), chunk.get("var"), chunk.get("labels"), chunk.get("counts")
+    elif isinstance(chunk, tuple) and len(chunk) == 3:
+        (mean, var, labels), counts = chunk, None
+    else:
+        raise TypeError(f"A chunk of {func} must be a mapping with keys 'mean', 'var', 'labels' or 'counts', or a "
+                        f"tuple (mean, var, labels). Got {type(chunk).__name__} instead.")
+    if ndim == 2:
+        m, v = check_scores(mean, var, func)
+    else:
+        m, v = check_mean(mean, func), None
+    a, k = check_labels(labels, m.shape[0], func, counts=counts, min_k=min_k or ndim)
+    return m, v, a, k

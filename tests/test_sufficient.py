@@ -1,0 +1,307 @@
+"""Mergeable sufficient statistics: exact merges, chunk-invariant folds, and every out-of-core path against the
+in-memory one (coefficients to 1e-10 relative, CE2 to 1e-12)."""
+
+import io
+import warnings
+
+import numpy as np
+import pytest
+
+import socal
+from socal import SufficientStats
+from socal.io import CSVChunks, MissingVotesWarning, ParquetChunks, read_chunks
+
+COEF_RTOL = 1e-10  # the issue's bar for coefficients (relative to the largest coefficient)
+CE_ATOL = 1e-12  # and for CE2
+
+
+@pytest.fixture(scope="module")
+def sample():
+    pop = socal.synthetic.toy_population()
+    m, v, y = pop.sample(12_000, h=1 / 16, rng=3)
+    return m, v, y
+
+
+def _random_chunks(m, v, y, rng, n_chunks):
+    cuts = np.sort(rng.choice(np.arange(1, len(m)), n_chunks - 1, replace=False))
+    bounds = np.r_[0, cuts, len(m)]
+    return [(m[a:b], v[a:b], y[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _rel(a, b):
+    return np.abs(a - b).max() / np.abs(b).max()
+
+
+def test_merge_is_exact_and_associative_for_any_chunking(sample):
+    m, v, y = sample
+    whole = SufficientStats(max_degree=12, rng=5).update(m, v, y)
+    rng = np.random.default_rng(0)
+    for n_chunks in (2, 7, 31):
+        parts = [SufficientStats(max_degree=12, rng=5).update(*c) for c in _random_chunks(m, v, y, rng, n_chunks)]
+        left = parts[0]
+        for p in parts[1:]:
+            left = left.merge(p)
+        right = parts[-1]
+        for p in parts[-2::-1]:
+            right = p.merge(right)
+        for got in (left, right):
+            assert got.n == whole.n
+            np.testing.assert_array_equal(got.count, whole.count)  # folds do not depend on the chunking
+            for key in ("M", "Z", "zz"):
+                np.testing.assert_allclose(getattr(got, key), getattr(whole, key), rtol=1e-12, atol=1e-8)
+
+
+def test_folds_do_not_depend_on_row_order_or_chunk(sample):
+    m, v, y = sample
+    st = SufficientStats(max_degree=4, rng=9)
+    zs = np.column_stack(socal.sufficient.targets(y.sum(1), np.full(len(m), 2.0)))
+    f = st.fold_of(m, v, zs)
+    perm = np.random.default_rng(1).permutation(len(m))
+    np.testing.assert_array_equal(st.fold_of(m[perm], v[perm], zs[perm]), f[perm])
+    np.testing.assert_array_equal(st.fold_of(m[:100], v[:100], zs[:100]), f[:100])
+    # another seed, other folds (the seed matters); roughly balanced
+    assert np.mean(SufficientStats(max_degree=4, rng=10).fold_of(m, v, zs) == f) < 0.3
+    assert np.bincount(f).min() > 0.18 * len(m)
+
+
+def test_merge_refuses_other_settings(sample):
+    m, v, y = sample
+    a = SufficientStats(max_degree=6, rng=1).update(m[:100], v[:100], y[:100])
+    for other in (SufficientStats(max_degree=7, rng=1), SufficientStats(max_degree=6, rng=2),
+                  SufficientStats(max_degree=6, folds=4, rng=1), SufficientStats(max_degree=6, ndim=1, rng=1)):
+        with pytest.raises(ValueError, match="cannot be merged"):
+            a.merge(other)
+    with pytest.raises(TypeError):
+        a.merge(np.zeros(3))
+
+
+@pytest.mark.parametrize("degree,alpha", [(None, None), (10, 1e-4)])
+def test_stats_route_equals_in_memory(sample, degree, alpha):
+    m, v, y = sample
+    ref = socal.calibration_functions(m, v, y, h=1 / 16, degree=degree, alpha=alpha, rng=4)
+    chunks = _random_chunks(m, v, y, np.random.default_rng(2), 9)
+    st = SufficientStats(max_degree=44, rng=4)
+    for c in chunks:
+        st.update(*c)
+    got = socal.calibration_functions(st, chunks=chunks, h=1 / 16, degree=degree, alpha=alpha, rng=4)
+    assert (got.degree, got.alpha) == (ref.degree, ref.alpha)
+    assert _rel(got.map.beta, ref.map.beta) < COEF_RTOL
+    r_ref = socal.ce2(m, v, y, h=1 / 16, degree=degree, alpha=alpha, rng=4)
+    r_got = socal.ce2(st, chunks=chunks, h=1 / 16, degree=degree, alpha=alpha, rng=4)
+    r_stream = socal.ce2(chunks=chunks, h=1 / 16, degree=degree, alpha=alpha, rng=4)
+    assert abs(r_got.estimate - r_ref.estimate) < CE_ATOL
+    assert abs(r_stream.estimate - r_ref.estimate) < CE_ATOL
+    assert r_got.n == r_ref.n == len(m)
+
+
+def test_ce1_from_1d_stats_and_from_2d_marginal(sample):
+    m, v, y = sample
+    chunks = [(m[i:i + 5000], v[i:i + 5000], y[i:i + 5000]) for i in range(0, len(m), 5000)]
+    ref = socal.ce1(m, y, degree=8, alpha=1e-4)
+    st1 = SufficientStats(max_degree=8, ndim=1)
+    for c in chunks:
+        st1.update(c[0], None, c[2])
+    assert abs(socal.ce1(st1, chunks=chunks, degree=8, alpha=1e-4).estimate - ref.estimate) < CE_ATOL
+    # the 2-D statistics carry the 1-D ones (T_0(w) = 1); with a fixed degree the folds do not matter
+    st2 = SufficientStats(max_degree=8)
+    for c in chunks:
+        st2.update(*c)
+    assert abs(socal.ce1(st2, chunks=chunks, degree=8, alpha=1e-4).estimate - ref.estimate) < CE_ATOL
+
+
+def test_platt_fit_from_stats_and_partial_fit(sample):
+    m, v, y = sample
+    ref = socal.SecondOrderPlatt(h=1 / 16, rng=0).fit(m, v, y)
+    inc = socal.SecondOrderPlatt(h=1 / 16, rng=0)
+    st = SufficientStats(rng=0)
+    for c in _random_chunks(m, v, y, np.random.default_rng(5), 4):
+        inc.partial_fit(*c)
+        st.update(*c)
+    from_stats = socal.SecondOrderPlatt(h=1 / 16, rng=0).fit(st)
+    for got in (inc, from_stats):
+        assert (got.degree_, got.alpha_, got.n_samples_fit_) == (ref.degree_, ref.alpha_, len(m))
+        assert _rel(got.map_.beta, ref.map_.beta) < COEF_RTOL
+    first = socal.FirstOrderPlatt(ndim=2, degree=6, alpha=1e-3).fit(st)
+    direct = socal.FirstOrderPlatt(ndim=2, degree=6, alpha=1e-3).fit(m, v, y)
+    assert _rel(first.map_.beta, direct.map_.beta) < COEF_RTOL
+
+
+def test_save_load_round_trip_and_schema(tmp_path, sample):
+    m, v, y = sample
+    st = SufficientStats(max_degree=6, holdout=0.3, rng=8).update(m, v, y)
+    path = tmp_path / "s.npz"
+    st.save(path)
+    back = SufficientStats.load(path)
+    assert back._config() == st._config()
+    for key in ("M", "Z", "zz", "count"):
+        np.testing.assert_array_equal(getattr(back, key), getattr(st, key))
+    assert SufficientStats.from_bytes(st.to_bytes())._config() == st._config()
+    # negative controls: a cut, a tampered and a foreign file are refused, naming the field
+    good = dict(np.load(path))
+    for field, bad in (("M", good["M"][:, :-1]), ("count", -good["count"]), ("zz", good["zz"] * np.nan),
+                       ("header", np.array("{}")), ("Z", None)):
+        d = dict(good)
+        if bad is None:
+            d.pop(field)
+        else:
+            d[field] = bad
+        buf = io.BytesIO()
+        np.savez(buf, **d)
+        buf.seek(0)
+        with pytest.raises(ValueError, match=f"'{field}'|field '{field}'|header|count"):
+            SufficientStats.load(buf)
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a SufficientStats file"):
+        SufficientStats.load(tmp_path / "junk.npz")
+
+
+def test_one_shot_iterator_is_refused(sample):
+    m, v, y = sample
+    with pytest.raises(TypeError, match="re-iterable"):
+        socal.ce2(chunks=iter([(m, v, y)]))
+    with pytest.raises(ValueError, match="second pass"):
+        socal.ce2(SufficientStats().update(m, v, y))
+
+
+def test_streaming_interval_is_a_working_interval(sample):
+    m, v, y = sample
+    ref = socal.ce2(m, v, y, h=1 / 16, degree=6, alpha=1e-3, ci=0.9, n_boot=100, rng=1)
+    got = socal.ce2(chunks=_random_chunks(m, v, y, np.random.default_rng(1), 5), h=1 / 16, degree=6, alpha=1e-3,
+                    ci=0.9, n_boot=100, rng=1)
+    w_ref, w_got = ref.ci.high - ref.ci.low, got.ci.high - got.ci.low
+    assert 0.5 < w_got / w_ref < 2.0  # the same bootstrap, other random draws per chunk
+    assert abs(got.bias - ref.bias) < 0.5 * w_ref
+
+
+def _write_csv(path, m, v, y, *, bom=False, blank_cells=()):
+    with open(path, "w", encoding="utf-8-sig" if bom else "utf-8") as fh:
+        fh.write("id,mean,var,y1,y2\n")
+        for i in range(len(m)):
+            y1 = "" if i in blank_cells else str(int(y[i, 0]))
+            fh.write(f"{i},{float(m[i])!r},{float(v[i])!r},{y1},{int(y[i, 1])}\n")
+
+
+def test_csv_and_parquet_chunks_equal_in_memory(tmp_path, sample):
+    m, v, y = sample
+    ref = socal.calibration_functions(m, v, y, h=1 / 16, rng=0)
+    ref_ce = socal.ce2(m, v, y, h=1 / 16, rng=0).estimate
+    _write_csv(tmp_path / "d.csv", m, v, y, bom=True)
+    readers = [CSVChunks(tmp_path / "d.csv", mean="mean", var="var", labels=["y1", "y2"], chunk_rows=2500)]
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"mean": m, "var": v, "y1": y[:, 0], "y2": y[:, 1]}), tmp_path / "d.parquet",
+                   row_group_size=3000)
+    readers.append(read_chunks(tmp_path / "d.parquet", mean="mean", var="var", labels=["y1", "y2"],
+                               chunk_rows=4000))
+    assert isinstance(readers[1], ParquetChunks)
+    for rd in readers:
+        got = socal.calibration_functions(chunks=rd, h=1 / 16, rng=0)
+        assert got.degree == ref.degree and _rel(got.map.beta, ref.map.beta) < COEF_RTOL
+        assert abs(socal.ce2(chunks=rd, h=1 / 16, rng=0).estimate - ref_ce) < CE_ATOL
+
+
+def test_csv_errors_name_file_line_and_column(tmp_path, sample):
+    m, v, y = sample
+    p = tmp_path / "bad.csv"
+    _write_csv(p, m[:50], v[:50], y[:50])
+    text = p.read_text().splitlines()
+    cases = {
+        "cut": "\n".join(text[:-1] + [text[-1].rsplit(",", 2)[0]]),  # last row cut in the middle
+        "word": "\n".join(text[:10] + [text[10].replace(text[10].split(",")[1], "abc")] + text[11:]),
+        "blank": "\n".join(text[:5] + [""] + text[5:]),
+    }
+    for name, body in cases.items():
+        p.write_text(body + "\n")
+        with pytest.raises(ValueError, match=r"bad\.csv, line \d+"):
+            socal.ce2(chunks=CSVChunks(p, mean="mean", var="var", labels=["y1", "y2"]))
+    p.write_text("mean,var,y1,y1\n0.5,0.1,0,1\n")
+    with pytest.raises(ValueError, match="more than once"):
+        CSVChunks(p, mean="mean", var="var", labels=["y1"])
+    p.write_text("mean,var,y1,y2\n0.5,0.1,0,1\n")
+    with pytest.raises(ValueError, match="not found"):
+        CSVChunks(p, mean="mean", var="nope", labels=["y1"])
+    with pytest.raises(ValueError, match="existing file"):
+        CSVChunks(tmp_path, mean="mean", var="var", labels=["y1"])
+
+
+def test_empty_label_cells_are_missing_votes(tmp_path, sample):
+    m, v, y = sample
+    n = 3000
+    y3 = np.column_stack([y[:n], y[:n, :1]])
+    blank = set(range(0, n, 7))
+    p = tmp_path / "ragged.csv"
+    with open(p, "w") as fh:
+        fh.write("mean,var,a,b,c\n")
+        for i in range(n):
+            c = "" if i in blank else str(int(y3[i, 2]))
+            fh.write(f"{float(m[i])!r},{float(v[i])!r},{int(y3[i, 0])},{int(y3[i, 1])},{c}\n")
+    pos = y3.sum(1) - np.array([y3[i, 2] if i in blank else 0 for i in range(n)])
+    trials = np.where(np.isin(np.arange(n), list(blank)), 2.0, 3.0)
+    ref = socal.ce2(m[:n], v[:n], counts=(pos, trials), degree=6, alpha=1e-3)
+    with pytest.warns(MissingVotesWarning, match=f"{len(blank)} empty label cell"):
+        got = socal.ce2(chunks=CSVChunks(p, mean="mean", var="var", labels=["a", "b", "c"], chunk_rows=1000),
+                        degree=6, alpha=1e-3)
+    assert abs(got.estimate - ref.estimate) < CE_ATOL
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("dask.distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                           dashboard_address=None)
+        client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def test_dask_arrays_and_dataframe_equal_in_memory(dask_client, sample):
+    import dask.array as da
+    import dask.dataframe as dd
+    import pandas as pd
+
+    m, v, y = sample
+    ref = socal.ce2(m, v, y, h=1 / 16, rng=0)
+    ref_map = socal.calibration_functions(m, v, y, h=1 / 16, rng=0)
+    dm, dv = da.from_array(m, chunks=2500), da.from_array(v, chunks=4000)  # misaligned: rechunked to mean's
+    dy = da.from_array(y, chunks=(3000, 1))
+    got = socal.ce2(dm, dv, dy, h=1 / 16, rng=0)
+    assert abs(got.estimate - ref.estimate) < CE_ATOL and got.degree == ref.degree
+    got_map = socal.calibration_functions(dm, dv, dy, h=1 / 16, rng=0)
+    assert _rel(got_map.map.beta, ref_map.map.beta) < COEF_RTOL
+    df = dd.from_pandas(pd.DataFrame({"m": m, "v": v, "y1": y[:, 0], "y2": y[:, 1]}), npartitions=5)
+    got_df = socal.ce2(df["m"], df["v"], df[["y1", "y2"]], h=1 / 16, rng=0)
+    assert abs(got_df.estimate - ref.estimate) < CE_ATOL
+    got_counts = socal.ce2(df["m"], df["v"], counts=(df["y1"] + df["y2"], df["y1"] * 0 + 2), h=1 / 16, rng=0)
+    assert abs(got_counts.estimate - ref.estimate) < CE_ATOL
+    r1 = socal.ce1(dm, dy, rng=0)
+    assert abs(r1.estimate - socal.ce1(m, y, rng=0).estimate) < CE_ATOL
+    bad = da.from_array(np.r_[m[:-1], 1.5], chunks=2500)
+    with pytest.raises(ValueError, match="'mean' parameter of ce2 \\(partition 4\\)"):
+        socal.ce2(bad, dv, dy)
+
+
+def _replicate(seed_seq):
+    rng = np.random.default_rng(seed_seq)
+    pop = socal.synthetic.toy_population()
+    m, v, y = pop.sample(800, h=1 / 16, rng=rng)
+    return socal.ce2(m, v, y, degree=4, alpha=1e-3, rng=rng).estimate
+
+
+def test_replicate_runner_loky_and_dask_identical(dask_client):
+    pytest.importorskip("joblib")
+    from joblib import parallel_config
+
+    from socal._parallel import run_jobs
+
+    jobs = [(np.random.SeedSequence([7, r]),) for r in range(6)]
+    serial = run_jobs(_replicate, jobs, n_jobs=1)
+    with parallel_config(backend="loky"):
+        loky = run_jobs(_replicate, jobs, n_jobs=2)
+    with parallel_config(backend="dask"):
+        on_dask = run_jobs(_replicate, jobs, n_jobs=2)
+    assert serial == loky == on_dask
+    assert len(set(serial)) == len(serial)  # the replicates do differ
