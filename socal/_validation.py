@@ -4,6 +4,11 @@ Every public function validates its arguments here once and passes clean float64
 that hold only the math.  Messages follow one sentence shape::
 
     The 'degree' parameter of ce2 must be an int in the range [0, 200]. Got -1 instead.
+
+Round-off at a domain edge.  A score computed in floating point can land a hair outside its interval (a mean of
+1 + 1e-12, a variance of -1e-17, a float32 1.0000001).  Values within ``edge_tolerance(dtype)`` =
+max(1e-9, 4 eps(dtype)) of an end of [0, 1] or [0, 1/4] are accepted and clipped onto it; anything further out is
+refused.  For float64 input the tolerance is 1e-9; for float32 (eps = 1.19e-7) it is 4.8e-7.
 """
 
 from __future__ import annotations
@@ -23,7 +28,10 @@ __all__ = [
     "check_choice",
     "check_rng",
     "check_probability",
+    "edge_tolerance",
 ]
+
+MAX_TRIALS = 2**53  # labels per item: whole numbers above 2^53 are not exact in float64
 
 # Slack allowed when a variance is compared with m(1-m) or 1/4: a float computed as mean - mean**2 may overshoot by
 # a few ulps.
@@ -41,11 +49,26 @@ def _describe(x):
     return f"an array of shape {x.shape}"
 
 
-def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=None, min_len=1):
-    """Return ``x`` as a float64 array after checking its shape, finiteness and range."""
+def edge_tolerance(dtype):
+    """How far outside a closed domain a float of ``dtype`` may fall and still be clipped onto its end."""
+    dtype = np.dtype(dtype)
+    eps = np.finfo(dtype).eps if np.issubdtype(dtype, np.floating) else 0.0
+    return max(1e-9, 4.0 * float(eps))
+
+
+def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=None, min_len=1, clip_edges=False):
+    """Return ``x`` as a float64 array after checking its shape, finiteness and range.
+
+    With ``clip_edges``, values within :func:`edge_tolerance` of ``lo`` or ``hi`` are clipped onto them.
+    """
+    if x is None:
+        raise _fail(name, func, "an array of real numbers", "None")
+    src_dtype = getattr(x, "dtype", None)
+    if src_dtype is not None and (np.dtype(src_dtype).kind in "OUSVc" or np.dtype(src_dtype).kind == "M"):
+        raise _fail(name, func, "an array of real numbers", f"an array of dtype {np.dtype(src_dtype)}")
     try:
         arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise _fail(name, func, "an array of real numbers", type(x).__name__) from None
     if ndim == 1 and arr.ndim == 0:
         raise _fail(name, func, "a one-dimensional array", "a scalar")
@@ -59,17 +82,22 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
     if lo is not None or hi is not None:
         low = -np.inf if lo is None else lo
         high = np.inf if hi is None else hi
+        if clip_edges:
+            tol = edge_tolerance(src_dtype if src_dtype is not None else np.float64)
+            near = ((arr < low) & (arr >= low - tol)) | ((arr > high) & (arr <= high + tol))
+            if np.any(near):
+                arr = np.clip(arr, low, high)  # round-off at the edge: clipped (module docstring)
         out = (arr < low) | (arr > high)
         if np.any(out):
-            first = arr[out].flat[0]
+            first = float(arr[out].flat[0])
             raise _fail(name, func, rule or f"in [{low}, {high}]",
                         f"{int(np.count_nonzero(out))} value(s) outside it, e.g. {first!r}")
     return arr
 
 
 def check_mean(mean, func, name="mean"):
-    """A vector of mean predictions in [0, 1]."""
-    return check_array(mean, name, func, lo=0.0, hi=1.0, rule="in [0, 1]")
+    """A vector of mean predictions in [0, 1] (round-off at the ends clipped)."""
+    return check_array(mean, name, func, lo=0.0, hi=1.0, rule="in [0, 1]", clip_edges=True)
 
 
 def check_scores(mean, var, func, *, raw=False):
@@ -79,7 +107,10 @@ def check_scores(mean, var, func, *, raw=False):
     ``raw=True`` (the predictor's own scores, the inputs of the perturbation): ``var`` in [0, m(1-m)].
     """
     m = check_mean(mean, func)
-    v = check_array(var, "var", func, lo=0.0, hi=0.25, rule="in [0, 1/4]")
+    if var is None:
+        raise ValueError(f"The 'var' parameter of {func} must be an array of variances in [0, 1/4]. Got None "
+                         f"instead (for the first-order error of the mean alone, use ce1).")
+    v = check_array(var, "var", func, lo=0.0, hi=0.25, rule="in [0, 1/4]", clip_edges=True)
     if m.shape != v.shape:
         raise _fail("var", func, f"an array of the same shape as 'mean' {m.shape}", f"shape {v.shape}")
     if raw:
@@ -102,9 +133,10 @@ def check_labels(labels, n, func, *, counts=None, min_k=2):
             raise ValueError(f"Pass either 'labels' or 'counts' to {func}, not both.")
         if not isinstance(counts, (tuple, list)) or len(counts) != 2:
             raise _fail("counts", func, "a pair (positives, trials) of arrays", type(counts).__name__)
-        a = check_array(counts[0], "counts[0] (positives)", func, lo=0.0)
-        k = check_array(counts[1], "counts[1] (trials)", func, lo=float(min_k),
-                        rule=f">= {min_k}" + (" (a k-snapshot needs k >= 2)" if min_k == 2 else ""))
+        a = check_array(counts[0], "counts[0] (positives)", func, lo=0.0, hi=MAX_TRIALS,
+                        rule=f"in [0, {MAX_TRIALS}]")
+        k = check_array(counts[1], "counts[1] (trials)", func, lo=float(min_k), hi=MAX_TRIALS,
+                        rule=f"in [{min_k}, {MAX_TRIALS}]" + (" (a k-snapshot needs k >= 2)" if min_k == 2 else ""))
         for arr, nm in ((a, "counts[0] (positives)"), (k, "counts[1] (trials)")):
             if np.any(arr != np.round(arr)):
                 raise _fail(nm, func, "whole numbers", "non-integer values")
@@ -125,18 +157,22 @@ def check_labels(labels, n, func, *, counts=None, min_k=2):
                     + (" (a k-snapshot)" if min_k == 2 else ""),
                     f"an array of shape {y.shape}")
     if np.any((y != 0.0) & (y != 1.0)):
-        bad = y[(y != 0.0) & (y != 1.0)].flat[0]
+        bad = float(y[(y != 0.0) & (y != 1.0)].flat[0])
         raise _fail("labels", func, "0 or 1", f"the value {bad!r}")
     a = y.sum(axis=1)
     k = np.full(n, float(y.shape[1]))
     return a, k
 
 
+H_MAX = 1e6  # a bandwidth this wide is a uniform perturbation; the domain stops there
+
+
 def check_bandwidth(h, func, *, allow_none=False):
+    """h in (0, 1e6]: the perturbation bandwidth (floats and numpy scalars; not bool)."""
     if h is None and allow_none:
         return None
-    if isinstance(h, bool) or not isinstance(h, numbers.Real) or not np.isfinite(h) or h <= 0:
-        raise _fail("h", func, "a positive finite float", repr(h))
+    if isinstance(h, bool) or not isinstance(h, numbers.Real) or not np.isfinite(h) or not 0 < h <= H_MAX:
+        raise _fail("h", func, f"a positive float in the range (0, {H_MAX:g}] (the perturbation bandwidth)", repr(h))
     return float(h)
 
 

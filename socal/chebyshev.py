@@ -198,6 +198,8 @@ def ridge_factor(G, alpha, *, warn=True, work=None):
     """
     d = G.shape[0]
     unit = np.trace(G) / d
+    if not unit > 0:  # no rows: any ridge scale will do (the solution is the zero map)
+        unit = 1.0
     diag = np.diag(G)
     scale = np.sqrt(np.maximum(diag, np.finfo(float).tiny))
     inv = 1.0 / scale

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["KSnapshots", "DataWarning", "load", "load_weather", "load_cifar10h", "load_chaosnli", "load_rte",
-           "load_temp", "load_bluebirds", "load_dog", "from_judgments", "DATASETS"]
+           "load_temp", "load_bluebirds", "load_dog", "from_judgments", "verify_checksum", "DATASETS"]
 
 
 class DataWarning(UserWarning):
@@ -53,7 +53,14 @@ class KSnapshots:
 
     def binarise(self, positive):
         """One-vs-rest counts (positives, trials) for the class ``positive`` (a class label or its index)."""
-        c = self.classes.index(positive) if positive in self.classes else int(positive)
+        if positive in self.classes:
+            c = self.classes.index(positive)
+        elif isinstance(positive, (int, np.integer)) and not isinstance(positive, bool) \
+                and 0 <= positive < len(self.classes):
+            c = int(positive)
+        else:
+            raise ValueError(f"The 'positive' parameter of binarise must be one of the classes {list(self.classes)} "
+                             f"or an index in [0, {len(self.classes) - 1}]. Got {positive!r} instead.")
         return self.counts[:, c].astype(float), self.votes.astype(float)
 
     def __repr__(self):
@@ -65,6 +72,10 @@ def from_judgments(name, rows, classes, *, gold=None, on_duplicate="keep-first",
     """Build KSnapshots from (worker, item, label) rows (in file order); ``gold`` maps item -> label."""
     if on_duplicate not in ("keep-first", "raise"):
         raise ValueError(f"The 'on_duplicate' parameter must be 'keep-first' or 'raise'. Got {on_duplicate!r} instead.")
+    if max_votes is not None and (isinstance(max_votes, bool) or not isinstance(max_votes, (int, np.integer))
+                                  or max_votes < 1):
+        raise ValueError(f"The 'max_votes' parameter of {name} must be None or an int >= 1 (votes kept per item). "
+                         f"Got {max_votes!r} instead.")
     cls_index = {c: i for i, c in enumerate(classes)}
     seen, per_item, order = set(), {}, []
     dups = []
@@ -107,23 +118,88 @@ def _path(path, default):
     return p / default if p.is_dir() else p
 
 
-def load_weather(path, **kw):
+def _existing(path, what):
+    p = pathlib.Path(path)
+    if not p.is_file():
+        raise ValueError(f"{what}: {p} is {'a folder, not a file' if p.is_dir() else 'not found'}.")
+    return p
+
+
+_SHA = re.compile(r"^([0-9a-f]{64})\s+(\S+)\s*$", re.M)
+
+
+def verify_checksum(path):
+    """Compare ``path`` with the sha256 listed for it in a SOURCE.md beside it; True if checked, False if no
+    SOURCE.md lists it.  A mismatch (a modified or truncated file) raises ``ValueError``."""
+    import hashlib
+
+    path = pathlib.Path(path)
+    source = path.parent / "SOURCE.md"
+    if not source.is_file():
+        return False
+    listed = {name: digest for digest, name in _SHA.findall(source.read_text(errors="replace"))}
+    if path.name not in listed:
+        return False
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    if h.hexdigest() != listed[path.name]:
+        raise ValueError(f"{path}: its sha256 {h.hexdigest()[:12]}... differs from {listed[path.name][:12]}... in "
+                         f"{source}: the file is modified or truncated (pass verify=False to load it anyway).")
+    return True
+
+
+def _lines(path, name):
+    """(line number, text) of a text file; a last line without a newline means a cut file and is refused."""
+    try:
+        text = pathlib.Path(path).read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{name}: {path} is not UTF-8 text ({exc.reason}).") from None
+    if text and not text.endswith("\n"):
+        n = text.count("\n") + 1
+        raise ValueError(f"{name}: {path}, line {n}: the last line has no newline, so the file looks truncated.")
+    return list(enumerate(text.splitlines(), start=1))
+
+
+def _field(rec, i, conv, path, line, what):
+    try:
+        return conv(rec[i])
+    except (IndexError, ValueError):
+        got = rec[i] if i < len(rec) else "nothing"
+        raise ValueError(f"{path}, line {line}: field {i + 1} ({what}) must be {conv.__name__}, got {got!r}; a "
+                         f"malformed or cut row.") from None
+
+
+def load_weather(path, *, verify=True, **kw):
     """Weather Sentiment AMT (CF_amt.csv: worker, task, label 0-4, gold, time; no header)."""
+    p = _existing(_path(path, "CF_amt.csv"), "weather")
+    if verify:
+        verify_checksum(p)
     rows, gold = [], {}
-    with open(_path(path, "CF_amt.csv"), newline="") as fh:
-        for rec in csv.reader(fh):
-            if not rec:
-                continue
-            worker, task, label, g = rec[0], rec[1], int(rec[2]), int(rec[3])
-            rows.append((worker, task, label))
-            gold[task] = g
+    for line, text in _lines(p, "weather"):
+        rec = next(csv.reader([text]), [])
+        if not rec:
+            continue
+        worker, task = _field(rec, 0, str, p, line, "worker"), _field(rec, 1, str, p, line, "task")
+        label, g = _field(rec, 2, int, p, line, "label"), _field(rec, 3, int, p, line, "gold")
+        rows.append((worker, task, label))
+        gold[task] = g
+    if not rows:
+        raise ValueError(f"weather: {p} holds no judgments.")
     return from_judgments("weather_sentiment_amt", rows, (0, 1, 2, 3, 4), gold=gold, **kw)
 
 
-def load_cifar10h(path):
+def load_cifar10h(path, *, verify=True):
     """CIFAR-10H counts (cifar10h-counts.npy, shape (10000, 10)); no worker ids, so no duplicate check."""
-    counts = np.load(_path(path, "cifar10h-counts.npy"), allow_pickle=False)
-    if counts.ndim != 2 or counts.shape[1] != 10 or np.any(counts < 0):
+    p = _existing(_path(path, "cifar10h-counts.npy"), "cifar10h")
+    if verify:
+        verify_checksum(p)
+    try:
+        counts = np.load(p, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise ValueError(f"cifar10h: {p} is not a readable .npy array ({exc}).") from None
+    if counts.ndim != 2 or counts.shape[1] != 10 or np.any(counts < 0) or np.any(counts != np.round(counts)):
         raise ValueError(f"cifar10h: expected a (n, 10) array of non-negative counts, got shape {counts.shape}.")
     votes = counts.sum(axis=1)
     report = {"rows": int(votes.sum()), "duplicates_dropped": 0, "ragged": bool(votes.min() != votes.max()),
@@ -133,23 +209,34 @@ def load_cifar10h(path):
                       np.full(len(counts), -1), report)
 
 
-def load_chaosnli(path, subset="snli"):
+def load_chaosnli(path, subset="snli", *, verify=True):
     """ChaosNLI (chaosNLI_{snli,mnli_m,alphanli}.jsonl): 100 labels per item in ``label_count``."""
     files = {"snli": "chaosNLI_snli.jsonl", "mnli": "chaosNLI_mnli_m.jsonl", "alphanli": "chaosNLI_alphanli.jsonl"}
     if subset not in files:
         raise ValueError(f"The 'subset' parameter of load_chaosnli must be one of {list(files)}. Got {subset!r}.")
     classes = ("1", "2") if subset == "alphanli" else ("e", "n", "c")
+    p = _existing(_path(path, files[subset]), "chaosnli")
+    if verify:
+        verify_checksum(p)
     items, counts, gold = [], [], []
-    with open(_path(path, files[subset])) as fh:
-        for r, line in enumerate(fh):
-            rec = json.loads(line)
-            lc = rec["label_count"]
-            if len(lc) != len(classes):
-                raise ValueError(f"chaosnli: line {r + 1} has {len(lc)} counts, expected {len(classes)}.")
-            items.append(rec["uid"])
-            counts.append(lc)
-            old = str(rec.get("old_label", ""))[:1]
-            gold.append(classes.index(old) if old in classes else -1)
+    for line, text in _lines(p, "chaosnli"):
+        if not text.strip():
+            continue
+        try:
+            rec = json.loads(text)
+            lc = [int(c) for c in rec["label_count"]]
+            uid = rec["uid"]
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{p}, line {line}: not a ChaosNLI record with 'uid' and 'label_count' "
+                             f"({type(exc).__name__}: {exc}).") from None
+        if len(lc) != len(classes) or min(lc) < 0:
+            raise ValueError(f"{p}, line {line}: {len(lc)} counts {lc}, expected {len(classes)} counts >= 0.")
+        items.append(uid)
+        counts.append(lc)
+        old = str(rec.get("old_label", ""))[:1]
+        gold.append(classes.index(old) if old in classes else -1)
+    if not items:
+        raise ValueError(f"chaosnli: {p} holds no records.")
     counts = np.array(counts, dtype=np.int64)
     votes = counts.sum(axis=1)
     report = {"rows": int(votes.sum()), "duplicates_dropped": 0, "ragged": bool(votes.min() != votes.max()),
@@ -157,13 +244,31 @@ def load_chaosnli(path, subset="snli"):
     return KSnapshots(f"chaosnli_{subset}", np.array(items, dtype=object), classes, counts, np.array(gold), report)
 
 
-def _snow(path, default, name, classes, **kw):
+def _snow(path, default, name, classes, *, verify=True, **kw):
+    p = _existing(_path(path, default), name)
+    if verify:
+        verify_checksum(p)
+    lines = _lines(p, name)
+    if not lines:
+        raise ValueError(f"{name}: {p} is empty.")
+    header = lines[0][1].split("\t")
+    need = ["!amt_worker_ids", "orig_id", "response", "gold"]
+    missing = [c for c in need if c not in header]
+    if missing:
+        raise ValueError(f"{p}, line 1: column(s) {missing} missing from the header {header}.")
+    idx = [header.index(c) for c in need]
     rows, gold = [], {}
-    with open(_path(path, default), newline="") as fh:
-        for rec in csv.DictReader(fh, delimiter="\t"):
-            item, label = rec["orig_id"], int(rec["response"])
-            rows.append((rec["!amt_worker_ids"], item, label))
-            gold[item] = int(rec["gold"])
+    for line, text in lines[1:]:
+        rec = text.split("\t")
+        if len(rec) != len(header):
+            raise ValueError(f"{p}, line {line}: {len(rec)} field(s), the header has {len(header)}; a malformed or "
+                             f"cut row.")
+        worker, item = rec[idx[0]], rec[idx[1]]
+        label, g = _field(rec, idx[2], int, p, line, "response"), _field(rec, idx[3], int, p, line, "gold")
+        rows.append((worker, item, label))
+        gold[item] = g
+    if not rows:
+        raise ValueError(f"{name}: {p} holds no judgments.")
     return from_judgments(name, rows, classes, gold=gold, **kw)
 
 
@@ -181,11 +286,18 @@ _PAIR = re.compile(r"(\d+)\s*:\s*(true|false)")
 _BLOCK = re.compile(r"(\d+)\s*:\s*\{([^}]*)\}", re.S)
 
 
-def load_bluebirds(path, **kw):
+def load_bluebirds(path, *, verify=True, **kw):
     """Bluebirds (CUBAM; labels.yaml worker -> {image -> bool}, gt.yaml image -> bool), read without PyYAML (the
     files are flow mappings of integers to booleans)."""
     p = pathlib.Path(path)
-    text = (p / "labels.yaml").read_text()
+    files = [_existing(p / "labels.yaml", "bluebirds"), _existing(p / "gt.yaml", "bluebirds")]
+    if verify:
+        for f in files:
+            verify_checksum(f)
+    text = files[0].read_text()
+    if text.count("{") != text.count("}"):
+        raise ValueError(f"{files[0]}: unbalanced braces ({text.count('{')} open, {text.count('}')} closed): a cut "
+                         f"or malformed file.")
     rows = []
     for worker, inner in _BLOCK.findall(text):
         for image, val in _PAIR.findall(inner):
@@ -196,11 +308,29 @@ def load_bluebirds(path, **kw):
     return from_judgments("bluebirds", rows, (False, True), gold=gold, **kw)
 
 
-def load_dog(path, **kw):
+def _int_table(path, cols, name):
+    out = []
+    for line, text in _lines(path, name):
+        if not text.strip():
+            continue
+        rec = text.split()
+        if len(rec) != cols:
+            raise ValueError(f"{path}, line {line}: {len(rec)} field(s), expected {cols}; a malformed or cut row.")
+        out.append([_field(rec, i, int, path, line, f"column {i + 1}") for i in range(cols)])
+    if not out:
+        raise ValueError(f"{name}: {path} is empty.")
+    return np.array(out, dtype=np.int64)
+
+
+def load_dog(path, *, verify=True, **kw):
     """Dog (dog_crowd.txt: item worker label 1-4; dog_truth.txt: one truth line per crowd line)."""
     p = pathlib.Path(path)
-    crowd = np.loadtxt(p / "dog_crowd.txt", dtype=np.int64, ndmin=2)
-    truth = np.loadtxt(p / "dog_truth.txt", dtype=np.int64, ndmin=2)
+    files = [_existing(p / "dog_crowd.txt", "dog"), _existing(p / "dog_truth.txt", "dog")]
+    if verify:
+        for f in files:
+            verify_checksum(f)
+    crowd = _int_table(files[0], 3, "dog")
+    truth = _int_table(files[1], 2, "dog")
     if len(truth) != len(crowd) or np.any(truth[:, 0] != crowd[:, 0]):
         raise ValueError("dog: dog_truth.txt must have one line per dog_crowd.txt line, for the same items.")
     rows = [(int(w), int(i), int(label)) for i, w, label in crowd]
@@ -218,4 +348,7 @@ def load(name, data_dir, **kw):
     if name not in DATASETS:
         raise ValueError(f"The 'name' parameter of load must be one of {list(DATASETS)}. Got {name!r} instead.")
     fn, folder = DATASETS[name]
+    if not pathlib.Path(data_dir).is_dir():
+        raise ValueError(f"The 'data_dir' parameter of load must be a folder holding one sub-folder per data set. "
+                         f"Got {str(data_dir)!r} instead.")
     return fn(pathlib.Path(data_dir) / folder, **kw)

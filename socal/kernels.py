@@ -95,6 +95,23 @@ class SechKernel:
         return f"SechKernel(h={self.h!r}, lo={self.lo!r}, hi={self.hi!r})"
 
     # -- helpers -----------------------------------------------------------------------------------------------
+    def _check(self, t, s, func, tname="t"):
+        """Broadcast float arrays; the centre s must lie in [lo, hi] and both must be finite."""
+        try:
+            t, s = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(s, dtype=float))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"The '{tname}' and 's' parameters of SechKernel.{func} must be arrays of real numbers "
+                             f"that broadcast together ({exc}).") from None
+        for name, x in ((tname, t), ("s", s)):
+            if not np.all(np.isfinite(x)):
+                raise ValueError(f"The '{name}' parameter of SechKernel.{func} must be finite (no NaN or inf). "
+                                 f"Got {int(np.count_nonzero(~np.isfinite(x)))} non-finite value(s) instead.")
+        if np.any((s < self.lo) | (s > self.hi)):
+            bad = s[(s < self.lo) | (s > self.hi)].flat[0]
+            raise ValueError(f"The 's' parameter of SechKernel.{func} (the unperturbed score) must be in "
+                             f"[{self.lo}, {self.hi}]. Got {float(bad)!r} instead.")
+        return t, s
+
     def _ends(self, s):
         s = np.asarray(s, dtype=float)
         return (self.lo - s) / self.h, (self.hi - s) / self.h
@@ -106,17 +123,18 @@ class SechKernel:
     # -- public API --------------------------------------------------------------------------------------------
     def normalizer(self, s):
         """Z(s, h) = h [gd((hi - s)/h) - gd((lo - s)/h)] in closed form."""
+        _, s = self._check(0.0, s, "normalizer")
         return self.h * self._mass(s)
 
     def pdf(self, t, s):
         """Density k_h(t | s); zero outside [lo, hi]."""
-        t, s = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(s, dtype=float))
+        t, s = self._check(t, s, "pdf")
         x = (t - s) / self.h
         dens = _sech(x) / (self.h * self._mass(s))
         return np.where((t >= self.lo) & (t <= self.hi), dens, 0.0)
 
     def logpdf(self, t, s):
-        t, s = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(s, dtype=float))
+        t, s = self._check(t, s, "logpdf")
         ax = np.abs((t - s) / self.h)
         logsech = np.log(2.0) - ax - np.log1p(np.exp(-2.0 * ax))
         out = logsech - np.log(self.h * self._mass(s))
@@ -124,14 +142,14 @@ class SechKernel:
 
     def cdf(self, t, s):
         """P(T <= t) for T ~ k_h(. | s)."""
-        t, s = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(s, dtype=float))
+        t, s = self._check(t, s, "cdf")
         a, b = self._ends(s)
         x = (np.clip(t, self.lo, self.hi) - s) / self.h
         return np.clip(gd_diff(a, x) / gd_diff(a, b), 0.0, 1.0)
 
     def sf(self, t, s):
         """P(T > t), computed from the upper end (no cancellation for t near hi)."""
-        t, s = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(s, dtype=float))
+        t, s = self._check(t, s, "sf")
         a, b = self._ends(s)
         x = (np.clip(t, self.lo, self.hi) - s) / self.h
         return np.clip(gd_diff(x, b) / gd_diff(a, b), 0.0, 1.0)
@@ -142,8 +160,8 @@ class SechKernel:
         Written as x = log tan(g/2) with g = 2 arctan(e^x) = gd(x) + pi/2, and from the upper end for q > 1/2, so
         that both tails keep their relative accuracy.
         """
-        q, s = np.broadcast_arrays(np.asarray(q, dtype=float), np.asarray(s, dtype=float))
-        if np.any((q < 0) | (q > 1)) or np.any(~np.isfinite(q)):
+        q, s = self._check(q, s, "ppf", "q")
+        if np.any((q < 0) | (q > 1)):
             raise ValueError("The 'q' parameter of SechKernel.ppf must be in [0, 1]. Got values outside it instead.")
         a, b = self._ends(s)
         mass = gd_diff(a, b)

@@ -1,0 +1,327 @@
+"""Every bad input named in the hostile-input report (issue 12) gets a clear error that names the argument, or, at a
+domain edge within round-off, a clipped answer; none hangs, crashes with an unrelated error, or passes silently."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import socal
+from socal import datasets
+from socal.cli import main
+
+
+@pytest.fixture(scope="module")
+def small():
+    m, v, y = socal.synthetic.toy_population().sample(400, h=1 / 16, rng=0)
+    return m, v, y
+
+
+def test_ce2_without_var_is_refused_not_ce1(small):
+    m, v, y = small
+    with pytest.raises(ValueError, match="'var' parameter of ce2 .* use ce1"):
+        socal.ce2(m, None, y)
+    with pytest.raises(ValueError, match="'labels' parameter of ce2 must be an \\(n, k\\) array with k >= 2"):
+        socal.ce2(m, v, y[:, :1])
+    with pytest.raises(ValueError, match="'labels' parameter of calibration_functions"):
+        socal.calibration_functions(m, v, y[:, :1])
+
+
+@pytest.mark.parametrize("kw,n", [({"max_degree": 0}, 400), ({"folds": 2}, 4), ({"folds": 2}, 7),
+                                  ({"holdout": 0.7}, 10), ({"max_degree": 1}, 10), ({"degree": 0, "alpha": 0.0}, 10)])
+def test_degenerate_sizes_finish(small, kw, n):
+    """These looped forever in the degree schedule (floor 0: 0 // 2 == 0); now they finish with a finite answer."""
+    m, v, y = small
+    res = socal.ce2(m[:n], v[:n], y[:n], rng=0, **kw)
+    assert math.isfinite(res.estimate) and res.degree >= 0
+
+
+def test_degree_schedule_terminates_everywhere():
+    from socal._fit import degree_schedule
+
+    for lmax in range(0, 60):
+        for floor in range(0, lmax + 2):
+            s = degree_schedule(lmax, floor)
+            assert s[0] == lmax and list(s) == sorted(set(s), reverse=True) and s[-1] >= min(floor, lmax)
+
+
+def test_too_few_items_for_the_folds(small):
+    m, v, y = small
+    with pytest.raises(ValueError, match="at least 10 items"):
+        socal.ce2(m[:9], v[:9], y[:9])
+
+
+def test_huge_and_overflowing_counts():
+    n = 50
+    m, v = np.linspace(0.1, 0.9, n), np.zeros(n)  # f* = m and no spread: CE2 = 0 exactly
+    k = np.full(n, 4e9)
+    a = np.round(k * m)
+    res = socal.ce2(m, v, counts=(a, k), degree=2, alpha=1e-3)  # was: int64 overflow into negative targets
+    assert 0 <= res.estimate < 0.01  # f* = m exactly (up to rounding a = k m): calibrated means
+    k10 = np.full(n, 1e10)
+    res = socal.ce2(m, v, counts=(np.round(k10 * m), k10), degree=2, alpha=1e-3)  # was: a 74 GiB allocation
+    assert 0 <= res.estimate < 0.01
+    with pytest.raises(ValueError, match=r"'counts\[1\] \(trials\)' parameter of ce2 must be in \[2, 9007199254740992\]"):
+        socal.ce2(m, v, counts=(a, np.full(n, 1e17)))
+    with pytest.raises(ValueError, match="whole numbers"):
+        socal.ce2(m, v, counts=(a + 0.5, k))
+
+
+@pytest.mark.parametrize("h,match", [(1e-17, "above the limit"), (1e200, "'h' parameter"), (-1, "'h' parameter"),
+                                     (float("nan"), "'h' parameter"), (True, "'h' parameter"), ("1/16", "'h'")])
+def test_bandwidth_extremes(small, h, match):
+    m, v, y = small
+    with pytest.raises(ValueError, match=match):
+        socal.ce2(m, v, y, h=h, degree="paper")
+    if match == "'h' parameter" or h == "1/16":
+        with pytest.raises(ValueError, match="'h' parameter"):
+            socal.SecondOrderPlatt(h=h).fit(m, v, y)
+
+
+def test_paper_degree_domain():
+    assert socal.paper_degree(1000, 1 / 16) == math.ceil(2 * math.log(1000) / math.log(socal.theta(1 / 16)))
+    assert socal.paper_degree(10.5, 0.1) == math.ceil(2 * math.log(10.5) / math.log(socal.theta(0.1)))
+    for args in ((1000, -1), (0, 0.1), (10, 0.0), (float("nan"), 0.1), ("10", 0.1)):
+        with pytest.raises(ValueError, match="parameter of paper_degree"):
+            socal.paper_degree(*args)
+
+
+@pytest.mark.parametrize("kw,match", [({"alpha": []}, "'alpha'"), ({"alpha": [[1e-3]]}, "'alpha'"),
+                                      ({"degree": []}, "'degree'"), ({"degree": -1}, "'degree'"),
+                                      ({"degree": 4.5}, "'degree'"), ({"degree": "high"}, "'degree'"),
+                                      ({"alpha": -1.0}, "'alpha'"), ({"folds": 1}, "'folds'"),
+                                      ({"holdout": 1.0}, "'holdout'"), ({"ci": 1.0}, "'ci'"),
+                                      ({"n_boot": 5}, "'n_boot'"), ({"rng": "seed"}, "'rng'")])
+def test_bad_options_name_the_argument(small, kw, match):
+    m, v, y = small
+    with pytest.raises(ValueError, match=match):
+        socal.ce2(m, v, y, **kw)
+
+
+def test_zero_dimensional_arrays_are_scalars(small):
+    m, v, y = small
+    a = socal.ce2(m, v, y, degree=np.array(4), alpha=np.array(1e-3))
+    b = socal.ce2(m, v, y, degree=4, alpha=1e-3)
+    assert a.estimate == b.estimate and a.degree == 4
+
+
+def test_round_off_at_the_edges_is_clipped_beyond_is_refused(small):
+    m, v, y = small
+    m2, v2 = m.copy(), v.copy()
+    m2[0], v2[0] = 1 + 1e-12, -1e-17
+    ref_m, ref_v = m.copy(), v.copy()
+    ref_m[0], ref_v[0] = 1.0, 0.0
+    assert socal.ce2(m2, v2, y, degree=4, alpha=1e-3).estimate == socal.ce2(ref_m, ref_v, y, degree=4,
+                                                                          alpha=1e-3).estimate
+    m32 = m.astype(np.float32)
+    m32[0] = np.float32(1.0000001)
+    assert math.isfinite(socal.ce2(m32, v, y, degree=4, alpha=1e-3).estimate)
+    m2[0] = 1 + 1e-6
+    with pytest.raises(ValueError, match="'mean' parameter of ce2 must be in \\[0, 1\\]"):
+        socal.ce2(m2, v, y)
+    v2[0] = 0.25 + 1e-6
+    with pytest.raises(ValueError, match="'var' parameter of ce2 must be in \\[0, 1/4\\]"):
+        socal.ce2(m, v2, y)
+
+
+@pytest.mark.parametrize("bad", [np.array(["a"] * 400), np.zeros((400, 1)), np.full(400, np.nan), None,
+                                 np.zeros(399), [object()] * 400, np.zeros(400, dtype=complex)])
+def test_bad_mean_arrays(small, bad):
+    _, v, y = small
+    with pytest.raises(ValueError, match="'mean' parameter of ce2|the same shape as 'mean'"):
+        socal.ce2(bad, v, y)
+
+
+def test_sech_kernel_centre_outside_support():
+    k = socal.SechKernel(1 / 1024)
+    for fn in (lambda: k.ppf(0.5, 2.0), lambda: k.pdf(0.5, -0.1), lambda: k.cdf(0.5, 1.5), lambda: k.sf(0.2, 9.0),
+               lambda: k.normalizer(np.nan), lambda: k.rvs(1.2, rng=0)):
+        with pytest.raises(ValueError, match="'s' parameter of SechKernel"):
+            fn()
+    with pytest.raises(ValueError, match="'t' parameter of SechKernel.pdf must be finite"):
+        k.pdf(np.nan, 0.5)
+    assert k.ppf(0.5, 1.0) <= 1.0 and k.cdf(1.0, 1.0) == 1.0
+
+
+def _platt_dict():
+    m, v, y = socal.synthetic.toy_population().sample(600, h=1 / 16, rng=1)
+    return socal.SecondOrderPlatt(degree=3, alpha=1e-3).fit(m, v, y).to_dict()
+
+
+@pytest.mark.parametrize("mutate,field", [
+    (lambda d: d["map"]["beta"][0].__setitem__(0, float("nan")), "map.beta"),
+    (lambda d: d["map"].__setitem__("beta", d["map"]["beta"][:-1]), "map.beta"),
+    (lambda d: d["map"].__setitem__("degree", "3"), "map.degree"),
+    (lambda d: d["map"].__setitem__("alpha", None), "map.alpha"),
+    (lambda d: d["map"].__setitem__("ndim", 1), "map.ndim"),
+    (lambda d: d.pop("map"), "missing"),
+    (lambda d: d.pop("version"), "missing"),
+    (lambda d: d.__setitem__("version", 99), "version"),
+    (lambda d: d["params"].__setitem__("folds", "five"), "params.folds"),
+    (lambda d: d["params"].__setitem__("h", -1.0), "params.h"),
+    (lambda d: d["params"].__setitem__("evil", "__import__('os')"), "params"),
+    (lambda d: d.__setitem__("n_samples_fit", 0), "n_samples_fit"),
+    (lambda d: d.__setitem__("class", "FirstOrderPlatt"), "class"),
+])
+def test_from_dict_schema(mutate, field):
+    d = json.loads(json.dumps(_platt_dict()))
+    socal.SecondOrderPlatt.from_dict(json.loads(json.dumps(d)))  # the untouched dict loads
+    mutate(d)
+    with pytest.raises(ValueError, match=field):
+        socal.SecondOrderPlatt.from_dict(d)
+    with pytest.raises(ValueError, match="a dict"):
+        socal.SecondOrderPlatt.from_dict([1, 2])
+
+
+# -- data loaders ------------------------------------------------------------------------------------------------
+
+def test_truncated_and_malformed_files_refused(tmp_path):
+    w = tmp_path / "CF_amt.csv"
+    w.write_text("w1,t1,0,1,0\nw2,t1,1,1,0\nw3,t2,2,2,0\nw4,t2,4,2,0\n")
+    assert datasets.load_weather(w).counts.sum() == 4
+    w.write_text("w1,t1,0,1,0\nw2,t1,1,1,0\nw3,t2,2,2")  # cut in the middle of a line
+    with pytest.raises(ValueError, match=r"line 3: the last line has no newline"):
+        datasets.load_weather(w)
+    w.write_text("w1,t1,0,1,0\nw2,t1\nw3,t2,2,2,0\n")
+    with pytest.raises(ValueError, match=r"CF_amt\.csv, line 2: field 3 \(label\)"):
+        datasets.load_weather(w)
+    w.write_text("w1,t1,x,1,0\n")
+    with pytest.raises(ValueError, match=r"line 1: field 3 \(label\) must be int, got 'x'"):
+        datasets.load_weather(w)
+    d = tmp_path / "dog"
+    d.mkdir()
+    (d / "dog_crowd.txt").write_text("1 1 2\n1 2 2\n2 1\n")
+    (d / "dog_truth.txt").write_text("1 2\n1 2\n2 1\n")
+    with pytest.raises(ValueError, match=r"dog_crowd\.txt, line 3: 2 field"):
+        datasets.load_dog(d)
+    with pytest.raises(ValueError, match="not found"):
+        datasets.load_weather(tmp_path / "nope.csv")
+
+
+def test_checksum_catches_a_cut_copy_of_the_shared_data(tmp_path, data_dir):
+    src = data_dir / "snow2008_rte"
+    dst = tmp_path / "snow2008_rte"
+    dst.mkdir()
+    (dst / "SOURCE.md").write_text((src / "SOURCE.md").read_text())
+    lines = (src / "rte.standardized.tsv").read_text().splitlines(keepends=True)
+    (dst / "rte.standardized.tsv").write_text("".join(lines[: len(lines) // 2]))  # half the file, whole lines
+    with pytest.raises(ValueError, match="sha256 .* modified or truncated"):
+        datasets.load_rte(dst)
+    half = datasets.load_rte(dst, verify=False)  # asked for explicitly, it loads
+    assert half.votes.sum() < datasets.load_rte(src).votes.sum()
+
+
+@pytest.mark.parametrize("bad", [-3, 0, 2.5, True, "20"])
+def test_max_votes_domain(tmp_path, bad):
+    w = tmp_path / "CF_amt.csv"
+    w.write_text("w1,t1,0,1,0\nw2,t1,1,1,0\n")
+    with pytest.raises(ValueError, match="'max_votes'"):
+        datasets.load_weather(w, max_votes=bad)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, 5, "cat", None])
+def test_binarise_domain(tmp_path, bad):
+    w = tmp_path / "CF_amt.csv"
+    w.write_text("w1,t1,0,1,0\nw2,t1,1,1,0\nw3,t2,4,1,0\n")
+    data = datasets.load_weather(w)
+    with pytest.raises(ValueError, match="'positive' parameter of binarise"):
+        data.binarise(bad)
+    assert data.binarise(4)[0].tolist() == [0.0, 1.0]
+
+
+# -- command line --------------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def csv_file(tmp_path):
+    m, v, y = socal.synthetic.toy_population().sample(300, h=1 / 16, rng=0)
+    path = tmp_path / "s.csv"
+    path.write_text("m,v,y1,y2\n" + "".join(f"{float(a)!r},{float(b)!r},{int(c)},{int(d)}\n"
+                                            for a, b, c, d in zip(m, v, y[:, 0], y[:, 1])))
+    return path
+
+
+def _run(capsys, argv):
+    code = main(argv)
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+@pytest.mark.parametrize("make,match", [
+    (lambda p: p.parent / "missing.csv", "not found"),
+    (lambda p: p.parent, "a folder"),
+    (lambda p: (p.write_text(p.read_text() + "0.5,0.1\n"), p)[1], "line 302"),
+    (lambda p: (p.write_text("m,v,y1,y1\n0.5,0.1,0,1\n"), p)[1], "more than once"),
+])
+def test_cli_user_errors_are_one_line_exit_2(capsys, csv_file, make, match):
+    path = make(csv_file)
+    code, _, err = _run(capsys, ["estimate", str(path), "--mean", "m", "--var", "v", "--labels", "y1,y2",
+                                 "--no-interval"])
+    assert code == 2 and match in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_bom_fractional_h_and_counts(capsys, csv_file, tmp_path):
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbf" + csv_file.read_bytes())
+    code, out, err = _run(capsys, ["estimate", str(bom), "--mean", "m", "--var", "v", "--labels", "y1,y2",
+                                   "--h", "1/16", "--no-interval", "--json"])
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["ce2"]["h"] == 1 / 16
+    counts = tmp_path / "counts.csv"
+    rows = csv_file.read_text().splitlines()[1:]
+    counts.write_text("m,v,pos,k\n" + "".join(f"{r.split(',')[0]},{r.split(',')[1]},"
+                                              f"{int(r.split(',')[2]) + int(r.split(',')[3])},2\n" for r in rows))
+    code, out2, _ = _run(capsys, ["estimate", str(counts), "--mean", "m", "--var", "v", "--positives", "pos",
+                                  "--trials", "k", "--h", "1/16", "--no-interval", "--json"])
+    assert code == 0 and abs(json.loads(out2)["ce2"]["estimate"] - res["ce2"]["estimate"]) < 1e-12
+
+
+def test_cli_empty_cells_are_missing_votes(capsys, csv_file):
+    text = csv_file.read_text().splitlines()
+    text[5] = text[5].rsplit(",", 1)[0] + ","  # y2 empty on one row
+    csv_file.write_text("\n".join(text) + "\n")
+    code, _, err = _run(capsys, ["estimate", str(csv_file), "--mean", "m", "--var", "v", "--labels", "y1,y2",
+                                 "--no-interval", "--json"])
+    assert code == 2 and "'counts[1] (trials)'" in err  # one vote left on that row: k = 1 < 2, said plainly
+    y3 = [r + ",1" for r in text[1:]]
+    csv_file.write_text("m,v,y1,y2,y3\n" + "\n".join(y3) + "\n")
+    code, out, err = _run(capsys, ["estimate", str(csv_file), "--mean", "m", "--var", "v", "--labels", "y1,y2,y3",
+                                   "--no-interval", "--json"])
+    assert code == 0 and "1 empty label cell(s) read as missing votes" in err
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["estimate", "x.csv", "--mean", "m", "--var", "v", "--labels", ""], "at least one column"),
+    (["estimate", "x.csv", "--mean", "m", "--var", "v"], "--labels"),
+    (["estimate", "x.csv", "--mean", "m", "--var", "v", "--labels", "a,b", "--h", "0"], "--h"),
+    (["estimate", "x.csv", "--mean", "m", "--var", "v", "--labels", "a,b", "--ci", "1.5"], "--ci"),
+    (["demo", "--n", "-5"], "--n"),
+])
+def test_cli_bad_options(capsys, tmp_path, monkeypatch, argv, match):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.csv").write_text("m,v,a,b\n0.5,0.1,0,1\n")
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own usage errors exit 2
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and match in err and "Traceback" not in err
+
+
+def test_cli_real_labels_on_an_empty_folder(capsys, tmp_path):
+    code, _, err = _run(capsys, ["reproduce", "real-labels", "--data-dir", str(tmp_path), "--repeats", "2",
+                                 "--out", str(tmp_path / "o")])
+    assert code == 2 and "not found" in err and "Traceback" not in err
+
+
+def test_cli_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and socal.__version__ in capsys.readouterr().out
+
+
+def test_audit_only_empty_is_refused(capsys):
+    pytest.importorskip("sympy")
+    code, _, err = _run(capsys, ["audit", "--only", ""])
+    assert code == 2 and "--only needs at least one claim id" in err

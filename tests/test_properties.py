@@ -1,0 +1,158 @@
+"""Properties over generated inputs (hypothesis): every call either raises a ValueError/TypeError that names the
+argument, or returns a finite result that satisfies the estimators' invariances.
+
+Inputs are drawn inside each domain, at its edges, just outside (beyond the round-off tolerance) and far outside,
+in several dtypes and shapes.  Sizes stay small (n <= 300, degree <= 6) so each example runs in milliseconds.
+"""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, assume, event, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+import socal  # noqa: E402
+from socal._validation import edge_tolerance  # noqa: E402
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                    derandomize=True)
+NAMED = re.compile(r"'(mean|var|labels|counts\[[01]\] \(positives\)|counts\[[01]\] \(trials\)|counts|degree|alpha|h|"
+                   r"folds|holdout|max_degree|ci|n_boot|rng)'")
+
+# a value just outside [lo, hi]: beyond the edge tolerance (1e-9 for float64), so it must be refused
+EDGE_VALUES = [0.0, 1.0, 1 + 1e-12, -1e-17, 1 + 1e-6, -1e-6, 2.0, -3.0, np.nan, np.inf, -np.inf]
+
+
+def scores(n, *, outside=False):
+    """(mean, var) arrays of length n, optionally with a few entries at or beyond the edges."""
+    mean = hnp.arrays(np.float64, n, elements=st.floats(0.0, 1.0))
+    var = hnp.arrays(np.float64, n, elements=st.floats(0.0, 0.25))
+    if not outside:
+        return st.tuples(mean, var)
+    edge = st.sampled_from(EDGE_VALUES)
+    return st.tuples(mean, var, st.lists(st.tuples(st.integers(0, n - 1), edge, st.booleans()), max_size=3))
+
+
+def _calls_ok(fn):
+    """Run fn(); a ValueError/TypeError must name an argument, a result must be finite and in [0, 2]."""
+    try:
+        res = fn()
+    except (ValueError, TypeError) as exc:
+        named = NAMED.search(str(exc))
+        assert named, f"error does not name its argument: {exc}"
+        event(f"refused, naming {named.group(0)}")
+        return None
+    event("answered")
+    assert math.isfinite(res.estimate) and 0.0 <= res.estimate <= 2.0
+    assert math.isfinite(res.mean_term) and math.isfinite(res.moment_term)
+    return res
+
+
+@SETTINGS
+@given(data=st.data(), n=st.integers(10, 120), k=st.integers(1, 4))
+def test_ce2_domains(data, n, k):
+    m, v, edits = data.draw(scores(n, outside=True))
+    for i, val, which in edits:
+        (m if which else v)[i] = val
+    y = data.draw(hnp.arrays(np.float64, (n, k), elements=st.sampled_from([0.0, 1.0, 0.5, 2.0, -1.0]),
+                             fill=st.sampled_from([0.0, 1.0])))
+    dtype = data.draw(st.sampled_from([np.float64, np.float32, np.int64]))
+    m_in = m.astype(dtype) if dtype is not np.int64 else np.round(m).astype(np.int64)
+    kw = data.draw(st.fixed_dictionaries({"degree": st.sampled_from([None, 0, 2, 4, [2, 3], "paper", -1, 300]),
+                                          "alpha": st.sampled_from([None, 1e-3, 0.0, [1e-4, 1e-2], -1.0, np.nan]),
+                                          "h": st.sampled_from([None, 1 / 16, 1 / 64, 0.0, 1e-17, 1e200])}))
+    res = _calls_ok(lambda: socal.ce2(m_in, v, y, rng=0, **kw))
+    if res is not None:  # an answer only for valid input (up to the documented round-off at the edges)
+        tm, tv = edge_tolerance(m_in.dtype), edge_tolerance(v.dtype)
+        mf = m_in.astype(np.float64)
+        assert k >= 2 and np.all(np.isin(y, [0.0, 1.0]))
+        assert np.all(np.isfinite(mf)) and np.all(np.isfinite(v))
+        assert np.all((mf >= -tm) & (mf <= 1 + tm)) and np.all((v >= -tv) & (v <= 0.25 + tv))
+
+
+@SETTINGS
+@given(data=st.data(), n=st.integers(10, 120))
+def test_counts_domains(data, n):
+    m, v = data.draw(scores(n))
+    k = data.draw(hnp.arrays(np.float64, n, elements=st.sampled_from([2.0, 3.0, 10.0, 1.0, 0.0, 2.5, 4e9, 1e17])))
+    a = np.floor(k * m)
+    a[data.draw(st.integers(0, n - 1))] += data.draw(st.sampled_from([0.0, 0.0, 1.0, -1.0, 0.5]))
+    res = _calls_ok(lambda: socal.ce2(m, v, counts=(a, k), degree=2, alpha=1e-3))
+    if res is not None:
+        assert np.all(k >= 2) and np.all((a >= 0) & (a <= k)) and np.all(a == np.round(a)) and np.all(k <= 2**53)
+
+
+@SETTINGS
+@given(data=st.data(), n=st.integers(30, 200), k=st.integers(2, 5), select=st.booleans())
+def test_row_shuffle_invariance(data, n, k, select):
+    """Rows in another order give the same estimate: at a fixed degree and ridge, and with cross-validation too
+    (folds hash each row's content, so they move with the rows)."""
+    m, v = data.draw(scores(n))
+    f = np.clip(m + data.draw(st.floats(-0.3, 0.3)) * (v - 0.125), 0, 1)
+    y = (np.random.default_rng(data.draw(st.integers(0, 99))).random((n, k)) < f[:, None]).astype(float)
+    perm = np.random.default_rng(1).permutation(n)
+    kw = dict(degree=[1, 3], alpha=[1e-3, 1e-1]) if select else dict(degree=3, alpha=1e-2)
+    a = socal.ce2(m, v, y, rng=5, **kw)
+    b = socal.ce2(m[perm], v[perm], y[perm], rng=5, **kw)
+    assert (a.degree, a.alpha) == (b.degree, b.alpha)
+    assert abs(a.estimate - b.estimate) < 1e-9
+
+
+@SETTINGS
+@given(data=st.data(), n=st.integers(30, 200), k=st.integers(2, 5))
+def test_label_column_permutation_invariance(data, n, k):
+    m, v = data.draw(scores(n))
+    y = data.draw(hnp.arrays(np.float64, (n, k), elements=st.sampled_from([0.0, 1.0])))
+    cols = np.random.default_rng(data.draw(st.integers(0, 99))).permutation(k)
+    a = socal.ce2(m, v, y, rng=2)
+    b = socal.ce2(m, v, y[:, cols], rng=2)  # the targets depend on the counts only: the same rows, same folds
+    assert abs(a.estimate - b.estimate) < 1e-12 and a.degree == b.degree
+
+
+@SETTINGS
+@given(data=st.data(), n=st.integers(30, 200), k=st.integers(1, 4), degree=st.integers(0, 6))
+def test_ce1_flip_symmetry(data, n, k, degree):
+    """CE1(1 - m, 1 - y) = CE1(m, y): the unpenalised constant makes the fit equivariant under the flip."""
+    m = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0.0, 1.0)))
+    y = data.draw(hnp.arrays(np.float64, (n, k), elements=st.sampled_from([0.0, 1.0])))
+    assume((degree + 1) <= n)
+    a = socal.ce1(m, y, degree=degree, alpha=1e-3)
+    b = socal.ce1(1.0 - m, 1.0 - y, degree=degree, alpha=1e-3)
+    assert abs(a.estimate - b.estimate) < 1e-9
+
+
+@SETTINGS
+@given(data=st.data(), n=st.integers(20, 150), pieces=st.integers(1, 6))
+def test_any_chunking_same_statistics(data, n, pieces):
+    m, v = data.draw(scores(n))
+    y = data.draw(hnp.arrays(np.float64, (n, 2), elements=st.sampled_from([0.0, 1.0])))
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, n - 1), max_size=pieces))))
+    bounds = [0, *cuts, n]
+    whole = socal.SufficientStats(max_degree=5, rng=3).update(m, v, y)
+    parts = [socal.SufficientStats(max_degree=5, rng=3).update(m[a:b], v[a:b], y[a:b])
+             for a, b in zip(bounds[:-1], bounds[1:])]
+    merged = parts[0]
+    for p in parts[1:]:
+        merged = merged + p
+    np.testing.assert_array_equal(merged.count, whole.count)
+    np.testing.assert_allclose(merged.M, whole.M, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(merged.Z, whole.Z, rtol=1e-12, atol=1e-9)
+
+
+@SETTINGS
+@given(kw=st.fixed_dictionaries({"max_degree": st.one_of(st.integers(-5, 300), st.floats(), st.text(max_size=3)),
+                                 "folds": st.one_of(st.integers(-3, 200), st.none()),
+                                 "holdout": st.one_of(st.none(), st.floats(-1, 2)),
+                                 "ndim": st.sampled_from([0, 1, 2, 3, True])}))
+def test_sufficient_stats_parameters(kw):
+    try:
+        stt = socal.SufficientStats(**kw)
+    except (ValueError, TypeError) as exc:
+        assert re.search(r"'(max_degree|folds|holdout|ndim)'", str(exc)), str(exc)
+        return
+    assert 0 <= stt.max_degree <= 200 and stt.ndim in (1, 2) and stt.n == 0
