@@ -54,6 +54,21 @@ def _int_in(lo, hi):
     return parse
 
 
+def _require(command, extra, *modules):
+    """Fail before any work when an optional dependency of ``command`` is missing, naming the pip command."""
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ImportError(f"'socal {command}' needs {', '.join(missing)}, which is not installed; install it with: "
+                          f"pip install 'socal[{extra}]'")
+
+
+def _require_backend(args):
+    if getattr(args, "backend", "loky") == "dask":
+        _require(f"{args.command} --backend dask", "dask", "dask", "distributed", "joblib")
+
+
 def _fmt(res):
     ci = "" if res.ci is None else f"  {int(res.ci.level * 100)}% CI [{res.ci.low:.4f}, {res.ci.high:.4f}]"
     deb = "" if res.debiased is None else f"  bias-corrected {res.debiased:.4f}"
@@ -162,6 +177,7 @@ def _reproduce_decision(args):
 def _reproduce_recalibration(args):
     import pathlib
 
+    _require("reproduce recalibration", "experiments", "sklearn")
     from .experiments.recalibration import PAPER, plot_recalibration, run_recalibration
 
     out = pathlib.Path(args.out)
@@ -187,6 +203,8 @@ def _reproduce_rate(args):
     import pathlib
     import time
 
+    _require("reproduce rate", "experiments", "sklearn", "joblib")
+    _require_backend(args)
     from .experiments.rate import ESTIMATORS, HS, PAPER_SLOPES, plot_rate, run_rate, slopes, summarise
 
     from ._parallel import backend

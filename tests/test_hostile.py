@@ -325,3 +325,13 @@ def test_audit_only_empty_is_refused(capsys):
     pytest.importorskip("sympy")
     code, _, err = _run(capsys, ["audit", "--only", ""])
     assert code == 2 and "--only needs at least one claim id" in err
+
+
+def test_missing_optional_dependency_is_reported_before_work(capsys, monkeypatch, tmp_path):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "sklearn" else real(name, *a))
+    code, out, err = _run(capsys, ["reproduce", "rate", "--quick", "--out", str(tmp_path / "r")])
+    assert code == 2 and "pip install 'socal[experiments]'" in err and "sklearn" in err
+    assert not (tmp_path / "r").exists()  # nothing was started

@@ -62,7 +62,7 @@ def test_ce2_domains(data, n, k):
     y = data.draw(hnp.arrays(np.float64, (n, k), elements=st.sampled_from([0.0, 1.0, 0.5, 2.0, -1.0]),
                              fill=st.sampled_from([0.0, 1.0])))
     dtype = data.draw(st.sampled_from([np.float64, np.float32, np.int64]))
-    m_in = m.astype(dtype) if dtype is not np.int64 else np.round(m).astype(np.int64)
+    m_in = m.astype(dtype) if dtype is not np.int64 else np.round(np.nan_to_num(m, nan=0.5, posinf=1, neginf=0)).astype(np.int64)
     kw = data.draw(st.fixed_dictionaries({"degree": st.sampled_from([None, 0, 2, 4, [2, 3], "paper", -1, 300]),
                                           "alpha": st.sampled_from([None, 1e-3, 0.0, [1e-4, 1e-2], -1.0, np.nan]),
                                           "h": st.sampled_from([None, 1 / 16, 1 / 64, 0.0, 1e-17, 1e200])}))

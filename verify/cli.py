@@ -19,6 +19,10 @@ def audit(args):
         ids = [s.strip() for s in args.only.split(",") if s.strip()]
         if not ids:
             raise ValueError("--only needs at least one claim id (comma-separated); omit it for the full audit")
+    if args.backend == "dask":
+        from socal.cli import _require
+
+        _require("audit --backend dask", "dask", "dask", "distributed")
     t0 = time.perf_counter()
     with backend(args.backend, scheduler=args.scheduler):
         results = run(ids, quick=args.quick, progress=not args.no_progress and sys.stderr.isatty())
