@@ -10,6 +10,10 @@ by the chunk size and the O(l^4) statistics.
 
     python benchmarks/bench_scale.py            # l = 12, 44 to 1e8 rows; l = 88 to 1e7; dask speed-up at 1e7
     python benchmarks/bench_scale.py --quick    # up to 1e7 rows
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_scale.py --dask-only   # one core per process: the scaling
+
+On one 2-core machine a single process already uses both cores through BLAS threads, so 2 dask workers there gain
+nothing (they contend); with one BLAS thread per process the speed-up measures how the passes scale with workers.
 """
 
 from __future__ import annotations
@@ -86,7 +90,10 @@ def dask_speedup(l, n, chunk=CHUNK, workers=2):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--dask-only", action="store_true", help="only the 2-worker speed-up")
     args = ap.parse_args()
+    if args.dask_only:
+        return speedup_row()
     top = 10**7 if args.quick else 10**8
     plan = [(12, n) for n in (10**6, 10**7, top)] + [(44, n) for n in (10**6, 10**7, top)] + \
         [(88, n) for n in (10**6, 10**7)]
@@ -96,10 +103,19 @@ def main():
         r = run_stream(l, n)
         print(f"{l:>3} {n:>11,} {r['stats_rps']:>13,.0f} {r['fit_s']:>7.2f} {r['dev_rps']:>11,.0f} "
               f"{r['total_s']:>8.1f} {r['peak_mb']:>11.0f}", flush=True)
-    n = 10**7
+    speedup_row()
+
+
+def speedup_row(n=10**7):
+    import os
+
+    from threadpoolctl import threadpool_info
+
+    blas = max((p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"), default="?")
     t1, t2, agree = dask_speedup(44, n)
-    print(f"\n2 dask workers vs 1 process, l = 44, {n:,} rows: {t1:.1f} s vs {t2:.1f} s, speed-up {t1 / t2:.2f}x "
-          f"(CE2 agrees to {agree:.1e})")
+    print(f"\n2 dask workers vs 1 process, l = 44, {n:,} rows, BLAS threads per process {blas} "
+          f"(OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}): {t1:.1f} s vs {t2:.1f} s, "
+          f"speed-up {t1 / t2:.2f}x (CE2 agrees to {agree:.1e})")
 
 
 if __name__ == "__main__":

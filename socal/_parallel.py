@@ -41,12 +41,17 @@ def backend(name="loky", *, scheduler=None, n_workers=2):
     an address such as 'tcp://10.0.0.5:8786', or a local cluster of ``n_workers`` processes on loopback)."""
     if name not in BACKENDS:
         raise ValueError(f"The 'backend' parameter must be one of {', '.join(BACKENDS)}. Got {name!r} instead.")
-    from joblib import parallel_config
-
     if name == "loky":
+        try:
+            from joblib import parallel_config
+        except ImportError:  # without joblib, run_jobs can only run here (n_jobs=1), which needs no backend
+            yield None
+            return
         with parallel_config(backend="loky"):
             yield None
         return
+    from joblib import parallel_config
+
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:

@@ -69,6 +69,21 @@ def _require_backend(args):
         _require(f"{args.command} --backend dask", "dask", "dask", "distributed", "joblib")
 
 
+def _backend_of(args):
+    from ._parallel import backend
+
+    return backend(args.backend, scheduler=args.scheduler)
+
+
+def _parallel_args(parser, jobs=1):
+    parser.add_argument("--jobs", type=_int_in(1, 1024), default=jobs,
+                        help=f"parallel replicates (joblib; default {jobs}); the numbers do not depend on it")
+    parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                        help="where replicates run: local processes (loky) or a dask cluster (same numbers)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="with --backend dask: the scheduler's address (default: a local 2-worker cluster)")
+
+
 def _fmt(res):
     ci = "" if res.ci is None else f"  {int(res.ci.level * 100)}% CI [{res.ci.low:.4f}, {res.ci.high:.4f}]"
     deb = "" if res.debiased is None else f"  bias-corrected {res.debiased:.4f}"
@@ -153,7 +168,9 @@ def _reproduce_decision(args):
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     repeats = 20 if args.quick else args.repeats
-    res = run_decision(repeats=repeats, rng=args.seed, show_progress=True)
+    _require_backend(args)
+    with _backend_of(args):
+        res = run_decision(repeats=repeats, rng=args.seed, show_progress=True, n_jobs=args.jobs)
     rows = res.to_rows()
     with open(out / "decision.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
@@ -183,7 +200,10 @@ def _reproduce_recalibration(args):
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     seeds = 3 if args.quick else args.seeds
-    res = run_recalibration(seeds=seeds, rng=args.seed, log2_sobol=14 if args.quick else 18, show_progress=True)
+    _require_backend(args)
+    with _backend_of(args):
+        res = run_recalibration(seeds=seeds, rng=args.seed, log2_sobol=14 if args.quick else 18, show_progress=True,
+                                n_jobs=args.jobs)
     summ = res.summary()
     (out / "recalibration.json").write_text(json.dumps({"ours": summ, "paper": PAPER}, indent=2))
     print(f"Experiment 2 (h = {res.h:g}, {seeds} calibration seeds of 2e4 2-snapshots)")
@@ -207,11 +227,9 @@ def _reproduce_rate(args):
     _require_backend(args)
     from .experiments.rate import ESTIMATORS, HS, PAPER_SLOPES, plot_rate, run_rate, slopes, summarise
 
-    from ._parallel import backend
-
     out = pathlib.Path(args.out)
     t0 = time.perf_counter()
-    with backend(args.backend, scheduler=args.scheduler):
+    with _backend_of(args):
         if args.quick:
             rows = run_rate(seeds=3, sizes=(500, 2000, 10_000), out=out / "quick", n_jobs=args.jobs, log2_sobol=15,
                             show_progress=True)
@@ -241,6 +259,7 @@ def _reproduce_real_labels(args):
 
     if not pathlib.Path(args.data_dir).is_dir():
         raise ValueError(f"--data-dir {args.data_dir!r} is not a folder (it should hold one sub-folder per data set)")
+    _require_backend(args)
     names = list(_REAL_DEFAULTS) if args.dataset == "all" else [args.dataset]
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -254,7 +273,9 @@ def _reproduce_real_labels(args):
         positive = args.positive if (args.positive is not None and len(names) == 1) else _REAL_DEFAULTS[name]
         if isinstance(data.classes[0], int) and isinstance(positive, str) and positive.isdigit():
             positive = int(positive)
-        res = run_real_labels(data, positive=positive, repeats=args.repeats, rng=args.seed, show_progress=True)
+        with _backend_of(args):
+            res = run_real_labels(data, positive=positive, repeats=args.repeats, rng=args.seed, show_progress=True,
+                                  n_jobs=args.jobs)
         at5 = res.at(0.05)
         lift = res.auc_lift()
         summary[name] = {"positive": str(positive), "cohorts": res.cohort_sizes, "yield_at_5pct": at5,
@@ -317,22 +338,20 @@ def build_parser():
     dec.add_argument("--quick", action="store_true", help="20 repeats")
     dec.add_argument("--seed", type=int, default=0)
     dec.add_argument("--out", default="out/decision")
+    _parallel_args(dec)
     dec.set_defaults(func=_reproduce_decision)
     rec = rsub.add_parser("recalibration", help="Experiment 2: recalibrated variance against the truth (Figure 2)")
     rec.add_argument("--seeds", type=int, default=20)
     rec.add_argument("--quick", action="store_true", help="3 seeds, 2^14 Sobol points")
     rec.add_argument("--seed", type=int, default=0)
     rec.add_argument("--out", default="out/recalibration")
+    _parallel_args(rec)
     rec.set_defaults(func=_reproduce_recalibration)
     rat = rsub.add_parser("rate", help="Experiment 1: error against n for the polynomial estimator and baselines")
     rat.add_argument("--seeds", type=int, default=20)
     rat.add_argument("--quick", action="store_true", help="3 seeds, n in {500, 2000, 10000}")
-    rat.add_argument("--jobs", type=int, default=2, help="parallel seeds (joblib)")
     rat.add_argument("--out", default="out/rate", help="folder; finished seeds found there are not recomputed")
-    rat.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                     help="where seeds run: local processes (loky) or a dask cluster (same numbers)")
-    rat.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                     help="with --backend dask: the scheduler address (default: a local 2-worker cluster)")
+    _parallel_args(rat, jobs=2)
     rat.set_defaults(func=_reproduce_rate)
     rl = rsub.add_parser("real-labels", help="Experiment 4: audit yield on real multi-annotator labels (Figure 4)")
     rl.add_argument("--dataset", default="weather", choices=[*_REAL_DEFAULTS, "all"])
@@ -341,6 +360,7 @@ def build_parser():
     rl.add_argument("--repeats", type=int, default=1000)
     rl.add_argument("--seed", type=int, default=0)
     rl.add_argument("--out", default="out/real_labels")
+    _parallel_args(rl)
     rl.set_defaults(func=_reproduce_real_labels)
     for ep in entry_points(group="socal.commands"):
         try:

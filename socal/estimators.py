@@ -165,8 +165,9 @@ class _DeviationPass:
         return DeviationStats(self.cmap).update_validated(m, v)
 
 
-def _n_train(n, st):
-    return int(n * (1 - st.holdout)) if st.holdout is not None else n - -(-n // st.folds)
+def _n_train(n, folds, holdout):
+    """Nominal training rows of a split (the degree rule's 'n_train'): n (1 - holdout), or n minus one fold."""
+    return int(n * (1 - holdout)) if holdout is not None else n - -(-n // folds)
 
 
 def _fit_from(source, stats, st, ndim, func, show=False, responses=None):
@@ -175,7 +176,8 @@ def _fit_from(source, stats, st, ndim, func, show=False, responses=None):
         if isinstance(source, ArraySource):  # n is known: statistics only up to the degree that will be used
             n = source.chunk[0].shape[0]
             _check_n(func, n, 2 if st.holdout is not None else st.folds)
-            cap = _resolve_degrees(func, st.degree, st.h, n, _n_train(n, st), st.max_degree, ndim)[0][0]
+            cap = _resolve_degrees(func, st.degree, st.h, n, _n_train(n, st.folds, st.holdout), st.max_degree,
+                                   ndim)[0][0]
         else:
             cap = _stream_cap(func, st)
         template = SufficientStats(max_degree=cap, ndim=ndim, folds=st.folds, holdout=st.holdout,
@@ -183,7 +185,7 @@ def _fit_from(source, stats, st, ndim, func, show=False, responses=None):
         stats = source.map_reduce(_StatsPass(template), show=show, desc="statistics")
     n = stats.n
     _check_n(func, n, stats.folds)
-    n_train = int(n * (1 - stats.holdout)) if stats.holdout is not None else n - -(-n // stats.folds)
+    n_train = _n_train(n, stats.folds, stats.holdout)
     degs, sel_d = _resolve_degrees(func, st.degree, st.h, n, n_train, min(st.max_degree, stats.max_degree)
                                    if st.degree is None else st.max_degree, ndim)
     alphas, sel_a = _resolve_alphas(func, st.alpha)
@@ -198,10 +200,13 @@ def _check_n(func, n, folds):
 
 def _stream_cap(func, st):
     """Degree cap of statistics built from a stream (n unknown until the pass is done)."""
-    if st.degree is None or isinstance(st.degree, str):
+    degree = _scalar(st.degree)
+    if degree is None or isinstance(degree, str):
         return st.max_degree
-    degs = st.degree if isinstance(st.degree, (list, tuple, np.ndarray)) else [st.degree]
-    return max(check_int(d, "degree", func, 0, _MAX_DEGREE_LIMIT) for d in degs) if len(degs) else 0
+    degs = degree if isinstance(degree, (list, tuple, np.ndarray)) else [degree]
+    if np.ndim(degs) != 1 or len(degs) == 0:
+        return st.max_degree  # _resolve_degrees names the error after the pass
+    return max(check_int(_scalar(d), "degree", func, 0, _MAX_DEGREE_LIMIT) for d in degs)
 
 
 def _estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha, folds, holdout, max_degree, ci,
@@ -220,20 +225,22 @@ def _estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha
                             alpha=fit.cmap.alpha, n=dev.n, h=st.h, ci=interval, debiased=debiased, bias=bias,
                             selection=fit.selection, kind=kind)
 
+
 _ESTIMATOR_NOTES = """
     Bias at small n.  The plug-in L1 error is biased upwards when the truth is small, since noise in eta-hat
     can only add to |eta-hat - score| on average.  Measured by benchmarks/bias_small_n.py on the raw-calibrated
     population of :func:`socal.synthetic.calibrated_population` (h = 1/16, CE2^pert = 0.0965, 20 replicates per
-    n, default CV): mean plug-in bias +0.052 at n = 500, +0.017 at n = 2000, +0.004 at n = 10000; after
-    ``debias=True`` +0.016, -0.0005 and -0.0004.  The 90% interval covered the truth in 65%, 90% and 80% of the
-    replicates (it undercovers at n = 500; see README "Bias at small n").  ``debias=True``
+    n, default CV): mean plug-in bias +0.057 at n = 500, +0.018 at n = 2000, +0.008 at n = 10000; after
+    ``debias=True`` +0.020, -0.0000 and +0.0005.  The 90% interval covered the truth in 65%, 90% and 75% of the
+    replicates (it undercovers; see README "Bias at small n").  ``debias=True``
     subtracts a parametric-bootstrap estimate of that bias: labels are redrawn from the fitted, projected
     calibration functions (f* ~ Beta with the fitted moments; Binomial(k, f*) labels), the polynomial is refitted
     at the selected degree and alpha, and the mean excess of the refitted estimates over the bootstrap world's
     truth is the bias.
 
     ``ci=level`` returns the basic bootstrap interval from the same replicates.  It covers label noise (with the
-    refit) and the sampling of scores in the final average (multinomial weights over items); it does not cover
+    refit) and the sampling of scores in the final average (Poisson(1) weights per item, the mergeable form of
+    resampling items, so the same passes run on chunks and dask partitions); it does not cover
     the randomness of the degree/alpha selection, nor how the fitted polynomial would move with a fresh draw of
     scores, and it inherits any bias of the fitted calibration functions themselves.
 """
@@ -254,13 +261,20 @@ def ce2(mean=None, var=None, labels=None, *, counts=None, chunks=None, h=None, d
 
     Parameters
     ----------
-    mean, var : array_like, shape (n,)
+    mean, var : array_like, shape (n,), or dask arrays / Series
         The *perturbed* scores the deployed predictor outputs (see :func:`socal.perturb`): mean in [0, 1],
-        var in [0, 1/4].  The estimate is of CE2 of that perturbed predictor, CE2^pert.
+        var in [0, 1/4].  The estimate is of CE2 of that perturbed predictor, CE2^pert.  Dask collections are
+        reduced partition by partition (a tree of merged :class:`socal.SufficientStats`).  ``mean`` may instead be
+        a :class:`socal.SufficientStats`, with the data for the second pass in ``chunks``.
     labels : array_like, shape (n, k), k >= 2
         k-snapshot labels in {0, 1}, k i.i.d. draws from Bernoulli(f*(x)) per item.
     counts : tuple (positives, trials), optional
         Instead of ``labels``: per-item counts of positive labels and of labels (trials >= 2, may vary by item).
+    chunks : re-iterable source of chunks, optional
+        Data larger than memory: a list of chunks, a callable returning an iterator of chunks, or a reader of
+        :mod:`socal.io` (CSV, Parquet).  A chunk is a mapping with 'mean', 'var' and 'labels' or 'counts', or a
+        tuple (mean, var, labels).  The data are read once for the statistics, once for the CE average, and twice
+        more for ``ci``/``debias``; the answer equals the in-memory one (coefficients to 1e-10 relative).
     h : float, optional
         The perturbation bandwidth.  With it the degree is capped by the paper's rule l = ceil(2 log n / log theta(h)).
     degree : None, 'paper', int or list of ints

@@ -82,6 +82,7 @@ class _PlattBase:
         name = type(self).__name__ + ".fit"
         ndim, st = self._settings(name)
         R = 2 if self._second_order else 1
+        self.__dict__.pop("stats_", None)  # fit starts afresh; partial_fit accumulates from here
         if isinstance(mean, SufficientStats):
             if var is not None or labels is not None or counts is not None:
                 raise ValueError(f"With SufficientStats as the first argument of {name}, 'var', 'labels' and "

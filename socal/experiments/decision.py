@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._progress import progress
+from .._parallel import run_jobs
 from .._validation import check_int, check_rng
 from ..recalibrate import FirstOrderPlatt, SecondOrderPlatt
 
@@ -98,23 +98,27 @@ class DecisionResult:
                  "referred": float(r[j, k])} for j, meth in enumerate(self.methods) for k, t in enumerate(self.taus)]
 
 
-def run_decision(*, repeats=200, n_cal=3000, n_eval=8000, cost=COST, taus=TAUS, rng=0, show_progress=False):
-    """Run Experiment 3: ``repeats`` independent calibration/evaluation draws (seeded from ``rng``)."""
+def _repeat(seed, n_cal, n_eval, cost, taus):
+    """One calibration/evaluation draw: realised gain and referral rate per (method, tau)."""
+    g = np.random.default_rng(seed)
+    cal, ev = _borderline(sample_clinic(n_cal, g)), _borderline(sample_clinic(n_eval, g))
+    y = (g.random((len(cal["m"]), 2)) < cal["theta"][:, None]).astype(float)  # 2-snapshots
+    S = _scores(cal, ev, y, cost)
+    realised = 2 * ev["theta"] ** 2 - 2 * ev["theta"] + 0.5 - cost
+    refer = S[:, None, :] > taus[None, :, None]  # (method, tau, patient)
+    return 100.0 * (refer @ realised) / len(realised), refer.mean(axis=2)
+
+
+def run_decision(*, repeats=200, n_cal=3000, n_eval=8000, cost=COST, taus=TAUS, rng=0, show_progress=False,
+                 n_jobs=1):
+    """Run Experiment 3: ``repeats`` independent calibration/evaluation draws (each seeded from ``rng``; the same
+    numbers with any ``n_jobs`` and joblib backend)."""
     repeats = check_int(repeats, "repeats", "run_decision", 2, 100_000)
     seeds = check_rng(rng).integers(0, 2**63 - 1, size=repeats)
     taus = np.asarray(taus, dtype=float)
-    gain = np.empty((repeats, len(METHODS), len(taus)))
-    referred = np.empty_like(gain)
-    for r in progress(range(repeats), show_progress, desc="decision", total=repeats):
-        g = np.random.default_rng(seeds[r])
-        cal, ev = _borderline(sample_clinic(n_cal, g)), _borderline(sample_clinic(n_eval, g))
-        y = (g.random((len(cal["m"]), 2)) < cal["theta"][:, None]).astype(float)  # 2-snapshots
-        S = _scores(cal, ev, y, cost)
-        realised = 2 * ev["theta"] ** 2 - 2 * ev["theta"] + 0.5 - cost
-        refer = S[:, None, :] > taus[None, :, None]  # (method, tau, patient)
-        gain[r] = 100.0 * (refer @ realised) / len(realised)
-        referred[r] = refer.mean(axis=2)
-    return DecisionResult(taus, gain, referred)
+    out = run_jobs(_repeat, [(int(sd), n_cal, n_eval, cost, taus) for sd in seeds], n_jobs=n_jobs,
+                   show=show_progress, desc="decision")
+    return DecisionResult(taus, np.stack([g for g, _ in out]), np.stack([r for _, r in out]))
 
 
 def shape_checks(res):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._progress import progress
+from .._parallel import run_jobs
 from .._validation import check_int, check_rng
 
 __all__ = ["run_real_labels", "RealLabelsResult", "METHODS", "PAPER_AT_5", "CONFIG", "plot_yield"]
@@ -106,7 +106,34 @@ class RealLabelsResult:
         return out
 
 
-def run_real_labels(data, *, positive=1, repeats=1000, config=None, rng=0, show_progress=False):
+def _repeat(seed, ale, hid, size, p, a_all, k_all, cfg):
+    """One draw of cohorts, provisional labels, scores and calibration/evaluation split: yield per method/budget."""
+    rng = np.random.default_rng(seed)
+    lo, hi = 0.5 - cfg["s_gap"] / 2, 0.5 + cfg["s_gap"] / 2
+    idx = np.r_[rng.choice(ale, size, replace=False), rng.choice(hid, size, replace=False)]
+    kind_ale = np.r_[np.ones(size, bool), np.zeros(size, bool)]
+    maj = (p[idx] >= 0.5).astype(int)
+    flip = rng.permutation(size) < size // 2  # hidden items: the majority for half, its complement for half
+    prov = np.empty(2 * size, dtype=bool)
+    prov[:size] = rng.random(size) < 0.5  # aleatoric items: Bernoulli(1/2)
+    prov[size:] = np.where(flip, 1 - maj[size:], maj[size:]).astype(bool)
+    theta = np.where(prov, p[idx], 1 - p[idx])
+    agree = np.where(prov, a_all[idx], k_all[idx] - a_all[idx])
+    b = rng.random(2 * size) < 0.5
+    m = np.where(b, hi, lo) + rng.normal(0, cfg["sigma_m"], 2 * size)
+    s = np.where(kind_ale == b, hi, lo) + rng.normal(0, cfg["sigma_s"], 2 * size)
+    items = {"m": np.clip(m, 0, 1), "s": np.clip(s, 0, 1), "theta": theta, "a": agree, "k": k_all[idx]}
+    perm = rng.permutation(2 * size)
+    n_sel, n_cal = int(round(0.25 * 2 * size)), int(round(0.35 * 2 * size))
+    cal_i, ev_i = perm[n_sel:n_sel + n_cal], perm[n_sel + n_cal:]
+    cal = {key: v[cal_i] for key, v in items.items()}
+    ev = {key: v[ev_i] for key, v in items.items()}
+    S = _scores(cal, ev, cfg["ridge"])
+    g = 2 * ev["theta"] * (1 - ev["theta"])
+    return np.stack([_yield_curve(S[j], g, BUDGETS) for j in range(len(METHODS))])
+
+
+def run_real_labels(data, *, positive=1, repeats=1000, config=None, rng=0, show_progress=False, n_jobs=1):
     """Run Experiment 4 on a :class:`socal.datasets.KSnapshots` (one-vs-rest on ``positive``)."""
     cfg = {**CONFIG, **(config or {})}
     repeats = check_int(repeats, "repeats", "run_real_labels", 2, 1_000_000)
@@ -119,31 +146,10 @@ def run_real_labels(data, *, positive=1, repeats=1000, config=None, rng=0, show_
     if size < 10:
         raise ValueError(f"{data.name}: cohorts too small for class {positive!r} (aleatoric {len(ale)}, hidden "
                          f"{len(hid)}); pick another class or configuration.")
-    lo, hi = 0.5 - cfg["s_gap"] / 2, 0.5 + cfg["s_gap"] / 2
-    yields = np.empty((repeats, len(METHODS), len(BUDGETS)))
-    for r in progress(range(repeats), show_progress, desc=data.name, total=repeats):
-        idx = np.r_[rng.choice(ale, size, replace=False), rng.choice(hid, size, replace=False)]
-        kind_ale = np.r_[np.ones(size, bool), np.zeros(size, bool)]
-        maj = (p[idx] >= 0.5).astype(int)
-        flip = rng.permutation(size) < size // 2  # hidden items: the majority for half, its complement for half
-        prov = np.empty(2 * size, dtype=bool)
-        prov[:size] = rng.random(size) < 0.5  # aleatoric items: Bernoulli(1/2)
-        prov[size:] = np.where(flip, 1 - maj[size:], maj[size:]).astype(bool)
-        theta = np.where(prov, p[idx], 1 - p[idx])
-        agree = np.where(prov, a_all[idx], k_all[idx] - a_all[idx])
-        b = rng.random(2 * size) < 0.5
-        m = np.where(b, hi, lo) + rng.normal(0, cfg["sigma_m"], 2 * size)
-        s = np.where(kind_ale == b, hi, lo) + rng.normal(0, cfg["sigma_s"], 2 * size)
-        items = {"m": np.clip(m, 0, 1), "s": np.clip(s, 0, 1), "theta": theta, "a": agree, "k": k_all[idx]}
-        perm = rng.permutation(2 * size)
-        n_sel, n_cal = int(round(0.25 * 2 * size)), int(round(0.35 * 2 * size))
-        cal_i, ev_i = perm[n_sel:n_sel + n_cal], perm[n_sel + n_cal:]
-        cal = {key: v[cal_i] for key, v in items.items()}
-        ev = {key: v[ev_i] for key, v in items.items()}
-        S = _scores(cal, ev, cfg["ridge"])
-        g = 2 * ev["theta"] * (1 - ev["theta"])
-        for j in range(len(METHODS)):
-            yields[r, j] = _yield_curve(S[j], g, BUDGETS)
+    seeds = rng.integers(0, 2**63 - 1, size=repeats)
+    out = run_jobs(_repeat, [(int(sd), ale, hid, size, p, a_all, k_all, cfg) for sd in seeds], n_jobs=n_jobs,
+                   show=show_progress, desc=data.name)
+    yields = np.stack(out)
     return RealLabelsResult(data.name, BUDGETS, yields, {"aleatoric": int(len(ale)), "hidden": int(len(hid)),
                                                          "balanced_each": int(size)})
 

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from .._progress import progress
+from .._parallel import run_jobs
 from .._validation import check_rng
 from ..chebyshev import ConditioningWarning
 from ..perturb import perturb
@@ -48,7 +48,7 @@ class RecalibrationResult:
 
 
 def run_recalibration(*, h=1 / 64, seeds=20, n_cal=20_000, n_eval=20_000, members=20, n_train=24, epochs=60,
-                      degree=12, log2_sobol=18, rng=0, show_progress=False):
+                      degree=12, log2_sobol=18, rng=0, show_progress=False, n_jobs=1):
     rng = check_rng(rng)
     task = GaussianMixtureTask(rng)
     x_tr = task.sample_x(n_train, rng)
@@ -62,26 +62,29 @@ def run_recalibration(*, h=1 / 64, seeds=20, n_cal=20_000, n_eval=20_000, member
 
     sampler.dim = task.dim
     truth = sample_truth(sampler, h, log2_n=log2_sobol, replicates=2, rng=rng)
-    pr, pc, after, scatter, n_warn = [], [], [], None, 0
-    for s in progress(range(seeds), show_progress, desc="calibration seeds", total=seeds):
-        g = np.random.default_rng([s, 2026])
-        x = task.sample_x(n_cal, g)
-        mt, vt = perturb(*ens.scores(x), h=h, rng=g)
-        with warnings.catch_warnings(record=True) as caught:  # the paper's floor-only ridge is near-singular by design
-            warnings.simplefilter("always", ConditioningWarning)
-            platt = SecondOrderPlatt(degree=degree, alpha=0.0).fit(mt, vt, task.labels(x, k=2, rng=g))
-        n_warn += sum(issubclass(w.category, ConditioningWarning) for w in caught)
-        xe = task.sample_x(n_eval, g)
-        me, ve = perturb(*ens.scores(xe), h=h, rng=g)
-        true_var = truth.conditional_variance(me, ve)
-        _, rv = platt.transform(me, ve)
-        pr.append(np.corrcoef(ve, true_var)[0, 1])
-        pc.append(np.corrcoef(rv, true_var)[0, 1])
-        after.append(truth.recalibrated_ce2(platt.predict_moments))
-        if scatter is None:
-            scatter = {"raw_var": ve, "recal_var": rv, "true_var": true_var}
-    return RecalibrationResult(h, np.array(pr), np.array(pc), truth.ce2, np.array(after), truth.error, scatter,
-                               n_warn)
+    out = run_jobs(_calibration_seed, [(s, task, ens, truth, h, n_cal, n_eval, degree) for s in range(seeds)],
+                   n_jobs=n_jobs, show=show_progress, desc="calibration seeds")
+    pr, pc, after, scatters, warns = zip(*out)
+    return RecalibrationResult(h, np.array(pr), np.array(pc), truth.ce2, np.array(after), truth.error, scatters[0],
+                               int(sum(warns)))
+
+
+def _calibration_seed(s, task, ens, truth, h, n_cal, n_eval, degree):
+    """One calibration seed: fit on n_cal 2-snapshots, evaluate on n_eval fresh items."""
+    g = np.random.default_rng([s, 2026])
+    x = task.sample_x(n_cal, g)
+    mt, vt = perturb(*ens.scores(x), h=h, rng=g)
+    with warnings.catch_warnings(record=True) as caught:  # the paper's floor-only ridge is near-singular by design
+        warnings.simplefilter("always", ConditioningWarning)
+        platt = SecondOrderPlatt(degree=degree, alpha=0.0).fit(mt, vt, task.labels(x, k=2, rng=g))
+    n_warn = sum(issubclass(w.category, ConditioningWarning) for w in caught)
+    xe = task.sample_x(n_eval, g)
+    me, ve = perturb(*ens.scores(xe), h=h, rng=g)
+    true_var = truth.conditional_variance(me, ve)
+    _, rv = platt.transform(me, ve)
+    scatter = {"raw_var": ve, "recal_var": rv, "true_var": true_var}
+    return (np.corrcoef(ve, true_var)[0, 1], np.corrcoef(rv, true_var)[0, 1],
+            truth.recalibrated_ce2(platt.predict_moments), scatter, n_warn)
 
 
 def plot_recalibration(res, axes=None):
