@@ -9,9 +9,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def test_importing_socal_loads_no_optional_dependency():
-    code = ("import sys, socal, socal.cli; "
-            "bad = [m for m in ('verify', 'sympy', 'mpmath', 'flint', 'matplotlib', 'sklearn', 'joblib', 'tqdm') "
-            "if m in sys.modules]; print(','.join(bad))")
+    code = ("import sys, socal, socal.cli, socal.io, socal.sufficient, socal.intervals; "
+            "bad = [m for m in ('verify', 'sympy', 'mpmath', 'flint', 'matplotlib', 'sklearn', 'joblib', 'tqdm', "
+            "'dask', 'distributed', 'pyarrow', 'pandas') if m in sys.modules]; print(','.join(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "", f"import socal loaded: {out.stdout.strip()}"
 
