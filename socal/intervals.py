@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._results import ConfidenceInterval
-from .chebyshev import evaluate, response_vector
+from .chebyshev import TensorBasis, evaluate, response_vector, to_unit
 from .sufficient import response_moments, targets
 
 __all__ = ["bootstrap"]
@@ -76,8 +76,7 @@ class _PassA:
         t1, t2 = _terms(p, m, vv)
         p1 = p[:, 0]
         p2 = p[:, 1] if R == 2 else p1 * p1  # first order: f* = p1 exactly
-        u = 2.0 * m - 1.0
-        w = 8.0 * v - 1.0 if R == 2 else np.ones_like(u)
+        u, w = to_unit(m, vv)
         W = np.zeros((B, R, basis.degree + 1, basis.deg_w + 1))
         kk = k.astype(np.int64)
         for start in range(0, B, 16):
@@ -99,8 +98,6 @@ class _PassB:
         self.degree, self.ndim, self.betas, self.seed = degree, ndim, betas, seed  # betas: (d, B, R)
 
     def __call__(self, index, m, v, a, k):
-        from .chebyshev import TensorBasis
-
         basis = TensorBasis(self.degree, self.ndim)
         d, B, R = self.betas.shape
         rng = np.random.default_rng([self.seed, 1, index])
