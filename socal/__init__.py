@@ -7,6 +7,7 @@ recalibration map -> report.  Importing socal loads numpy and scipy only (never 
 """
 
 from . import synthetic, truth
+from ._evaluate import Evaluation, evaluate
 from ._fit import paper_degree, theta
 from ._results import CalibrationError, ConfidenceInterval, SelectionReport
 from .chebyshev import ConditioningWarning
@@ -17,6 +18,8 @@ from .recalibrate import FirstOrderPlatt, NotFittedError, SecondOrderPlatt
 from .sufficient import DeviationStats, SufficientStats
 
 __all__ = [
+    "evaluate",
+    "Evaluation",
     "SechKernel",
     "perturb",
     "perturb_mean",

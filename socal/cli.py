@@ -97,18 +97,8 @@ def _estimate(args):
     from .estimators import ce1, ce2
     from .io import read_chunks
 
-    if args.labels is not None:
-        label_cols = [c.strip() for c in args.labels.split(",") if c.strip()]
-        if not label_cols:
-            raise ValueError("--labels needs at least one column name (comma-separated)")
-        cols = {"labels": label_cols}
-        if args.positives or args.trials:
-            raise ValueError("give either --labels or --positives and --trials, not both")
-    elif args.positives and args.trials:
-        cols = {"positives": args.positives, "trials": args.trials}
-    else:
-        raise ValueError("give the label columns (--labels Y1,Y2) or the count columns (--positives P --trials K)")
-    reader = read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows, **cols)
+    reader = read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows,
+                         **_label_columns(args))
     ci = None if args.no_interval else args.ci
     kw = dict(h=args.h, ci=ci, debias=not args.no_interval, n_boot=args.n_boot,
               progress=not args.json and sys.stderr.isatty())
@@ -127,11 +117,71 @@ def _estimate(args):
     return 0
 
 
+def _label_columns(args):
+    """The label arguments of a command as keyword arguments of socal.io.read_chunks."""
+    if args.labels is not None:
+        label_cols = [c.strip() for c in args.labels.split(",") if c.strip()]
+        if not label_cols:
+            raise ValueError("--labels needs at least one column name (comma-separated)")
+        if args.positives or args.trials:
+            raise ValueError("give either --labels or --positives and --trials, not both")
+        return {"labels": label_cols}
+    if args.positives and args.trials:
+        return {"positives": args.positives, "trials": args.trials}
+    raise ValueError("give the label columns (--labels Y1,Y2) or the count columns (--positives P --trials K)")
+
+
+def _evaluate(args):
+    import csv as _csv
+
+    from ._evaluate import evaluate
+    from .io import read_chunks
+
+    reader = read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows,
+                         **_label_columns(args))
+    parts = list(reader.chunks())
+    if not parts:
+        raise ValueError(f"{args.file} has no data rows")
+    m = np.concatenate([c["mean"] for c in parts])
+    v = np.concatenate([c["var"] for c in parts])
+    if all("labels" in c for c in parts) and len({c["labels"].shape[1] for c in parts}) == 1:
+        labels, counts = np.concatenate([c["labels"] for c in parts]), None
+    else:
+        def as_counts(c):
+            return c["counts"] if "counts" in c else (c["labels"].sum(axis=1), np.full(len(c["mean"]),
+                                                                                       float(c["labels"].shape[1])))
+        cs = [as_counts(c) for c in parts]
+        labels, counts = None, (np.concatenate([a for a, _ in cs]), np.concatenate([k for _, k in cs]))
+    res = evaluate(m, v, labels, counts=counts, h=args.h, ci=args.ci, n_boot=args.n_boot, rng=args.seed,
+                   progress=not args.json and sys.stderr.isatty())
+    if args.out:
+        with open(args.out, "w", newline="") as fh:
+            w = _csv.writer(fh)
+            w.writerow(["perturbed_mean", "perturbed_var"])
+            w.writerows(zip(res.mean.tolist(), res.var.tolist()))
+    if args.json:
+        print(json.dumps(res.to_dict(), indent=2))
+    else:
+        print(res.summary())
+        if args.out:
+            print(f"perturbed scores (one row per input row, same order): {args.out}")
+    return 0
+
+
 def _demo(args):
     from . import synthetic
     from .estimators import ce1, ce2
 
     pop = synthetic.toy_population()
+    if args.write:
+        m, v, _, y = pop.sample_raw(args.n, rng=args.seed)
+        with open(args.write, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["mean", "var", "y1", "y2"])
+            w.writerows(zip(m.tolist(), v.tolist(), y[:, 0].astype(int).tolist(), y[:, 1].astype(int).tolist()))
+        print(f"wrote {args.n} rows of raw (unperturbed) scores and two labels per item to {args.write}; evaluate "
+              f"them with: socal evaluate {args.write} --mean mean --var var --labels y1,y2")
+        return 0
     print(f"A synthetic predictor with 6 raw scores, sech-perturbed at h = {args.h:g}; n = {args.n} 2-snapshots.")
     m, v, y = pop.sample(args.n, h=args.h, rng=args.seed)
     truth2, truth1 = pop.ce2(args.h), pop.ce1(args.h)
@@ -326,10 +376,40 @@ def build_parser():
     e.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=_estimate)
+    ev = sub.add_parser("evaluate", help="start here: is a predictor's (mean, variance) calibrated? (reads raw "
+                                         "scores and labels, reports CE2 and CE1 against a calibrated reference)",
+                        description="The guided evaluation.  The file holds one row per item: the predictor's own "
+                                    "(raw) mean and variance (e.g. an ensemble's mean and the variance of its "
+                                    "members) and two or more 0/1 labels from independent annotators.  socal "
+                                    "perturbs the scores with a seeded sech kernel (the guarantee is about the "
+                                    "perturbed predictor, which is what you deploy), estimates CE2 and CE1 with "
+                                    "intervals, and compares them with the value a perfectly calibrated predictor "
+                                    "with the same raw scores would have.")
+    ev.add_argument("file", help="a .csv (header row, UTF-8) or .parquet file")
+    ev.add_argument("--mean", required=True, help="column of the predicted means, in [0, 1]")
+    ev.add_argument("--var", required=True, help="column of the predicted variances, in [0, mean (1 - mean)]")
+    ev.add_argument("--labels", help="comma-separated 0/1 label columns, at least two; an empty cell is a missing vote")
+    ev.add_argument("--positives", help="instead of --labels: column counting the positive labels per item")
+    ev.add_argument("--trials", help="with --positives: column counting the labels per item (at least 2)")
+    ev.add_argument("--h", type=_bandwidth, default=1 / 16,
+                    help="how much to blur the scores before measuring (default 1/16): each score moves by about "
+                         "1.6 h; smaller h keeps the scores closer to yours and tests the variances more sharply "
+                         "but needs more items (see socal.evaluate's docstring)")
+    ev.add_argument("--ci", type=_level, default=0.9, help="confidence level of the intervals (default 0.9)")
+    ev.add_argument("--n-boot", type=_int_in(20, 100_000), default=200, help="bootstrap replicates (default 200)")
+    ev.add_argument("--chunk-rows", type=_int_in(1000, 10**9), default=1_000_000, help="rows read at a time")
+    ev.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0,
+                    help="seed of the perturbation and the bootstrap (same seed, same numbers)")
+    ev.add_argument("--out", help="write the perturbed scores (the ones to deploy) to this CSV file")
+    ev.add_argument("--json", action="store_true", help="print JSON")
+    ev.set_defaults(func=_evaluate)
     d = sub.add_parser("demo", help="run the estimators on a built-in synthetic predictor with known CE2")
     d.add_argument("--n", type=_int_in(100, 10**7), default=20000, help="number of items (default 20000)")
     d.add_argument("--h", type=_bandwidth, default=1 / 16, help="perturbation bandwidth (default 1/16)")
     d.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0)
+    d.add_argument("--write", metavar="FILE.csv",
+                   help="instead of estimating, write the demo predictor's raw scores and labels to a CSV file "
+                        "(input for 'socal evaluate')")
     d.set_defaults(func=_demo)
     r = sub.add_parser("reproduce", help="reproduce an experiment of the paper")
     rsub = r.add_subparsers(dest="experiment", required=True)

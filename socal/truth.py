@@ -25,7 +25,8 @@ import numpy as np
 from .kernels import SechKernel
 from .perturb import MEAN_DOMAIN, VAR_DOMAIN
 
-__all__ = ["TruthValue", "discrete_ce2", "discrete_ce1", "discrete_calibration_functions"]
+__all__ = ["TruthValue", "discrete_ce2", "discrete_ce1", "discrete_calibration_functions", "calibrated_reference",
+           "CalibratedReference"]
 
 
 @dataclass(frozen=True)
@@ -222,11 +223,17 @@ def grid_truth(mean, var, fstar, h, *, weights=None, shape=GRID_SHAPE):
     kernel matrix K[a, b] = k_h(t_a | t_b) (the perturbation of a raw score at node b), so density, p eta1 and
     p eta2 are K1 @ mass @ K2^T.
     """
-    mean, var, fstar = (np.asarray(a, dtype=float) for a in (mean, var, fstar))
+    fstar = np.asarray(fstar, dtype=float)
+    return _grid_truth(mean, var, fstar, fstar**2, h, weights, shape)
+
+
+def _grid_truth(mean, var, e1, e2, h, weights, shape):
+    """GridTruth of raw scores with conditional moments e1 = E[f* | raw], e2 = E[f*^2 | raw] per point."""
+    mean, var, e1, e2 = (np.asarray(a, dtype=float) for a in (mean, var, e1, e2))
     w = np.full(mean.shape, 1.0 / mean.size) if weights is None else np.asarray(weights, float) / np.sum(weights)
     n1, n2 = shape
     t1, t2 = np.linspace(0, 1, n1), np.linspace(0, 0.25, n2)
-    mass = _deposit(mean, var, (np.ones_like(fstar), fstar, fstar**2), w, shape)
+    mass = _deposit(mean, var, (np.ones_like(e1), e1, e2), w, shape)
     K1 = SechKernel(h, *MEAN_DOMAIN).pdf(t1[:, None], t1[None, :])
     K2 = SechKernel(h, *VAR_DOMAIN).pdf(t2[:, None], t2[None, :])
     D, N1, N2 = (K1 @ M @ K2.T for M in mass)
@@ -262,3 +269,87 @@ def sample_truth(sampler, h, *, log2_n=18, replicates=2, rng=None, shape=GRID_SH
     return GridTruth(h, truths[0].t1, truths[0].t2, avg["density"], avg["eta1"], avg["eta2"],
                      float(np.mean(ces)), float(np.mean([t.ce1 for t in truths])),
                      float(max(ces) - min(ces)) if replicates > 1 else float("nan"))
+
+
+# -- the reference value of socal.evaluate: a perfectly calibrated raw predictor with given raw scores -----------
+EXACT_ATOMS = 64  # up to this many distinct raw scores the reference is computed exactly; beyond, on the grid
+_COARSE_GRID = ((GRID_SHAPE[0] + 1) // 2, (GRID_SHAPE[1] + 1) // 2)  # the grid's error: the change at half resolution
+
+
+def _grid_parts(m, v, h, shape):
+    """(CE2, mean term, moment term, CE1) of a calibrated raw predictor on the grid (see calibrated_reference)."""
+    g = _grid_truth(m, v, m, m**2 + v, h, None, shape)
+    w1, w2 = _trap(len(g.t1), 1.0), _trap(len(g.t2), 0.25)
+    T1, T2 = np.meshgrid(g.t1, g.t2, indexing="ij")
+    first = float(w1 @ (g.density * np.abs(g.eta1 - T1)) @ w2)
+    second = float(w1 @ (g.density * np.abs(g.eta2 - T1**2 - T2)) @ w2)
+    return g.ce2, first, second, g.ce1
+
+
+@dataclass(frozen=True)
+class CalibratedReference:
+    """CE2^pert and CE1^pert of a perfectly calibrated raw predictor with given raw scores (see
+    :func:`calibrated_reference`).  ``ce2`` is split into ``mean_term`` + ``moment_term`` as in Eq. (cehat);
+    ``method`` is 'exact' (quadrature over the distinct raw scores) or 'grid' (bilinear deposit on the grid of R)."""
+
+    h: float
+    ce2: TruthValue
+    mean_term: TruthValue
+    moment_term: TruthValue
+    ce1: TruthValue
+    method: str
+    atoms: int
+
+
+def calibrated_reference(raw_mean, raw_var, h, *, method="auto"):
+    """CE2^pert and CE1^pert that a perfectly calibrated raw predictor with these raw scores would have at ``h``.
+
+    "Perfectly calibrated" means E[f* | raw score] = m and E[f*^2 | raw score] = m^2 + var at every raw score
+    (m, var): the raw predictor is second-order calibrated, so its raw CE2 is 0.  Its *perturbed* CE2 is not:
+    the perturbation reports t ~ k_h(. | raw) in place of the raw score, and E[f* | t] = E[m | t] differs from t.
+    With the empirical distribution of the given raw scores as the population, this value is exactly computable
+    (the atoms' e1 = m, e2 = m^2 + var go into :func:`discrete_ce2` and :func:`discrete_ce1`); it is the CE2 a
+    predictor with nothing wrong would score at this h, the reference against which an estimate is read.
+
+    Parameters
+    ----------
+    raw_mean, raw_var : array_like, shape (n,)
+        Raw (unperturbed) scores: mean in [0, 1], var in [0, mean (1 - mean)].
+    h : float
+        The perturbation bandwidth.
+    method : {'auto', 'exact', 'grid'}
+        'exact': quadrature over the distinct raw scores (cost grows with their number).  'grid': bilinear deposit
+        of the raw scores on the 1025 x 257 grid of R, then exact kernel matrices (:func:`grid_truth`), cost
+        independent of n; its error is that of the deposit (measured in the tests against 'exact').  'auto':
+        'exact' up to 64 distinct scores, else 'grid'.  Each value carries an error estimate: the change with
+        half the quadrature panels ('exact') or half the grid resolution ('grid').
+
+    Returns
+    -------
+    CalibratedReference
+
+    Examples
+    --------
+    >>> ref = calibrated_reference([0.2, 0.5, 0.8], [0.01, 0.05, 0.02], h=1/16)
+    >>> ref.method, round(ref.ce2.value, 3) > 0
+    ('exact', True)
+    """
+    from ._validation import check_bandwidth, check_choice, check_scores
+
+    m, v = check_scores(raw_mean, raw_var, "calibrated_reference", raw=True)
+    h = check_bandwidth(h, "calibrated_reference")
+    method = check_choice(method, "method", "calibrated_reference", ("auto", "exact", "grid"))
+    atoms, counts = np.unique(np.column_stack([m, v]), axis=0, return_counts=True)
+    if method == "auto":
+        method = "exact" if len(atoms) <= EXACT_ATOMS else "grid"
+    if method == "exact":
+        mu, vu = atoms[:, 0], atoms[:, 1]
+        w = counts / counts.sum()
+        tot, first, second = discrete_ce2(h, mu, vu, w, mu, mu**2 + vu, parts=True)
+        m1, c1 = np.unique(m, return_counts=True)
+        ce1 = discrete_ce1(h, m1, c1 / c1.sum(), m1)
+    else:
+        fine, coarse = (_grid_parts(m, v, h, shape) for shape in (GRID_SHAPE, _COARSE_GRID))
+        tot, first, second, ce1 = (TruthValue(a, abs(a - b)) for a, b in zip(fine, coarse))
+    return CalibratedReference(h=h, ce2=tot, mean_term=first, moment_term=second, ce1=ce1, method=method,
+                               atoms=len(atoms))

@@ -1,0 +1,126 @@
+"""socal.evaluate and its reference value (issue 15): the reference against exact truth and Monte Carlo, the
+reading, the CLI, and bad input."""
+
+import json
+
+import numpy as np
+import pytest
+
+import socal
+from socal import synthetic, truth
+from socal.cli import main
+
+
+def _calibrated_twin(m, v):
+    """A DiscretePopulation with the empirical distribution of the raw scores (m, v) and a calibrated f*: at each
+    atom f* = m with probability 1 - lam, else Bernoulli(m), lam = v / (m (1 - m)); so E f* = m, E f*^2 = m^2 + v.
+    Built independently of calibrated_reference (which uses the moments directly)."""
+    atoms, counts = np.unique(np.column_stack([m, v]), axis=0, return_counts=True)
+    mu, vu = atoms[:, 0], atoms[:, 1]
+    lam = vu / (mu * (1 - mu))
+    fstar = np.column_stack([mu, np.zeros_like(mu), np.ones_like(mu)])
+    fprobs = np.column_stack([1 - lam, lam * (1 - mu), lam * mu])
+    return synthetic.DiscretePopulation(means=mu, vars=vu, weights=counts / counts.sum(), fstar=fstar, fprobs=fprobs)
+
+
+@pytest.mark.parametrize("h", [1 / 16, 1 / 64])
+def test_reference_equals_exact_truth_of_a_calibrated_twin(h):
+    m, v, _, _ = synthetic.toy_population().sample_raw(20_000, rng=1)
+    ref = truth.calibrated_reference(m, v, h)
+    twin = _calibrated_twin(m, v)
+    assert ref.method == "exact" and ref.atoms == 6
+    assert twin.raw_ce2() == pytest.approx(0.0, abs=1e-12)
+    assert ref.ce2.value == pytest.approx(twin.ce2(h).value, rel=1e-9)
+    assert ref.ce1.value == pytest.approx(twin.ce1(h).value, rel=1e-9)
+    assert ref.mean_term.value + ref.moment_term.value == pytest.approx(ref.ce2.value, rel=1e-12)
+
+
+@pytest.mark.parametrize("h", [1 / 16, 1 / 64])
+def test_reference_grid_path_agrees_with_exact(h):
+    rng = np.random.default_rng(3)
+    m = rng.uniform(0.05, 0.95, 60)
+    v = rng.uniform(0, 1, 60) * m * (1 - m)
+    exact = truth.calibrated_reference(m, v, h, method="exact")
+    grid = truth.calibrated_reference(m, v, h, method="grid")
+    for a, b in ((exact.ce2, grid.ce2), (exact.ce1, grid.ce1), (exact.moment_term, grid.moment_term)):
+        assert abs(a.value - b.value) <= 1e-4 * a.value + 10 * b.error
+        assert b.error < 1e-3 * b.value  # the grid's own error estimate is small and honest about it
+
+
+def test_reference_against_monte_carlo_of_a_calibrated_predictor():
+    """A raw-calibrated predictor sampled point by point (f* drawn per item), truth on the grid from samples."""
+    rng = np.random.default_rng(5)
+    n = 200_000
+    m = rng.uniform(0.1, 0.9, n)
+    v = rng.uniform(0, 1, n) * m * (1 - m)
+    lam = v / (m * (1 - m))
+    f = np.where(rng.random(n) < lam, (rng.random(n) < m).astype(float), m)
+    mc = truth.grid_truth(m, v, f, 1 / 16)
+    ref = truth.calibrated_reference(m, v, 1 / 16)
+    assert ref.method == "grid"
+    assert ref.ce2.value == pytest.approx(mc.ce2, abs=0.004)  # MC noise of f* at n = 2e5 (E|noise| ~ 1e-3)
+
+
+def test_evaluate_reads_a_miscalibrated_and_a_calibrated_predictor():
+    m, v, _, y = synthetic.toy_population().sample_raw(20_000, rng=1)
+    res = socal.evaluate(m, v, y, h=1 / 16, rng=0, n_boot=50)
+    assert res.verdict == "above reference"
+    assert "not second-order calibrated" in res.summary()
+    assert res.mean.shape == m.shape and res.var.shape == v.shape
+    assert res.reference.ce2.value == pytest.approx(truth.calibrated_reference(m, v, 1 / 16).ce2.value)
+    m, v, _, y = synthetic.calibrated_population().sample_raw(20_000, rng=1)
+    res = socal.evaluate(m, v, y, h=1 / 16, rng=0, n_boot=50)
+    assert res.verdict == "consistent with calibrated"
+    assert "cannot be told apart" in str(res)
+
+
+def test_evaluate_same_seed_same_numbers_and_decorrelated_from_the_data():
+    pop = synthetic.calibrated_population()
+    m, v, _, y = pop.sample_raw(20_000, rng=0)  # the data from seed 0 ...
+    a = socal.evaluate(m, v, y, rng=0, n_boot=50)  # ... and evaluated with seed 0: must still be right
+    b = socal.evaluate(m, v, y, rng=0, n_boot=50)
+    assert a.to_dict() == b.to_dict() and np.array_equal(a.mean, b.mean)
+    assert abs(a.ce2.debiased - pop.ce2(1 / 16).value) < 0.02
+
+
+def test_docstring_figures_on_masked_variances():
+    """The figures quoted in evaluate's docstring for the overconfident population."""
+    pop = synthetic.overconfident_population()
+    for h, ce, ref in ((1 / 16, 0.101, 0.107), (1 / 64, 0.081, 0.037)):
+        r = truth.calibrated_reference(pop.means, pop.vars, h)
+        assert round(pop.ce2(h).value, 3) == ce
+        assert round(r.ce2.value, 3) == ref  # equal weights: the empirical distribution of the atoms
+
+
+def test_evaluate_counts_and_bad_input():
+    m, v, _, y = synthetic.toy_population().sample_raw(2000, rng=1)
+    res = socal.evaluate(m, v, counts=(y.sum(axis=1), np.full(len(m), 2.0)), rng=0, n_boot=20)
+    res2 = socal.evaluate(m, v, y, rng=0, n_boot=20)
+    assert res.ce2.estimate == pytest.approx(res2.ce2.estimate, rel=1e-12)
+    with pytest.raises(ValueError, match="'var'.*mean\\*\\(1-mean\\)"):
+        socal.evaluate(m, np.full(len(m), 0.25), y)
+    with pytest.raises(ValueError, match="'labels'"):
+        socal.evaluate(m, v, y[:, :1])
+    with pytest.raises(ValueError, match="'h'"):
+        socal.evaluate(m, v, y, h=0)
+    with pytest.raises(ValueError, match="'ci'"):
+        socal.evaluate(m, v, y, ci=1.5)
+
+
+def test_cli_evaluate_on_the_demo_data(tmp_path, capsys):
+    path, out = tmp_path / "demo.csv", tmp_path / "pert.csv"
+    assert main(["demo", "--write", str(path), "--n", "5000"]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(path), "--mean", "mean", "--var", "var", "--labels", "y1,y2", "--n-boot", "20",
+                 "--out", str(out), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    data = np.loadtxt(path, delimiter=",", skiprows=1)
+    twin = _calibrated_twin(data[:, 0], data[:, 1])
+    assert rep["reference"]["ce2"] == pytest.approx(twin.ce2(1 / 16).value, rel=1e-9)
+    assert rep["verdict"] == "above reference"
+    pert = np.loadtxt(out, delimiter=",", skiprows=1)
+    assert pert.shape == (5000, 2) and (pert[:, 1] <= 0.25).all()
+    assert main(["evaluate", str(path), "--mean", "mean", "--var", "var", "--labels", "y1,y2", "--n-boot", "20"]) == 0
+    assert "calibrated reference" in capsys.readouterr().out
+    assert main(["evaluate", str(path), "--mean", "mean", "--var", "var"]) == 2
+    assert "--labels" in capsys.readouterr().err
