@@ -65,7 +65,8 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
         raise _fail(name, func, "an array of real numbers", "None")
     src_dtype = getattr(x, "dtype", None)
     if src_dtype is not None and (np.dtype(src_dtype).kind in "OUSVc" or np.dtype(src_dtype).kind == "M"):
-        raise _fail(name, func, "an array of real numbers", f"an array of dtype {np.dtype(src_dtype)}")
+        what = " (Complex data not supported)" if np.dtype(src_dtype).kind == "c" else ""
+        raise _fail(name, func, "an array of real numbers" + what, f"an array of dtype {np.dtype(src_dtype)}")
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):

@@ -8,15 +8,16 @@ tensor-Chebyshev ridge regressions of :func:`socal.ce2` fitted on perturbed scor
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from ._fit import DEFAULT_MAX_DEGREE, CalibrationMap
-from ._validation import check_choice, check_mean, check_scores
+from ._validation import check_array, check_choice, check_labels, check_mean, check_scores
 from .estimators import _fit_from, _settings, _source, _stream_cap
 from .sufficient import SufficientStats
 
-__all__ = ["SecondOrderPlatt", "FirstOrderPlatt", "NotFittedError"]
+__all__ = ["SecondOrderPlatt", "FirstOrderPlatt", "NotFittedError", "sklearn_expected_failed_checks"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -72,38 +73,123 @@ class _PlattBase:
         self.n_samples_fit_ = n
         return self
 
-    def fit(self, mean, var=None, labels=None, *, counts=None):
-        """Fit on perturbed scores (mean, var) and labels ((n, k) 0/1, or ``counts=(positives, trials)``).
+    def _inputs(self, X, y, labels, counts, name, *, fitting):
+        """(mean, var or None, labels, counts) from either calling convention (see :meth:`fit`)."""
+        if not _is_table(X):
+            return X, y, labels, counts  # fit(mean, var, labels): the original convention
+        if y is None and counts is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None: {name}(X, y) "
+                             f"needs the (n, k) 0/1 labels as y (or counts=(positives, trials)).")
+        if labels is not None:
+            raise ValueError(f"With X of shape (n, {self.ndim}) as the first argument of {name}, the labels are the "
+                             f"second argument y (scikit-learn's fit(X, y)); 'labels' must be None.")
+        m, v = self._columns(X, name, fitting=fitting)
+        if counts is not None and not isinstance(counts, (tuple, list)):
+            c = check_array(counts, "counts", name, ndim=2)
+            if c.shape[1] != 2:
+                raise ValueError(f"The 'counts' parameter of {name} must be a pair (positives, trials) or an (n, 2) "
+                                 f"array with those columns. Got shape {c.shape} instead.")
+            counts = (c[:, 0], c[:, 1])
+        if y is not None and np.ndim(y) == 1 and not self._second_order:
+            y = np.asarray(y, dtype=float)[:, None]  # one label per item: a column (first order needs k >= 1)
+        if y is not None and np.ndim(y) == 1:
+            raise ValueError(f"The 'y' parameter of {name} must be an (n, k) array of 0/1 labels with k >= 2 per "
+                             f"item (a k-snapshot; second order needs two labels per item), or pass "
+                             f"counts=(positives, trials). Got a 1-dimensional array instead.")
+        return m, v, y, counts
 
-        ``mean`` may instead be a :class:`socal.SufficientStats` (built with the same ``ndim``; for the first-order
+    def _columns(self, X, name, *, fitting):
+        """Columns (mean, var) of a 2-D X, with scikit-learn's feature-count and feature-name checks."""
+        names = _feature_names(X)
+        if hasattr(X, "columns") and hasattr(X, "iloc"):
+            X = X.to_numpy()
+        elif not isinstance(X, np.ndarray):
+            X = np.asarray(X)
+        shape = X.shape
+        if len(shape) == 2 and shape[1] == 0:
+            raise ValueError(f"The 'X' parameter of {name}: found array with 0 feature(s) (shape={shape}) while a "
+                             f"minimum of 1 is required.")
+        x = check_array(X, "X", name, ndim=2)
+        p = x.shape[1]
+        if fitting:
+            allowed = (2,) if self.ndim == 2 else (1, 2)
+            if p not in allowed:
+                raise ValueError(f"The 'X' parameter of {name} must have the columns (mean, var)"
+                                 f"{' or (mean,)' if self.ndim == 1 else ''}: 2 features. Got {p} feature(s) "
+                                 f"instead.")
+            self.n_features_in_ = p
+            if names is not None:
+                self.feature_names_in_ = names
+            else:
+                self.__dict__.pop("feature_names_in_", None)
+        else:
+            self._check_fitted()
+            fitted = getattr(self, "feature_names_in_", None)
+            if names is not None and fitted is None:
+                warnings.warn(f"X has feature names, but {type(self).__name__} was fitted without feature names",
+                              UserWarning, stacklevel=3)
+            elif names is None and fitted is not None:
+                warnings.warn(f"X does not have valid feature names, but {type(self).__name__} was fitted with "
+                              f"feature names", UserWarning, stacklevel=3)
+            elif names is not None and not np.array_equal(names, fitted):
+                raise ValueError(f"The feature names should match those that were passed during fit: fitted with "
+                                 f"{list(fitted)}, got {list(names)}.")
+            expected = getattr(self, "n_features_in_", 2 if self.map_.ndim == 2 else 1)
+            if p != expected:
+                raise ValueError(f"X has {p} features, but {type(self).__name__} is expecting {expected} features as "
+                                 f"input.")
+        if self.ndim == 2 or (not fitting and self.map_.ndim == 2):
+            return check_scores(x[:, 0], x[:, 1], name)
+        return check_mean(x[:, 0], name), None
+
+    def fit(self, X, y=None, labels=None, *, counts=None):
+        """Fit on perturbed scores and their labels.
+
+        Two calling conventions:
+
+        * ``fit(X, y)`` (scikit-learn's): ``X`` of shape (n, 2) with columns (mean, var) (a DataFrame too; for
+          ``ndim=1`` also (n, 1)), ``y`` the (n, k) 0/1 labels, or ``counts`` as a pair (positives, trials) or an
+          (n, 2) array with those columns.
+        * ``fit(mean, var, labels)``: 1-D arrays, labels (n, k) 0/1 (or ``counts=(positives, trials)``); ``var``
+          is None for ``ndim=1``.
+
+        ``X`` may instead be a :class:`socal.SufficientStats` (built with the same ``ndim``; for the first-order
         class with ``responses=1`` or from 2-D statistics whose second response is then ignored): the fit needs the
-        statistics only.
+        statistics only.  Returns self.
         """
         name = type(self).__name__ + ".fit"
         ndim, st = self._settings(name)
         R = 2 if self._second_order else 1
         self.__dict__.pop("stats_", None)  # fit starts afresh; partial_fit accumulates from here
-        if isinstance(mean, SufficientStats):
-            if var is not None or labels is not None or counts is not None:
-                raise ValueError(f"With SufficientStats as the first argument of {name}, 'var', 'labels' and "
+        if isinstance(X, SufficientStats):
+            if y is not None or labels is not None or counts is not None:
+                raise ValueError(f"With SufficientStats as the first argument of {name}, 'y', 'labels' and "
                                  f"'counts' must be None.")
-            stats = _stats_for(mean, ndim, R, name)
+            stats = _stats_for(X, ndim, R, name)
             fit, stats = _fit_from(None, stats, st, ndim, name, responses=R)
             return self._finish_fit(fit, stats.n)
+        if not _is_table(X):
+            self.n_features_in_ = 2 if (ndim == 2 or y is not None) else 1
+            self.__dict__.pop("feature_names_in_", None)
+        mean, var, labels, counts = self._inputs(X, y, labels, counts, name, fitting=True)
         source, _ = _source(name, ndim, mean, var if ndim == 2 else None, labels, counts, None, responses=R)
         fit, stats = _fit_from(source, None, st, ndim, name, responses=R)
         return self._finish_fit(fit, stats.n)
 
-    def partial_fit(self, mean, var=None, labels=None, *, counts=None):
+    def partial_fit(self, X, y=None, labels=None, *, counts=None):
         """Add a chunk to the statistics kept in ``stats_`` and refit from all chunks seen so far.
 
-        The statistics are built at the cap ``max_degree`` (or the fixed ``degree``); each call refits (a
-        cross-validated fit costs its selection each time: pass ``degree`` and ``alpha`` to make refits cheap).
-        The result equals :meth:`fit` on all chunks at once, up to float summation order.
+        Calling conventions as in :meth:`fit`.  The statistics are built at the cap ``max_degree`` (or the fixed
+        ``degree``); each call refits (a cross-validated fit costs its selection each time: pass ``degree`` and
+        ``alpha`` to make refits cheap).  The result equals :meth:`fit` on all chunks at once, up to float
+        summation order.
         """
         name = type(self).__name__ + ".partial_fit"
         ndim, st = self._settings(name)
         R = 2 if self._second_order else 1
+        if not _is_table(X):
+            self.n_features_in_ = 2 if (ndim == 2 or y is not None) else 1
+        mean, var, labels, counts = self._inputs(X, y, labels, counts, name, fitting=True)
         if not hasattr(self, "stats_"):
             self.stats_ = SufficientStats(max_degree=_stream_cap(name, st), ndim=ndim, folds=st.folds,
                                           rng=st.fold_rng, responses=R)
@@ -111,30 +197,118 @@ class _PlattBase:
         fit, _ = _fit_from(None, self.stats_, st, ndim, name, responses=R)
         return self._finish_fit(fit, self.stats_.n)
 
-    def fit_transform(self, mean, var=None, labels=None, *, counts=None):
-        return self.fit(mean, var, labels, counts=counts).transform(mean, var)
+    def fit_transform(self, X, y=None, labels=None, *, counts=None):
+        """:meth:`fit`, then :meth:`transform` of the same scores (same calling convention)."""
+        self.fit(X, y, labels, counts=counts)
+        return self.transform(X) if _is_table(X) else self.transform(X, y)
 
-    def _moments(self, mean, var):
-        """Projected (eta1-hat, eta2-hat) at the scores."""
+    def _moments(self, X, var, name):
+        """Projected (eta1-hat, eta2-hat) at the scores, and the input's row index when X was a DataFrame."""
         self._check_fitted()
-        name = type(self).__name__ + ".transform"
-        if self.map_.ndim == 2 or var is not None:
-            m, v = check_scores(mean, var, name)
+        if _is_table(X):
+            if var is not None:
+                raise ValueError(f"With X of shape (n, 2) as the first argument of {name}, 'var' must be None "
+                                 f"(X holds both columns).")
+            m, v = self._columns(X, name, fitting=False)
+        elif self.map_.ndim == 2 or var is not None:
+            m, v = check_scores(X, var, name)
         else:
-            m, v = check_mean(mean, name), None
+            m, v = check_mean(X, name), None
         pred = self.map_.predict(m, v if self.map_.ndim == 2 else None, project=True)
         if pred.shape[1] == 1:  # first order: eta2 := eta1^2
             pred = np.column_stack([pred[:, 0], pred[:, 0] ** 2])
         return pred[:, 0], pred[:, 1]
 
-    def predict_moments(self, mean, var=None):
-        """(eta1-hat, eta2-hat), projected onto the feasible moment region."""
-        return self._moments(mean, var)
+    def predict_moments(self, X, var=None):
+        """(eta1-hat, eta2-hat), projected onto the feasible moment region (calling conventions as in
+        :meth:`transform`; always a pair of arrays)."""
+        return self._moments(X, var, type(self).__name__ + ".predict_moments")
 
-    def transform(self, mean, var=None):
-        """Recalibrated scores (m', var') = (eta1-hat, max(0, eta2-hat - eta1-hat^2)) (Eq. (That))."""
-        e1, e2 = self._moments(mean, var)
-        return e1, np.maximum(0.0, e2 - e1 * e1)
+    def transform(self, X, var=None):
+        """Recalibrated scores (m', var') = (eta1-hat, max(0, eta2-hat - eta1-hat^2)) (Eq. (That)).
+
+        ``transform(X)`` with X of shape (n, 2) (or a DataFrame) returns an (n, 2) array with columns (mean, var)
+        (a DataFrame after ``set_output(transform="pandas")``); ``transform(mean, var)`` returns the pair of
+        arrays.
+        """
+        e1, e2 = self._moments(X, var, type(self).__name__ + ".transform")
+        v = np.maximum(0.0, e2 - e1 * e1)
+        if not _is_table(X):
+            return e1, v
+        out = np.column_stack([e1, v])
+        if getattr(self, "_sklearn_output_config", {}).get("transform") == "pandas":
+            import pandas as pd
+
+            index = X.index if hasattr(X, "index") and hasattr(X, "iloc") else None
+            return pd.DataFrame(out, columns=self.get_feature_names_out(), index=index)
+        return out
+
+    def score(self, X, y=None, labels=None, *, counts=None):
+        """Minus the mean squared error of the predicted moments against the unbiased targets, on new data.
+
+        The targets are a/k for eta1 and a(a-1)/(k(k-1)) for eta2 (Eq. (erm1), (erm2)), unbiased for f* and f*^2:
+        this is the criterion the built-in cross-validation minimises, so ``GridSearchCV`` over ``degree`` or
+        ``alpha`` selects what the built-in selection would.  Higher is better.  For the first-order class only
+        the eta1 term is scored.  Calling conventions as in :meth:`fit`.
+        """
+        name = type(self).__name__ + ".score"
+        self._check_fitted()
+        if _is_table(X):
+            labels, counts = self._score_labels(y, labels, counts, name)
+            e1, e2 = self._moments(X, None, name)
+        else:  # score(mean, var, labels)
+            e1, e2 = self._moments(X, y if self.map_.ndim == 2 else None, name)
+        a, k = check_labels(labels, e1.shape[0], name, counts=counts, min_k=2 if self._second_order else 1)
+        t1 = a / k
+        err = np.mean((e1 - t1) ** 2)
+        if self._second_order:
+            t2 = a * (a - 1) / (k * (k - 1))
+            err += np.mean((e2 - t2) ** 2)
+        return -float(err)
+
+    def _score_labels(self, y, labels, counts, name):
+        if labels is not None:
+            raise ValueError(f"With X as the first argument of {name}, the labels are y; 'labels' must be None.")
+        if counts is not None and not isinstance(counts, (tuple, list)):
+            c = check_array(counts, "counts", name, ndim=2)
+            counts = (c[:, 0], c[:, 1])
+        if y is not None and np.ndim(y) == 1:
+            y = np.asarray(y, dtype=float)[:, None]
+        return y, counts
+
+    # -- scikit-learn conventions (scikit-learn is optional: nothing here imports it at module level) -------------
+    def get_feature_names_out(self, input_features=None):
+        """Names of :meth:`transform`'s output columns: ('mean', 'var')."""
+        return np.asarray(["mean", "var"], dtype=object)
+
+    def set_output(self, *, transform=None):
+        """Choose :meth:`transform`'s container for 2-D input: 'default' (ndarray) or 'pandas' (a DataFrame).
+
+        As in scikit-learn's ``set_output`` (``Pipeline.set_output`` calls it); returns self."""
+        if transform is None:
+            return self
+        if transform not in ("default", "pandas"):
+            raise ValueError(f"The 'transform' parameter of {type(self).__name__}.set_output must be 'default' or "
+                             f"'pandas'. Got {transform!r} instead.")
+        if transform == "pandas":
+            import importlib.util
+
+            if importlib.util.find_spec("pandas") is None:
+                raise ImportError("set_output(transform='pandas') needs pandas, which is not installed")
+        self._sklearn_output_config = {"transform": transform}
+        return self
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "map_")
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
+
+        return Tags(estimator_type=None,
+                    target_tags=TargetTags(required=True, two_d_labels=True, multi_output=True,
+                                           single_output=not self._second_order),
+                    transformer_tags=TransformerTags(preserves_dtype=["float64"]),
+                    input_tags=InputTags(two_d_array=True, allow_nan=False))
 
     # -- persistence -----------------------------------------------------------------------------------------------
     def to_dict(self):
@@ -207,8 +381,67 @@ class _PlattBase:
         return obj
 
 
+_RANDOM_X = ("draws X from unbounded random data with 3-5 columns; X must be the two columns (mean, var) with mean in "
+             "[0, 1] and var in [0, 1/4], and fit raises a ValueError naming the rule (never a silent clip); the "
+             "property is tested on valid scores in tests/test_sklearn.py")
+
+
+def sklearn_expected_failed_checks(estimator):
+    """The scikit-learn ``check_estimator`` checks a recalibrator fails, each with its reason.
+
+    Pass it as ``check_estimator(est, expected_failed_checks=sklearn_expected_failed_checks(est))``.  All but three
+    fail only because the check's random data lie outside the score domain; tests/test_sklearn.py runs each of
+    those properties (fit returns self, pickling, idempotence, sample-order and subset invariance, n_features_in_,
+    feature names, dtypes, read-only input, parameters untouched) on valid scores instead.
+    """
+    out = {name: _RANDOM_X for name in (
+        "check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
+        "check_estimators_fit_returns_self", "check_readonly_memmap_input", "check_n_features_in_after_fitting",
+        "check_estimators_dtypes", "check_pipeline_consistency", "check_estimators_nan_inf",
+        "check_estimators_pickle", "check_f_contiguous_array_estimator", "check_transformer_data_not_an_array",
+        "check_transformer_general", "check_transformer_preserve_dtypes", "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance", "check_dict_unchanged", "check_fit_idempotent", "check_fit_check_is_fitted",
+        "check_n_features_in", "check_fit2d_predict1d", "check_fit2d_1sample")}
+    out["check_positive_only_tag_during_fit"] = (
+        "scikit-learn has no tag for a bounded domain: without positive_only the check requires negative X to fit, "
+        "with it the check requires a message about negative values only; negative means are refused either way")
+    out["check_dtype_object"] = ("object arrays are refused (a ValueError naming X): numbers only, no silent "
+                                 "conversion of mixed-type columns")
+    if getattr(estimator, "ndim", 2) == 1:
+        out["check_fit2d_1feature"] = _RANDOM_X + " (one column, the mean, is valid for ndim=1)"
+    return out
+
+
 FORMAT = "socal.recalibrator"
 FORMAT_VERSION = 1
+
+
+def _is_table(x):
+    """A 2-D input (scikit-learn's X): an array-like with two dimensions, or a DataFrame.  Sparse matrices are
+    refused here (the score pair is dense by nature)."""
+    if x is None or isinstance(x, SufficientStats):
+        return False
+    if hasattr(x, "columns") and hasattr(x, "iloc"):
+        return True
+    if type(x).__module__.startswith("scipy.sparse"):
+        raise TypeError("Sparse data was passed for X, but dense data is required: X holds the two columns (mean, "
+                        "var). Use '.toarray()' to convert to a dense numpy array.")
+    nd = getattr(x, "ndim", None)
+    if nd is None:
+        try:
+            nd = np.asarray(x).ndim
+        except (TypeError, ValueError):
+            return False
+    return nd == 2
+
+
+def _feature_names(X):
+    """Column names of a DataFrame whose columns are all strings (scikit-learn's rule), else None."""
+    cols = getattr(X, "columns", None)
+    if cols is None or not hasattr(X, "iloc"):
+        return None
+    names = np.asarray(cols, dtype=object)
+    return names if len(names) and all(isinstance(c, str) for c in names) else None
 
 
 def _is_int(x, lo, hi):
