@@ -6,7 +6,7 @@ The public facade.  Data flow: scores and labels -> validation -> perturbation -
 recalibration map -> report.  Importing socal loads numpy and scipy only (never verify, sympy, mpmath or flint).
 """
 
-from . import synthetic, truth
+from . import plot, synthetic, truth
 from ._evaluate import Evaluation, evaluate
 from ._fit import paper_degree, theta
 from ._results import CalibrationError, ConfidenceInterval, SelectionReport
@@ -38,6 +38,7 @@ __all__ = [
     "DeviationStats",
     "paper_degree",
     "theta",
+    "plot",
     "synthetic",
     "truth",
 ]

@@ -159,10 +159,24 @@ def _evaluate(args):
             w = _csv.writer(fh)
             w.writerow(["perturbed_mean", "perturbed_var"])
             w.writerows(zip(res.mean.tolist(), res.var.tolist()))
+    if args.plot:
+        _require("evaluate --plot", "plot", "matplotlib")
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from .plot import evaluation_figure
+
+        fig = evaluation_figure(res.mean, res.var, labels, counts=counts, h=args.h, rng=args.seed)
+        fig.savefig(args.plot, dpi=110)
+        plt.close(fig)
     if args.json:
         print(json.dumps(res.to_dict(), indent=2))
     else:
         print(res.summary())
+        if args.plot:
+            print(f"figure (reliability before/after recalibration, residual map): {args.plot}")
         if args.out:
             print(f"perturbed scores (one row per input row, same order): {args.out}")
     return 0
@@ -401,6 +415,8 @@ def build_parser():
     ev.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0,
                     help="seed of the perturbation and the bootstrap (same seed, same numbers)")
     ev.add_argument("--out", help="write the perturbed scores (the ones to deploy) to this CSV file")
+    ev.add_argument("--plot", metavar="FILE.png", help="also draw second-order reliability diagrams (before and "
+                    "after recalibration) and a residual map to this image file (needs matplotlib)")
     ev.add_argument("--json", action="store_true", help="print JSON")
     ev.set_defaults(func=_evaluate)
     d = sub.add_parser("demo", help="run the estimators on a built-in synthetic predictor with known CE2")

@@ -1,0 +1,269 @@
+"""Second-order reliability diagrams, moment-residual maps and before/after panels.
+
+Computing is split from drawing, as in scikit-learn's ``CalibrationDisplay`` and relplot: :func:`reliability` and
+:func:`residual_map` return plain dataclasses of arrays (numpy and scipy only); :func:`plot_reliability`,
+:func:`plot_residual_map` and :func:`plot_before_after` draw them with matplotlib (the ``plot`` extra), imported only
+when a drawing function is called.
+
+The fitted calibration functions eta1-hat, eta2-hat are those of :func:`socal.ce2` (Eq. (erm1), (erm2)).  Curves
+are conditional averages of the fitted functions over bins of the predicted mean (or variance): the first-moment
+curve is E[eta1-hat(S) | mean in bin] against the bin's mean, the second-moment curve E[eta2-hat(S) - eta1-hat(S)^2 |
+var in bin] against the bin's variance; a calibrated predictor lies on the diagonal.  Bins holding fewer than
+``min_count`` items are not drawn (no curve where there are no data), and a histogram under each panel shows where
+the data are.  Bands are percentile intervals over bootstrap refits (items resampled with replacement, degree and
+ridge fixed at the first fit's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import check_int, check_labels, check_rng, check_scores
+from .estimators import calibration_functions
+
+__all__ = ["ReliabilityData", "ResidualMap", "reliability", "residual_map", "plot_reliability", "plot_residual_map",
+           "plot_before_after", "evaluation_figure"]
+
+
+@dataclass(frozen=True)
+class ReliabilityData:
+    """Arrays of a second-order reliability diagram (see the module docstring).
+
+    ``mean_centre``, ``eta1``, ``eta1_band`` (2, bins) and ``mean_count`` for the first moment; ``var_centre``,
+    ``cond_var``, ``cond_var_band`` and ``var_count`` for the second.  NaN where a bin has fewer than ``min_count``
+    items.  ``mean_edges``, ``var_edges``: the bin edges; ``degree``, ``alpha``: the fit; ``level``: of the bands.
+    """
+
+    mean_edges: np.ndarray
+    mean_centre: np.ndarray
+    eta1: np.ndarray
+    eta1_band: np.ndarray
+    mean_count: np.ndarray
+    var_edges: np.ndarray
+    var_centre: np.ndarray
+    cond_var: np.ndarray
+    cond_var_band: np.ndarray
+    var_count: np.ndarray
+    degree: int
+    alpha: float
+    level: float
+    min_count: int
+
+
+@dataclass(frozen=True)
+class ResidualMap:
+    """Moment residuals of the fitted calibration functions on a grid of score cells.
+
+    ``mean_residual[i, j]`` = eta1-hat - m and ``var_residual[i, j]`` = (eta2-hat - eta1-hat^2) - var at the centre
+    of cell (i, j) (mean bin i, var bin j); NaN in cells holding fewer than ``min_count`` items.  Positive mean
+    residual: the labels are more often 1 than the mean says; positive var residual: the variance is understated.
+    """
+
+    mean_edges: np.ndarray
+    var_edges: np.ndarray
+    mean_residual: np.ndarray
+    var_residual: np.ndarray
+    count: np.ndarray
+    min_count: int
+
+
+def _binned(x, values, edges, min_count):
+    idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2)
+    count = np.bincount(idx, minlength=len(edges) - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        centre = np.bincount(idx, weights=x, minlength=len(edges) - 1) / count
+        out = [np.bincount(idx, weights=v, minlength=len(edges) - 1) / count for v in values]
+    keep = count >= min_count
+    centre = np.where(keep, centre, np.nan)
+    return idx, count, centre, [np.where(keep, o, np.nan) for o in out]
+
+
+def reliability(mean, var, labels=None, *, counts=None, h=None, degree=None, alpha=None, bins=20, min_count=None,
+                n_boot=50, level=0.9, rng=None) -> ReliabilityData:
+    """Compute a second-order reliability diagram of perturbed scores (mean, var) with k-snapshot labels.
+
+    Parameters
+    ----------
+    mean, var, labels, counts, h, degree, alpha
+        As in :func:`socal.ce2` (perturbed scores; degree and ridge cross-validated unless given).
+    bins : int
+        Equal-width bins of the mean on [0, 1] and of the variance on [0, 1/4].
+    min_count : int, optional
+        Bins with fewer items are left empty; default max(20, n / 500).
+    n_boot : int
+        Bootstrap refits for the bands (0: no bands).
+    level : float
+        Level of the percentile bands.
+    rng : numpy.random.Generator or int, optional
+
+    Returns
+    -------
+    ReliabilityData
+
+    Examples
+    --------
+    >>> import socal
+    >>> m, v, y = socal.synthetic.toy_population().sample(4000, h=1/16, rng=0)
+    >>> rd = socal.plot.reliability(m, v, y, h=1/16, n_boot=10, rng=0)
+    >>> rd.eta1.shape, bool((rd.mean_count.sum() == 4000))
+    ((20,), True)
+    """
+    func = "plot.reliability"
+    m, v = check_scores(mean, var, func)
+    a, k = check_labels(labels, m.shape[0], func, counts=counts)
+    bins = check_int(bins, "bins", func, 2, 1000)
+    n_boot = check_int(n_boot, "n_boot", func, 0, 100_000)
+    min_count = max(20, m.shape[0] // 500) if min_count is None else check_int(min_count, "min_count", func, 1,
+                                                                                10**12)
+    rng = check_rng(rng)
+    cnt = (a, k)
+    cf = calibration_functions(m, v, counts=cnt, h=h, degree=degree, alpha=alpha, rng=rng)
+    medges, vedges = np.linspace(0, 1, bins + 1), np.linspace(0, 0.25, bins + 1)
+
+    def curves(fit, mm, vv):
+        e1, e2 = fit(mm, vv)
+        _, _, _, (c1,) = _binned(mm, [e1], medges, min_count)
+        _, _, _, (c2,) = _binned(vv, [np.maximum(e2 - e1 * e1, 0.0)], vedges, min_count)
+        return c1, c2
+
+    _, mcount, mcentre, _ = _binned(m, [], medges, min_count)
+    _, vcount, vcentre, _ = _binned(v, [], vedges, min_count)
+    eta1, cvar = curves(cf, m, v)
+    band1 = band2 = np.full((2, bins), np.nan)
+    if n_boot:
+        reps1, reps2 = [], []
+        n = m.shape[0]
+        for _ in range(n_boot):
+            i = rng.integers(0, n, n)
+            fit = calibration_functions(m[i], v[i], counts=(a[i], k[i]), degree=cf.degree, alpha=cf.alpha)
+            c1, c2 = curves(fit, m, v)
+            reps1.append(c1)
+            reps2.append(c2)
+        q = [(1 - level) / 2 * 100, (1 + level) / 2 * 100]
+        band1, band2 = np.percentile(reps1, q, axis=0), np.percentile(reps2, q, axis=0)
+    return ReliabilityData(medges, mcentre, eta1, band1, mcount, vedges, vcentre, cvar, band2, vcount,
+                           cf.degree, cf.alpha, level, min_count)
+
+
+def residual_map(mean, var, labels=None, *, counts=None, h=None, degree=None, alpha=None, bins=(40, 20),
+                 min_count=None, rng=None) -> ResidualMap:
+    """Moment residuals (eta1-hat - m, eta2-hat - eta1-hat^2 - var) on a grid over the score rectangle.
+
+    ``bins``: cells along the mean and the variance axes; cells with fewer than ``min_count`` items (default
+    max(10, n / 2000)) are NaN.  Other parameters as in :func:`reliability`.
+    """
+    func = "plot.residual_map"
+    m, v = check_scores(mean, var, func)
+    a, k = check_labels(labels, m.shape[0], func, counts=counts)
+    if not (isinstance(bins, (tuple, list)) and len(bins) == 2):
+        raise ValueError(f"The 'bins' parameter of {func} must be a pair (mean bins, var bins). Got {bins!r} instead.")
+    b1, b2 = (check_int(b, "bins", func, 2, 1000) for b in bins)
+    min_count = max(10, m.shape[0] // 2000) if min_count is None else check_int(min_count, "min_count", func, 1,
+                                                                                 10**12)
+    cf = calibration_functions(m, v, counts=(a, k), h=h, degree=degree, alpha=alpha, rng=rng)
+    medges, vedges = np.linspace(0, 1, b1 + 1), np.linspace(0, 0.25, b2 + 1)
+    count, _, _ = np.histogram2d(m, v, bins=(medges, vedges))
+    c1, c2 = np.meshgrid(0.5 * (medges[1:] + medges[:-1]), 0.5 * (vedges[1:] + vedges[:-1]), indexing="ij")
+    e1, e2 = cf(c1.ravel(), c2.ravel())
+    r1 = (e1 - c1.ravel()).reshape(c1.shape)
+    r2 = (np.maximum(e2 - e1 * e1, 0.0) - c2.ravel()).reshape(c1.shape)
+    keep = count >= min_count
+    return ResidualMap(medges, vedges, np.where(keep, r1, np.nan), np.where(keep, r2, np.nan), count.astype(int),
+                       min_count)
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError("socal.plot's drawing functions need matplotlib, which is not installed; install it with: "
+                          "pip install 'socal[plot]'") from None
+    return plt
+
+
+def _panel(ax, centre, curve, band, edges, count, label, xlabel, ylabel, color):
+    ax.plot([edges[0], edges[-1]], [edges[0], edges[-1]], color="0.6", lw=1, ls="--", label="calibrated")
+    if np.any(np.isfinite(band)):
+        ax.fill_between(centre, band[0], band[1], color=color, alpha=0.25, lw=0)
+    ax.plot(centre, curve, "o-", color=color, ms=3, label=label)
+    ax.set_xlim(edges[0], edges[-1])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    hist = ax.inset_axes([0.0, 0.0, 1.0, 0.15], sharex=ax)
+    hist.bar(edges[:-1], count, width=np.diff(edges), align="edge", color="0.75")
+    hist.set_axis_off()
+
+
+def plot_reliability(data: ReliabilityData, *, axes=None, label="fitted", color="C0"):
+    """Draw a :class:`ReliabilityData` on two axes (created if ``axes`` is None); returns the axes."""
+    plt = _pyplot()
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(9, 4))
+    a1, a2 = axes
+    _panel(a1, data.mean_centre, data.eta1, data.eta1_band, data.mean_edges, data.mean_count, label,
+           "predicted mean m", "E[Y | S]  (fitted eta1, binned)", color)
+    a1.set_title("first moment")
+    _panel(a2, data.var_centre, data.cond_var, data.cond_var_band, data.var_edges, data.var_count, label,
+           "predicted variance", "Var[f*(X) | S]  (fitted eta2 - eta1^2, binned)", color)
+    a2.set_title("second moment")
+    a1.legend(loc="upper left", fontsize=8)
+    return axes
+
+
+def plot_residual_map(data: ResidualMap, *, axes=None):
+    """Draw a :class:`ResidualMap` as two heat maps over (mean, var); empty cells are left blank."""
+    plt = _pyplot()
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, res, title in zip(axes, (data.mean_residual, data.var_residual),
+                              ("eta1 - mean", "(eta2 - eta1^2) - var")):
+        lim = np.nanmax(np.abs(res)) if np.any(np.isfinite(res)) else 1.0
+        mesh = ax.pcolormesh(data.mean_edges, data.var_edges, res.T, cmap="RdBu_r", vmin=-lim, vmax=lim)
+        ax.figure.colorbar(mesh, ax=ax, label="residual")
+        ax.set_xlabel("predicted mean m")
+        ax.set_ylabel("predicted variance")
+        ax.set_title(title)
+    return axes
+
+
+def plot_before_after(before: ReliabilityData, after: ReliabilityData, *, axes=None):
+    """Reliability diagrams before and after recalibration, overlaid on two axes."""
+    plt = _pyplot()
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(9, 4))
+    plot_reliability(before, axes=axes, label="before", color="C3")
+    for ax, centre, curve, band in ((axes[0], after.mean_centre, after.eta1, after.eta1_band),
+                                    (axes[1], after.var_centre, after.cond_var, after.cond_var_band)):
+        if np.any(np.isfinite(band)):
+            ax.fill_between(centre, band[0], band[1], color="C0", alpha=0.25, lw=0)
+        ax.plot(centre, curve, "o-", color="C0", ms=3, label="after")
+    axes[0].legend(loc="upper left", fontsize=8)
+    return axes
+
+
+def evaluation_figure(mean, var, labels=None, *, counts=None, h=None, n_boot=50, rng=None):
+    """The figure of ``socal evaluate --plot``: reliability before and after second-order Platt scaling (fitted
+    on the even rows, drawn on the odd rows: held-out), and the moment-residual map of the perturbed scores.
+
+    Returns the matplotlib Figure.
+    """
+    from .recalibrate import SecondOrderPlatt
+
+    plt = _pyplot()
+    m, v = check_scores(mean, var, "plot.evaluation_figure")
+    a, k = check_labels(labels, m.shape[0], "plot.evaluation_figure", counts=counts)
+    rng = check_rng(rng)
+    fit, test = slice(0, None, 2), slice(1, None, 2)
+    platt = SecondOrderPlatt(h=h, rng=rng).fit(m[fit], v[fit], counts=(a[fit], k[fit]))
+    m2, v2 = platt.transform(m[test], v[test])
+    held = dict(counts=(a[test], k[test]), n_boot=n_boot, rng=rng)
+    before = reliability(m[test], v[test], h=h, **held)
+    after = reliability(m2, v2, h=h, **held)
+    fig, axes = plt.subplots(2, 2, figsize=(10, 8))
+    plot_before_after(before, after, axes=axes[0])
+    plot_residual_map(residual_map(m, v, counts=(a, k), h=h, rng=rng), axes=axes[1])
+    fig.suptitle("before: the perturbed scores; after: socal.SecondOrderPlatt (fitted on other items)", fontsize=9)
+    fig.tight_layout()
+    return fig

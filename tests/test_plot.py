@@ -1,0 +1,91 @@
+"""socal.plot: the computed curves against exact truth, empty bins left empty, figures written with labelled axes."""
+
+import sys
+
+import numpy as np
+import pytest
+
+import socal
+from socal import synthetic
+from socal.cli import main
+
+
+@pytest.fixture(scope="module")
+def sample():
+    pop = synthetic.toy_population()
+    m, v, y = pop.sample(20_000, h=1 / 16, rng=2)
+    return pop, m, v, y
+
+
+def test_reliability_curve_follows_exact_calibration_functions(sample):
+    pop, m, v, y = sample
+    rd = socal.plot.reliability(m, v, y, h=1 / 16, n_boot=20, rng=0)
+    e1, e2 = pop.calibration_functions(1 / 16, m, v)
+    _, _, _, (exact1,) = socal.plot._binned(m, [e1], rd.mean_edges, rd.min_count)
+    _, _, _, (exact2,) = socal.plot._binned(v, [e2 - e1 * e1], rd.var_edges, rd.min_count)
+    drawn = np.isfinite(rd.eta1)
+    assert drawn.sum() >= 15
+    assert np.nanmax(np.abs(rd.eta1 - exact1)) < 0.04
+    assert np.nanmax(np.abs(rd.cond_var - exact2)) < 0.03
+    # the bands are ordered and mostly hold the exact curve (20 refits: a rough band)
+    lo, hi = rd.eta1_band
+    assert np.all(lo[drawn] <= hi[drawn])
+    assert np.mean((lo[drawn] - 0.01 <= exact1[drawn]) & (exact1[drawn] <= hi[drawn] + 0.01)) >= 0.7
+
+
+def test_no_curve_where_there_are_no_data():
+    pop = synthetic.toy_population()
+    m, v, y = pop.sample(3000, h=1 / 64, rng=0)  # narrow perturbation: whole mean bins stay empty
+    rd = socal.plot.reliability(m, v, y, degree=6, alpha=1e-3, n_boot=0, min_count=30)
+    empty = rd.mean_count < 30
+    assert empty.any() and np.all(np.isnan(rd.eta1[empty])) and np.all(np.isfinite(rd.eta1[~empty]))
+    assert np.all(np.isnan(rd.eta1_band))  # n_boot=0: no bands
+    rm = socal.plot.residual_map(m, v, y, degree=6, alpha=1e-3, min_count=5)
+    assert rm.mean_residual.shape == (40, 20) and rm.count.sum() == 3000
+    assert np.array_equal(np.isnan(rm.var_residual), rm.count < 5)
+
+
+def test_bad_input():
+    m, v, y = synthetic.toy_population().sample(500, h=1 / 16, rng=0)
+    with pytest.raises(ValueError, match="'bins'"):
+        socal.plot.reliability(m, v, y, bins=1)
+    with pytest.raises(ValueError, match="'bins'.*pair"):
+        socal.plot.residual_map(m, v, y, bins=10)
+    with pytest.raises(ValueError, match="'var'"):
+        socal.plot.reliability(m, v + 0.5, y)
+
+
+def test_figures_are_written_and_labelled(sample, tmp_path):
+    matplotlib = pytest.importorskip("matplotlib", reason="drawing needs the plot extra")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    _, m, v, y = sample
+    rd = socal.plot.reliability(m[:5000], v[:5000], y[:5000], degree=6, alpha=1e-3, n_boot=5, rng=0)
+    axes = socal.plot.plot_reliability(rd)
+    for ax in axes:
+        assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
+    axes[0].figure.savefig(tmp_path / "rel.png")
+    axes = socal.plot.plot_residual_map(socal.plot.residual_map(m, v, y, degree=6, alpha=1e-3))
+    assert [ax.get_xlabel() for ax in axes] == ["predicted mean m"] * 2
+    axes = socal.plot.plot_before_after(rd, rd)
+    assert {t.get_text() for t in axes[0].get_legend().get_texts()} == {"calibrated", "before", "after"}
+    plt.close("all")
+    assert (tmp_path / "rel.png").stat().st_size > 10_000
+
+
+def test_evaluate_plot_command(tmp_path, capsys):
+    pytest.importorskip("matplotlib", reason="drawing needs the plot extra")
+    data, fig = tmp_path / "demo.csv", tmp_path / "fig.png"
+    assert main(["demo", "--write", str(data), "--n", "4000"]) == 0
+    assert main(["evaluate", str(data), "--mean", "mean", "--var", "var", "--labels", "y1,y2", "--n-boot", "20",
+                 "--plot", str(fig)]) == 0
+    assert "figure" in capsys.readouterr().out and fig.stat().st_size > 20_000
+
+
+def test_drawing_without_matplotlib_names_the_extra(monkeypatch, sample):
+    _, m, v, y = sample
+    rd = socal.plot.reliability(m[:2000], v[:2000], y[:2000], degree=4, alpha=1e-3, n_boot=0)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(ImportError, match=r"socal\[plot\]"):
+        socal.plot.plot_reliability(rd)
