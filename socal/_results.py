@@ -43,9 +43,9 @@ class CalibrationError:
     estimate : float
         The plug-in estimate: ``mean_term + moment_term``.
     mean_term : float
-        (1/n) sum_i |eta1_hat(S_i) - m_i|.
+        ``(1/n) sum_i |eta1_hat(S_i) - m_i|``.
     moment_term : float
-        (1/n) sum_i |eta2_hat(S_i) - (m_i^2 + var_i)|; 0.0 for CE1.
+        ``(1/n) sum_i |eta2_hat(S_i) - (m_i^2 + var_i)|``; 0.0 for CE1.
     degree, alpha : the polynomial degree per axis and the relative ridge actually used.
     n : int, number of items.  h : the bandwidth passed (None if not given).
     ci : ConfidenceInterval or None (see the estimator's docstring for what it covers).

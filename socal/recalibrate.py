@@ -473,7 +473,18 @@ class SecondOrderPlatt(_PlattBase):
 
     Attributes
     ----------
-    map_ : the fitted calibration functions; degree_, alpha_ : what was used; selection_ : the CV report.
+    map_ : CalibrationMap
+        The fitted calibration functions.
+    degree_, alpha_ : int, float
+        The degree and relative ridge used.
+    selection_ : SelectionReport or None
+        How they were chosen (None after :meth:`from_dict`).
+    n_features_in_ : int
+        Columns of X seen in :meth:`fit` (2 for (mean, var)).
+    feature_names_in_ : ndarray of str
+        Column names, when X was a DataFrame with string column names.
+    stats_ : SufficientStats
+        After :meth:`partial_fit`: the statistics accumulated so far.
 
     Notes
     -----

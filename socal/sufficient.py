@@ -16,7 +16,7 @@ uniform U in [0, 1); K-fold puts the row in fold floor(K U), a hold-out split of
 Identical rows share a fold (a duplicated row never leaks from training to validation).
 
 :class:`DeviationStats` is the second, equally mergeable pass that the CE average needs (sums of the absolute
-deviations |eta-hat(S_i) - score_i| at a fitted map, which are not linear in the data).
+deviations ``|eta-hat(S_i) - score_i|`` at a fitted map, which are not linear in the data).
 """
 
 from __future__ import annotations
@@ -383,7 +383,7 @@ class SufficientStats:
 
 
 class DeviationStats:
-    """The second pass: sums of the absolute deviations t1 = |eta1-hat - m|, t2 = |eta2-hat - (m^2 + var)|.
+    """The second pass: sums of the absolute deviations ``t1 = |eta1-hat - m|``, ``t2 = |eta2-hat - (m^2 + var)|``.
 
     Mergeable like :class:`SufficientStats`.  Holds n and the sums of t1, t2, t1^2, t2^2 and t1 t2, so the CE
     average and its sampling variance come out of any chunking.
