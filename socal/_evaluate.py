@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._results import CalibrationError
+from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_bandwidth, check_float, check_labels, check_rng, check_scores
 from .estimators import ce1, ce2
 from .perturb import perturb
@@ -117,8 +118,9 @@ def _fmt_h(h):
     return f"1/{round(inv)}" if abs(inv - round(inv)) < 1e-9 else f"{h:g}"
 
 
-def evaluate(raw_mean, raw_var, labels=None, *, counts=None, h=1 / 16, ci=0.9, n_boot=200, rng=None,
-             progress=False) -> Evaluation:
+def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None = None, *, counts: Counts | None = None,
+             h: float = 1 / 16, ci: float = 0.9, n_boot: int = 200, rng: Seed = None,
+             progress: bool = False) -> Evaluation:
     """Evaluate a predictor's (mean, variance) for second-order calibration, the guided way.
 
     1. Perturb the raw scores with the sech kernel at bandwidth ``h`` (:func:`socal.perturb`), from ``rng``.  Why:

@@ -25,7 +25,7 @@ DEFAULT_MAX_DEGREE = 44  # the paper's cap at h = 1/16 (Appendix "Experiment 1")
 MIN_DEGREE = 4  # the floor of the halving schedule
 
 
-def theta(h):
+def theta(h: float) -> float:
     """Bernstein-ellipse parameter theta(h) = h pi + sqrt(h^2 pi^2 + 1) (Corollary "Polynomial approximation").
 
     Equal to exp(asinh(h pi)), the form used here: it keeps log theta exact for tiny h, where h pi + sqrt(...)
@@ -35,7 +35,7 @@ def theta(h):
     return math.exp(math.asinh(h * math.pi))
 
 
-def paper_degree(n, h):
+def paper_degree(n: float, h: float) -> int:
     """The degree rule of Proposition "main": l = ceil(2 log n / log theta(h)), log theta(h) = asinh(h pi)."""
     n = check_float(n, "n", "paper_degree", 1.0, math.inf)  # real n: the bounds evaluate it between sample sizes
     h = check_bandwidth(h, "paper_degree")

@@ -71,7 +71,7 @@ class CalibrationError:
     def __float__(self):
         return float(self.estimate)
 
-    def to_dict(self):
+    def to_dict(self) -> dict:
         """JSON-safe summary."""
         out = {k: getattr(self, k) for k in ("kind", "estimate", "mean_term", "moment_term", "degree", "alpha",
                                              "n", "h", "debiased", "bias")}

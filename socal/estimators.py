@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ._engine import ArraySource, ChunkSource, DaskSource, is_dask
 from ._fit import DEFAULT_ALPHAS, DEFAULT_MAX_DEGREE, MIN_DEGREE, degree_schedule, paper_degree, select_and_fit
 from ._results import CalibrationError
+from ._typing import Alpha, ArrayLike, Chunks, Counts, Degree, Seed
 from ._validation import (check_bandwidth, check_float, check_int, check_labels, check_mean, check_rng,
                           check_scores)
 from .intervals import bootstrap
@@ -246,8 +248,11 @@ _ESTIMATOR_NOTES = """
 """
 
 
-def ce2(mean=None, var=None, labels=None, *, counts=None, chunks=None, h=None, degree=None, alpha=None, folds=5, holdout=None,
-        max_degree=DEFAULT_MAX_DEGREE, ci=None, debias=False, n_boot=200, rng=None, progress=False):
+def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None = None, labels: ArrayLike | None = None,
+        *, counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
+        alpha: Alpha = None, folds: int = 5, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
+        ci: float | None = None, debias: bool = False, n_boot: int = 200, rng: Seed = None,
+        progress: bool = False) -> CalibrationError:
     """Estimate the second-order calibration error CE2 of a sech-perturbed predictor.
 
     .. math::
@@ -320,8 +325,11 @@ def ce2(mean=None, var=None, labels=None, *, counts=None, chunks=None, h=None, d
                      rng=rng, show=progress)
 
 
-def ce1(mean=None, labels=None, *, counts=None, chunks=None, h=None, degree=None, alpha=None, folds=5, holdout=None,
-        max_degree=DEFAULT_MAX_DEGREE, ci=None, debias=False, n_boot=200, rng=None, progress=False):
+def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | None = None, *,
+        counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
+        alpha: Alpha = None, folds: int = 5, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
+        ci: float | None = None, debias: bool = False, n_boot: int = 200, rng: Seed = None,
+        progress: bool = False) -> CalibrationError:
     """Estimate the first-order calibration error CE1 = E|E[Y | m~] - m~| of a sech-perturbed predictor.
 
     The one-dimensional version of :func:`ce2` (Remark "First-Order Calibration"): a Chebyshev ridge regression of
@@ -353,7 +361,7 @@ class CalibrationFunctions:
     region 0 <= eta1 <= 1, eta1^2 <= eta2 <= eta1; otherwise each is clipped to [0, 1].
     """
 
-    def __init__(self, cmap, project):
+    def __init__(self, cmap: Any, project: bool) -> None:
         self.map = cmap
         self.project = project
 
@@ -365,23 +373,27 @@ class CalibrationFunctions:
     def alpha(self):
         return self.map.alpha
 
-    def __call__(self, mean, var):
+    def __call__(self, mean: ArrayLike, var: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         m, v = check_scores(mean, var, "CalibrationFunctions")
         out = self.map.predict(m, v, project=self.project)
         return out[:, 0], out[:, 1]
 
-    def eta1(self, mean, var):
+    def eta1(self, mean: ArrayLike, var: ArrayLike) -> np.ndarray:
         return self(mean, var)[0]
 
-    def eta2(self, mean, var):
+    def eta2(self, mean: ArrayLike, var: ArrayLike) -> np.ndarray:
         return self(mean, var)[1]
 
     def __repr__(self):
         return f"CalibrationFunctions(degree={self.degree}, alpha={self.alpha:g}, project={self.project})"
 
 
-def calibration_functions(mean=None, var=None, labels=None, *, counts=None, chunks=None, h=None, degree=None, alpha=None, folds=5,
-                          holdout=None, max_degree=DEFAULT_MAX_DEGREE, project=True, rng=None):
+def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None = None,
+                          labels: ArrayLike | None = None, *, counts: Counts | None = None,
+                          chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
+                          alpha: Alpha = None, folds: int = 5, holdout: float | None = None,
+                          max_degree: int = DEFAULT_MAX_DEGREE, project: bool = True,
+                          rng: Seed = None) -> CalibrationFunctions:
     """Fit eta1(s) = E[Y | S = s] and eta2(s) = E[f*(X)^2 | S = s] of a sech-perturbed predictor.
 
     The regressions of :func:`ce2` (Eq. (erm1), (erm2)), returned as callables.  ``mean``, ``var`` are the

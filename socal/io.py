@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import pathlib
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -228,7 +230,7 @@ class ParquetChunks(_Reader):
             yield self._chunk(cols)
 
 
-def read_chunks(path, **kw):
+def read_chunks(path: str | os.PathLike, **kw: Any) -> CSVChunks | ParquetChunks:
     """A reader for ``path`` by its suffix: ``.parquet``/``.pq`` -> :class:`ParquetChunks`, else :class:`CSVChunks`."""
     suffix = pathlib.Path(path).suffix.lower()
     if suffix in (".parquet", ".pq"):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from ._typing import ArrayLike, Seed
 from ._validation import check_bandwidth, check_mean, check_rng, check_scores
 from .kernels import SechKernel
 
@@ -11,7 +14,7 @@ MEAN_DOMAIN = (0.0, 1.0)
 VAR_DOMAIN = (0.0, 0.25)
 
 
-def perturb(mean, var, *, h, rng=None):
+def perturb(mean: ArrayLike, var: ArrayLike, *, h: float, rng: Seed = None) -> tuple[np.ndarray, np.ndarray]:
     """Perturb raw scores (m, sigma^2) coordinate-wise with the truncated sech kernel.
 
     Step 1: m~ ~ k_h(. | m) on [0, 1].  Step 2: sigma~^2 ~ k_h(. | sigma^2) on [0, 1/4], independently.
@@ -44,7 +47,7 @@ def perturb(mean, var, *, h, rng=None):
     return mean_t, var_t
 
 
-def perturb_mean(mean, *, h, rng=None):
+def perturb_mean(mean: ArrayLike, *, h: float, rng: Seed = None) -> np.ndarray:
     """One-dimensional perturbation m~ ~ k_h(. | m) on [0, 1] (the first-order setting)."""
     m = check_mean(mean, "perturb_mean")
     h = check_bandwidth(h, "perturb_mean")

@@ -17,9 +17,11 @@ ridge fixed at the first fit's).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from ._typing import ArrayLike, Counts, Degree, Alpha, Seed
 from ._validation import check_int, check_labels, check_rng, check_scores
 from .estimators import calibration_functions
 
@@ -80,8 +82,10 @@ def _binned(x, values, edges, min_count):
     return idx, count, centre, [np.where(keep, o, np.nan) for o in out]
 
 
-def reliability(mean, var, labels=None, *, counts=None, h=None, degree=None, alpha=None, bins=20, min_count=None,
-                n_boot=50, level=0.9, rng=None) -> ReliabilityData:
+def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *, counts: Counts | None = None,
+                h: float | None = None, degree: Degree = None, alpha: Alpha = None, bins: int = 20,
+                min_count: int | None = None, n_boot: int = 50, level: float = 0.9,
+                rng: Seed = None) -> ReliabilityData:
     """Compute a second-order reliability diagram of perturbed scores (mean, var) with k-snapshot labels.
 
     Parameters
@@ -147,8 +151,10 @@ def reliability(mean, var, labels=None, *, counts=None, h=None, degree=None, alp
                            cf.degree, cf.alpha, level, min_count)
 
 
-def residual_map(mean, var, labels=None, *, counts=None, h=None, degree=None, alpha=None, bins=(40, 20),
-                 min_count=None, rng=None) -> ResidualMap:
+def residual_map(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *, counts: Counts | None = None,
+                 h: float | None = None, degree: Degree = None, alpha: Alpha = None,
+                 bins: tuple[int, int] = (40, 20), min_count: int | None = None,
+                 rng: Seed = None) -> ResidualMap:
     """Moment residuals (eta1-hat - m, eta2-hat - eta1-hat^2 - var) on a grid over the score rectangle.
 
     ``bins``: cells along the mean and the variance axes; cells with fewer than ``min_count`` items (default
@@ -196,7 +202,7 @@ def _panel(ax, centre, curve, band, edges, count, label, xlabel, ylabel, color):
     hist.set_axis_off()
 
 
-def plot_reliability(data: ReliabilityData, *, axes=None, label="fitted", color="C0"):
+def plot_reliability(data: ReliabilityData, *, axes: Any = None, label: str = "fitted", color: str = "C0") -> Any:
     """Draw a :class:`ReliabilityData` on two axes (created if ``axes`` is None); returns the axes."""
     plt = _pyplot()
     if axes is None:
@@ -212,7 +218,7 @@ def plot_reliability(data: ReliabilityData, *, axes=None, label="fitted", color=
     return axes
 
 
-def plot_residual_map(data: ResidualMap, *, axes=None):
+def plot_residual_map(data: ResidualMap, *, axes: Any = None) -> Any:
     """Draw a :class:`ResidualMap` as two heat maps over (mean, var); empty cells are left blank."""
     plt = _pyplot()
     if axes is None:
@@ -228,7 +234,7 @@ def plot_residual_map(data: ResidualMap, *, axes=None):
     return axes
 
 
-def plot_before_after(before: ReliabilityData, after: ReliabilityData, *, axes=None):
+def plot_before_after(before: ReliabilityData, after: ReliabilityData, *, axes: Any = None) -> Any:
     """Reliability diagrams before and after recalibration, overlaid on two axes."""
     plt = _pyplot()
     if axes is None:
@@ -243,7 +249,8 @@ def plot_before_after(before: ReliabilityData, after: ReliabilityData, *, axes=N
     return axes
 
 
-def evaluation_figure(mean, var, labels=None, *, counts=None, h=None, n_boot=50, rng=None):
+def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,
+                      counts: Counts | None = None, h: float | None = None, n_boot: int = 50, rng: Seed = None) -> Any:
     """The figure of ``socal evaluate --plot``: reliability before and after second-order Platt scaling (fitted
     on the even rows, drawn on the odd rows: held-out), and the moment-residual map of the perturbed scores.
 

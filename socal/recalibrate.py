@@ -13,6 +13,9 @@ import warnings
 import numpy as np
 
 from ._fit import DEFAULT_MAX_DEGREE, CalibrationMap
+from typing import Any
+
+from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_array, check_choice, check_labels, check_mean, check_scores
 from .estimators import _fit_from, _settings, _source, _stream_cap
 from .sufficient import SufficientStats
@@ -28,7 +31,8 @@ class _PlattBase:
     _params = ("ndim", "h", "degree", "alpha", "folds", "max_degree", "rng")
     _second_order = True
 
-    def __init__(self, *, ndim=2, h=None, degree=None, alpha=None, folds=5, max_degree=DEFAULT_MAX_DEGREE, rng=None):
+    def __init__(self, *, ndim: int = 2, h: float | None = None, degree: Any = None, alpha: Any = None, folds: int = 5,
+                 max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None) -> None:
         self.ndim = ndim
         self.h = h
         self.degree = degree
@@ -38,10 +42,10 @@ class _PlattBase:
         self.rng = rng
 
     # -- scikit-learn conventions --------------------------------------------------------------------------------
-    def get_params(self, deep=True):
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self._params}
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> _PlattBase:
         for k, v in params.items():
             if k not in self._params:
                 raise ValueError(f"Invalid parameter {k!r} for {type(self).__name__}; valid: {', '.join(self._params)}.")
@@ -142,7 +146,8 @@ class _PlattBase:
             return check_scores(x[:, 0], x[:, 1], name)
         return check_mean(x[:, 0], name), None
 
-    def fit(self, X, y=None, labels=None, *, counts=None):
+    def fit(self, X: ArrayLike | SufficientStats, y: ArrayLike | None = None, labels: ArrayLike | None = None, *,
+            counts: Counts | None = None) -> _PlattBase:
         """Fit on perturbed scores and their labels.
 
         Two calling conventions:
@@ -176,7 +181,8 @@ class _PlattBase:
         fit, stats = _fit_from(source, None, st, ndim, name, responses=R)
         return self._finish_fit(fit, stats.n)
 
-    def partial_fit(self, X, y=None, labels=None, *, counts=None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike | None = None, labels: ArrayLike | None = None, *,
+                    counts: Counts | None = None) -> _PlattBase:
         """Add a chunk to the statistics kept in ``stats_`` and refit from all chunks seen so far.
 
         Calling conventions as in :meth:`fit`.  The statistics are built at the cap ``max_degree`` (or the fixed
@@ -197,7 +203,8 @@ class _PlattBase:
         fit, _ = _fit_from(None, self.stats_, st, ndim, name, responses=R)
         return self._finish_fit(fit, self.stats_.n)
 
-    def fit_transform(self, X, y=None, labels=None, *, counts=None):
+    def fit_transform(self, X: ArrayLike, y: ArrayLike | None = None, labels: ArrayLike | None = None, *,
+                      counts: Counts | None = None) -> Any:
         """:meth:`fit`, then :meth:`transform` of the same scores (same calling convention)."""
         self.fit(X, y, labels, counts=counts)
         return self.transform(X) if _is_table(X) else self.transform(X, y)
@@ -219,12 +226,12 @@ class _PlattBase:
             pred = np.column_stack([pred[:, 0], pred[:, 0] ** 2])
         return pred[:, 0], pred[:, 1]
 
-    def predict_moments(self, X, var=None):
+    def predict_moments(self, X: ArrayLike, var: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(eta1-hat, eta2-hat), projected onto the feasible moment region (calling conventions as in
         :meth:`transform`; always a pair of arrays)."""
         return self._moments(X, var, type(self).__name__ + ".predict_moments")
 
-    def transform(self, X, var=None):
+    def transform(self, X: ArrayLike, var: ArrayLike | None = None) -> Any:
         """Recalibrated scores (m', var') = (eta1-hat, max(0, eta2-hat - eta1-hat^2)) (Eq. (That)).
 
         ``transform(X)`` with X of shape (n, 2) (or a DataFrame) returns an (n, 2) array with columns (mean, var)
@@ -243,7 +250,8 @@ class _PlattBase:
             return pd.DataFrame(out, columns=self.get_feature_names_out(), index=index)
         return out
 
-    def score(self, X, y=None, labels=None, *, counts=None):
+    def score(self, X: ArrayLike, y: ArrayLike | None = None, labels: ArrayLike | None = None, *,
+              counts: Counts | None = None) -> float:
         """Minus the mean squared error of the predicted moments against the unbiased targets, on new data.
 
         The targets are a/k for eta1 and a(a-1)/(k(k-1)) for eta2 (Eq. (erm1), (erm2)), unbiased for f* and f*^2:
@@ -277,11 +285,11 @@ class _PlattBase:
         return y, counts
 
     # -- scikit-learn conventions (scikit-learn is optional: nothing here imports it at module level) -------------
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Names of :meth:`transform`'s output columns: ('mean', 'var')."""
         return np.asarray(["mean", "var"], dtype=object)
 
-    def set_output(self, *, transform=None):
+    def set_output(self, *, transform: str | None = None) -> _PlattBase:
         """Choose :meth:`transform`'s container for 2-D input: 'default' (ndarray) or 'pandas' (a DataFrame).
 
         As in scikit-learn's ``set_output`` (``Pipeline.set_output`` calls it); returns self."""
@@ -311,7 +319,7 @@ class _PlattBase:
                     input_tags=InputTags(two_d_array=True, allow_nan=False))
 
     # -- persistence -----------------------------------------------------------------------------------------------
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """JSON-safe description; :meth:`from_dict` rebuilds a map with bit-identical output."""
         self._check_fitted()
         params = self.get_params()
@@ -320,7 +328,7 @@ class _PlattBase:
                 "map": self.map_.to_dict(), "n_samples_fit": self.n_samples_fit_}
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: dict[str, Any]) -> _PlattBase:
         """Rebuild from :meth:`to_dict`'s output after checking its schema (keys, types, shapes, finiteness, format
         version); a ValueError names the field at fault.  Nothing read is evaluated."""
         where = f"{cls.__name__}.from_dict"
@@ -515,5 +523,6 @@ class FirstOrderPlatt(_PlattBase):
 
     _second_order = False
 
-    def __init__(self, *, ndim=1, h=None, degree=None, alpha=None, folds=5, max_degree=DEFAULT_MAX_DEGREE, rng=None):
+    def __init__(self, *, ndim: int = 1, h: float | None = None, degree: Any = None, alpha: Any = None, folds: int = 5,
+                 max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None) -> None:
         super().__init__(ndim=ndim, h=h, degree=degree, alpha=alpha, folds=folds, max_degree=max_degree, rng=rng)

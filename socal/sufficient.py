@@ -25,9 +25,11 @@ import io
 import json
 import pathlib
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
+from ._typing import ArrayLike, Counts, Seed
 from ._validation import (check_int, check_float, check_labels, check_mean, check_rng, check_scores)
 from .chebyshev import TensorBasis, grouped_moments, to_unit
 
@@ -152,7 +154,8 @@ class SufficientStats:
     (True, 4000)
     """
 
-    def __init__(self, *, max_degree=44, ndim=2, folds=5, holdout=None, rng=None, responses=None):
+    def __init__(self, *, max_degree: int = 44, ndim: int = 2, folds: int = 5, holdout: float | None = None,
+                 rng: Seed = None, responses: int | None = None) -> None:
         func = "SufficientStats"
         self.max_degree = check_int(max_degree, "max_degree", func, 0, _MAX_DEGREE_LIMIT)
         if isinstance(ndim, bool) or ndim not in (1, 2):
@@ -198,20 +201,21 @@ class SufficientStats:
         return {"max_degree": self.max_degree, "ndim": self.ndim, "folds": self.folds, "holdout": self.holdout,
                 "salt": self.salt, "n_responses": self.n_responses}
 
-    def copy(self):
+    def copy(self) -> SufficientStats:
         out = object.__new__(type(self))
         out.__dict__.update(self._config())
         out.M, out.Z, out.zz, out.count = self.M.copy(), self.Z.copy(), self.zz.copy(), self.count.copy()
         return out
 
-    def empty_like(self):
+    def empty_like(self) -> SufficientStats:
         """Statistics with the same cap, folds and seed and no rows (for another chunk or worker)."""
         out = self.copy()
         out._zero()
         return out
 
     # -- the pass over the data ------------------------------------------------------------------------------------
-    def update(self, mean, var=None, labels=None, *, counts=None):
+    def update(self, mean: ArrayLike, var: ArrayLike | None = None, labels: ArrayLike | None = None, *,
+               counts: Counts | None = None) -> SufficientStats:
         """Add a chunk: scores ``mean`` (and ``var`` in 2-D), labels (n, k) 0/1 or ``counts=(positives, trials)``.
 
         Returns ``self``.  The same validation as :func:`socal.ce2` (or :func:`socal.ce1` in 1-D).
@@ -232,7 +236,7 @@ class SufficientStats:
         zs = np.column_stack([z1, z2])[:, : self.n_responses]
         return self._add(m, v, zs, fold=fold, classes=target_classes(a, k, self.n_responses))
 
-    def fold_of(self, mean, var, zs):
+    def fold_of(self, mean: np.ndarray, var: np.ndarray | None, zs: np.ndarray) -> np.ndarray:
         """The fold of each row (validated float arrays; ``zs`` the (n, R) targets)."""
         U = row_uniform(mean, var, zs, self.salt)
         if self.holdout is not None:
@@ -276,7 +280,7 @@ class SufficientStats:
             raise ValueError(f"SufficientStats built with different settings cannot be merged ({diff}); build them "
                              f"with the same max_degree, ndim, folds/holdout and rng seed.")
 
-    def merge(self, other):
+    def merge(self, other: SufficientStats) -> SufficientStats:
         """Exact, associative merge: a new object holding the statistics of both."""
         self._check_compatible(other)
         out = self.copy()
@@ -288,7 +292,7 @@ class SufficientStats:
 
     __add__ = merge
 
-    def view(self, ndim=None, responses=None):
+    def view(self, ndim: int | None = None, responses: int | None = None) -> SufficientStats:
         """The statistics of a smaller problem read off these: 1-D from 2-D (T_0(w) = 1, so the 1-D moments are the
         q = 0 column) and/or the first response only (a/k, for first-order fits)."""
         ndim = self.ndim if ndim is None else ndim
@@ -304,7 +308,7 @@ class SufficientStats:
         out.zz = self.zz[:, :responses].copy()
         return out
 
-    def truncate(self, degree):
+    def truncate(self, degree: int) -> SufficientStats:
         """The statistics of a smaller cap (leading blocks)."""
         degree = check_int(degree, "degree", "SufficientStats.truncate", 0, self.max_degree)
         out = self.copy()
@@ -315,13 +319,13 @@ class SufficientStats:
         return out
 
     # -- persistence -----------------------------------------------------------------------------------------------
-    def save(self, file):
+    def save(self, file: Any) -> None:
         """Write to ``file`` (a path or a binary file object) as an ``.npz`` with a JSON header; no pickling."""
         header = json.dumps({"format": "socal.SufficientStats", "version": FORMAT_VERSION, **self._config()})
         np.savez(file, header=np.array(header), M=self.M, Z=self.Z, zz=self.zz, count=self.count)
 
     @classmethod
-    def load(cls, file):
+    def load(cls, file: Any) -> SufficientStats:
         """Read what :meth:`save` wrote; every field is checked (keys, types, shapes, finiteness, version)."""
         name = str(file) if isinstance(file, (str, pathlib.Path)) else "the file object"
         try:
@@ -368,13 +372,13 @@ class SufficientStats:
             raise ValueError(f"{name}: field 'count' must hold whole numbers >= 0.")
         return out
 
-    def to_bytes(self):
+    def to_bytes(self) -> bytes:
         buf = io.BytesIO()
         self.save(buf)
         return buf.getvalue()
 
     @classmethod
-    def from_bytes(cls, data):
+    def from_bytes(cls, data: bytes) -> SufficientStats:
         return cls.load(io.BytesIO(data))
 
     def __repr__(self):
@@ -389,18 +393,18 @@ class DeviationStats:
     average and its sampling variance come out of any chunking.
     """
 
-    def __init__(self, cmap):
+    def __init__(self, cmap: Any) -> None:
         self.cmap = cmap
         self.sums = np.zeros(6)  # n, t1, t2, t1^2, t2^2, t1 t2
 
-    def update_validated(self, m, v):
+    def update_validated(self, m: np.ndarray, v: np.ndarray | None) -> DeviationStats:
         pred = self.cmap.predict(m, v if self.cmap.ndim == 2 else None)
         t1 = np.abs(pred[:, 0] - m)
         t2 = np.abs(pred[:, 1] - (m * m + v)) if self.cmap.ndim == 2 else np.zeros_like(t1)
         self.sums += [t1.size, t1.sum(), t2.sum(), (t1 * t1).sum(), (t2 * t2).sum(), (t1 * t2).sum()]
         return self
 
-    def merge(self, other):
+    def merge(self, other: DeviationStats) -> DeviationStats:
         out = DeviationStats(self.cmap)
         out.sums = self.sums + other.sums
         return out

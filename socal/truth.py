@@ -19,9 +19,11 @@ repeating the computation on panels twice as wide.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
+from ._typing import ArrayLike
 from .kernels import SechKernel
 from .perturb import MEAN_DOMAIN, VAR_DOMAIN
 
@@ -301,7 +303,8 @@ class CalibratedReference:
     atoms: int
 
 
-def calibrated_reference(raw_mean, raw_var, h, *, method="auto"):
+def calibrated_reference(raw_mean: ArrayLike, raw_var: ArrayLike, h: float, *,
+                         method: Literal["auto", "exact", "grid"] = "auto") -> CalibratedReference:
     """CE2^pert and CE1^pert that a perfectly calibrated raw predictor with these raw scores would have at ``h``.
 
     "Perfectly calibrated" means E[f* | raw score] = m and E[f*^2 | raw score] = m^2 + var at every raw score
