@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -99,7 +100,8 @@ class Evaluation:
             lines.append("The means alone are also miscalibrated (CE1 above its reference).")
         lines.append("Deploy the perturbed scores (Evaluation.mean, .var): the guarantee is about them.  The "
                      "interval is a bootstrap interval; see socal.ce2 (Notes) for what it covers.")
-        return "\n".join(lines)
+        table, prose = lines[:8], lines[8:]
+        return "\n".join(table + [textwrap.fill(p, 100) for p in prose])
 
     def __str__(self) -> str:
         return self.summary()

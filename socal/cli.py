@@ -363,14 +363,22 @@ def _reproduce_real_labels(args):
 def build_parser():
     from . import __version__
 
-    p = argparse.ArgumentParser(prog="socal", description="Second-order calibration: measure, fix, prove.")
+    p = argparse.ArgumentParser(
+        prog="socal",
+        description="Is a predictor's uncertainty calibrated?  For a model that outputs a probability (mean) and "
+                    "an epistemic variance (e.g. an ensemble's mean and the spread of its members), socal measures "
+                    "how far both are from calibrated, using items that have two or more labels each, and checks "
+                    "the theory behind the measurement.",
+        epilog="Start with:  socal demo --write demo.csv  then  socal evaluate demo.csv --mean mean --var var "
+               "--labels y1,y2")
     p.add_argument("--version", action="version", version=f"socal {__version__}")
     p.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("estimate", help="estimate CE2 and CE1 from a CSV or Parquet file of scores and labels",
                        description="Estimate how far a predictor's (mean, variance) are from second-order calibrated "
-                                   "(CE2) and its mean from first-order calibrated (CE1). The file holds one row per "
-                                   "item: the deployed (sech-perturbed) mean and variance, and two or more 0/1 "
+                                   "(CE2) and its mean from first-order calibrated (CE1), for scores that are "
+                                   "already perturbed (for raw scores use 'socal evaluate'). The file holds one row "
+                                   "per item: the deployed (sech-perturbed) mean and variance, and two or more 0/1 "
                                    "labels from independent annotators (or the counts of positive labels and of "
                                    "labels). Files larger than memory are read in chunks.")
     e.add_argument("file", help="a .csv (header row, UTF-8) or .parquet file")
@@ -419,10 +427,15 @@ def build_parser():
                     "after recalibration) and a residual map to this image file (needs matplotlib)")
     ev.add_argument("--json", action="store_true", help="print JSON")
     ev.set_defaults(func=_evaluate)
-    d = sub.add_parser("demo", help="run the estimators on a built-in synthetic predictor with known CE2")
+    d = sub.add_parser("demo", help="try socal on a built-in synthetic predictor whose true calibration error is "
+                                    "known exactly",
+                       description="A made-up predictor with six distinct (mean, variance) outputs, both somewhat "
+                                   "miscalibrated, and two labels per item.  Prints the estimates beside the exact "
+                                   "values, or with --write saves the data for 'socal evaluate'.")
     d.add_argument("--n", type=_int_in(100, 10**7), default=20000, help="number of items (default 20000)")
-    d.add_argument("--h", type=_bandwidth, default=1 / 16, help="perturbation bandwidth (default 1/16)")
-    d.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0)
+    d.add_argument("--h", type=_bandwidth, default=1 / 16,
+                   help="how much the scores are blurred before measuring (the perturbation bandwidth; default 1/16)")
+    d.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
     d.add_argument("--write", metavar="FILE.csv",
                    help="instead of estimating, write the demo predictor's raw scores and labels to a CSV file "
                         "(input for 'socal evaluate')")
@@ -430,21 +443,24 @@ def build_parser():
     r = sub.add_parser("reproduce", help="reproduce an experiment of the paper")
     rsub = r.add_subparsers(dest="experiment", required=True)
     dec = rsub.add_parser("decision", help="Experiment 3: referral gain against threshold (Figure 3)")
-    dec.add_argument("--repeats", type=int, default=200)
+    dec.add_argument("--repeats", type=_int_in(2, 10**6), default=200,
+                     help="independent repetitions (fresh data and fits) averaged in the figure (default 200)")
     dec.add_argument("--quick", action="store_true", help="20 repeats")
-    dec.add_argument("--seed", type=int, default=0)
-    dec.add_argument("--out", default="out/decision")
+    dec.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
+    dec.add_argument("--out", default="out/decision", help="folder for the table, checks and figure")
     _parallel_args(dec)
     dec.set_defaults(func=_reproduce_decision)
     rec = rsub.add_parser("recalibration", help="Experiment 2: recalibrated variance against the truth (Figure 2)")
-    rec.add_argument("--seeds", type=int, default=20)
-    rec.add_argument("--quick", action="store_true", help="3 seeds, 2^14 Sobol points")
-    rec.add_argument("--seed", type=int, default=0)
-    rec.add_argument("--out", default="out/recalibration")
+    rec.add_argument("--seeds", type=_int_in(1, 10**5), default=20,
+                     help="independent calibration sets, each recalibrated and scored (default 20)")
+    rec.add_argument("--quick", action="store_true", help="3 seeds, 2^14 Sobol points for the ground truth")
+    rec.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
+    rec.add_argument("--out", default="out/recalibration", help="folder for the summary and figure")
     _parallel_args(rec)
     rec.set_defaults(func=_reproduce_recalibration)
     rat = rsub.add_parser("rate", help="Experiment 1: error against n for the polynomial estimator and baselines")
-    rat.add_argument("--seeds", type=int, default=20)
+    rat.add_argument("--seeds", type=_int_in(1, 10**5), default=20,
+                     help="independent data sets per sample size (default 20, the paper's)")
     rat.add_argument("--quick", action="store_true", help="3 seeds, n in {500, 2000, 10000}")
     rat.add_argument("--out", default="out/rate", help="folder; finished seeds found there are not recomputed")
     _parallel_args(rat, jobs=2)
@@ -453,9 +469,10 @@ def build_parser():
     rl.add_argument("--dataset", default="weather", choices=[*_REAL_DEFAULTS, "all"])
     rl.add_argument("--data-dir", default="../shared/data", help="folder with one sub-folder per data set")
     rl.add_argument("--positive", default=None, help="class for one-vs-rest (default per data set)")
-    rl.add_argument("--repeats", type=int, default=1000)
-    rl.add_argument("--seed", type=int, default=0)
-    rl.add_argument("--out", default="out/real_labels")
+    rl.add_argument("--repeats", type=_int_in(2, 10**6), default=1000,
+                    help="random splits into calibration and audit halves (default 1000)")
+    rl.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
+    rl.add_argument("--out", default="out/real_labels", help="folder for the summary and figures")
     _parallel_args(rl)
     rl.set_defaults(func=_reproduce_real_labels)
     for ep in entry_points(group="socal.commands"):

@@ -124,3 +124,20 @@ def test_cli_evaluate_on_the_demo_data(tmp_path, capsys):
     assert "calibrated reference" in capsys.readouterr().out
     assert main(["evaluate", str(path), "--mean", "mean", "--var", "var"]) == 2
     assert "--labels" in capsys.readouterr().err
+
+
+def test_readme_printout_is_what_the_command_prints(tmp_path, capsys):
+    """README's 'Start here' block is the output of the commands it shows (numbers to their printed precision)."""
+    import pathlib
+    import re
+
+    from tests.test_notebooks import compare_outputs
+
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = re.search(r"```text\n(n = 20000 items.*?)```", readme, flags=re.S).group(1)
+    path = tmp_path / "demo.csv"
+    assert main(["demo", "--write", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(path), "--mean", "mean", "--var", "var", "--labels", "y1,y2"]) == 0
+    printed = capsys.readouterr().out
+    assert compare_outputs(block, printed) == []

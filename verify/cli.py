@@ -13,7 +13,18 @@ from .report import to_json, to_markdown, to_table
 __all__ = ["register", "audit"]
 
 
+def _list_claims():
+    from ._core import REGISTRY, _load
+
+    _load()
+    for c in REGISTRY.values():
+        print(f"{c.id:<26} {c.ref:<34} {' '.join(c.statement.split())[:100]}")
+    return 0
+
+
 def audit(args):
+    if args.list:
+        return _list_claims()
     ids = None
     if args.only is not None:
         ids = [s.strip() for s in args.only.split(",") if s.strip()]
@@ -43,11 +54,16 @@ def audit(args):
 
 
 def register(subparsers):
-    p = subparsers.add_parser("audit", help="check the paper's claims one by one and report verdicts")
+    p = subparsers.add_parser("audit", help="check the paper's theorems, lemmas and constants one by one",
+                              description="Re-derive the claims of the paper (exact algebra, certified interval "
+                                          "arithmetic, Monte Carlo) and print a verdict for each: HOLDS, FAILS, GAP "
+                                          "(true, but the written argument has a hole), VACUOUS (true, but too loose "
+                                          "to say anything at practical n) or UNDECIDED.")
     p.add_argument("--quick", action="store_true", help="reduced checks (under a minute)")
+    p.add_argument("--list", action="store_true", help="list the claim ids with where they are in the paper, and exit")
     p.add_argument("--json", metavar="PATH", help="write the report as JSON")
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown")
-    p.add_argument("--only", metavar="ID,...", help="run only these claim ids")
+    p.add_argument("--only", metavar="ID,...", help="run only these claim ids (see --list)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--backend", choices=BACKENDS, default="loky",
                    help="where Monte Carlo replicates run: local processes (loky) or a dask cluster (same numbers)")
