@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from verify.bounds import LB_CONSTANT, lower_bound, step4, step5, threshold_n, upper_bound
-from verify.claims_minimax import two_point_minimax
-from verify.montecarlo import markov_acceptance, slope
+from socal.verify.bounds import LB_CONSTANT, lower_bound, step4, step5, threshold_n, upper_bound
+from socal.verify.claims_minimax import two_point_minimax
+from socal.verify.montecarlo import markov_acceptance, slope
 
 
 def test_upper_bound_hand_checked_at_n_1e6_h_1_16():

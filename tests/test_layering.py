@@ -10,7 +10,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 def test_importing_socal_loads_no_optional_dependency():
     code = ("import sys, socal, socal.cli, socal.io, socal.sufficient, socal.intervals; "
-            "bad = [m for m in ('verify', 'sympy', 'mpmath', 'flint', 'matplotlib', 'sklearn', 'joblib', 'tqdm', "
+            "bad = [m for m in ('verify', 'socal.verify', 'sympy', 'mpmath', 'flint', 'matplotlib', 'sklearn', 'joblib', 'tqdm', "
             "'dask', 'distributed', 'pyarrow', 'pandas') if m in sys.modules]; print(','.join(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "", f"import socal loaded: {out.stdout.strip()}"
@@ -25,4 +25,23 @@ def test_socal_sources_never_import_verify():
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 names = [node.module or ""]
-            assert not any(n == "verify" or n.startswith("verify.") for n in names), path
+            assert not any(n in ("verify", "socal.verify") or n.startswith(("verify.", "socal.verify."))
+                           for n in names), path
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "socal":
+                assert "verify" not in [a.name for a in node.names], path
+            if isinstance(node, ast.ImportFrom) and node.level >= 1:  # from . import verify (inside socal/)
+                assert "verify" not in [a.name for a in node.names] and not (node.module or "").startswith("verify"), \
+                    path
+
+
+def test_the_distribution_claims_no_top_level_verify():
+    """verify/ installs as socal.verify: pyproject maps it, and the package list names no top-level 'verify'."""
+    import tomllib
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert conf["package-dir"] == {"socal.verify": "verify"}
+    assert all(p == "socal" or p.startswith("socal.") for p in conf["packages"])
+    import socal.verify
+
+    assert pathlib.Path(socal.verify.__file__).parent == ROOT / "verify"
+

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-import verify
-from verify import Verdict
-from verify._core import _load
+from socal import verify
+from socal.verify import Verdict
+from socal.verify._core import _load
 
 _load()
 REQUIRED = ["posreal", "analytic-1d", "analytic-2d", "bernstein", "approx-corollary", "degree-rule", "covering",
@@ -83,7 +83,7 @@ def test_unknown_id():
 
 
 def test_crashing_check_is_undecided_not_a_pass():
-    from verify._core import Claim
+    from socal.verify._core import Claim
 
     def boom(*, quick):
         raise RuntimeError("x")

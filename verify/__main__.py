@@ -1,4 +1,4 @@
-"""python -m verify [audit options]: the same as ``socal audit``."""
+"""python -m socal.verify [audit options]: the same as ``socal audit``."""
 
 import argparse
 import sys
@@ -7,7 +7,7 @@ from .cli import register
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m verify")
+    parser = argparse.ArgumentParser(prog="python -m socal.verify")
     sub = parser.add_subparsers(dest="command")
     register(sub)
     args = parser.parse_args(["audit", *(sys.argv[1:] if argv is None else argv)])
