@@ -22,3 +22,7 @@ def data_dir():
     if not DATA_DIR.is_dir():
         pytest.skip(f"shared data folder {DATA_DIR} is absent (the datasets are never copied into the project)")
     return DATA_DIR
+
+# the example claims package is installed into a temporary folder by tests/test_claims_plugin.py; importing it here
+# (--doctest-modules) would register its claims in this session's registry
+collect_ignore = ["example_claims"]

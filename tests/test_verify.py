@@ -1,6 +1,9 @@
 """The claims registry: every claim has a negative control that FAILS, verdicts are reproducible, JSON complete."""
 
+import dataclasses
+import functools
 import json
+import pathlib
 
 import pytest
 
@@ -14,6 +17,14 @@ REQUIRED = ["posreal", "analytic-1d", "analytic-2d", "bernstein", "approx-coroll
             "property-ahdritz-to-us", "property-us-to-ahdritz", "remark-average-w1", "platt-exact", "platt-approx",
             "sampler"]
 IDS = list(verify.REGISTRY)
+BASELINE = pathlib.Path(__file__).with_name("audit_baseline.json")
+UPDATE = "socal audit --quick --json tests/audit_baseline.json"
+
+
+@functools.cache
+def quick(cid):
+    """The quick run of a claim, shared by the tests of this module (each claim runs once)."""
+    return verify.get(cid).run(quick=True)
 
 
 def test_every_required_claim_is_registered():
@@ -37,15 +48,14 @@ def test_repaired_constants_do_not_fail(cid):
 
 @pytest.mark.parametrize("cid", IDS)
 def test_paper_run_decides_and_gives_evidence(cid):
-    res = verify.get(cid).run(quick=True)
+    res = quick(cid)
     assert res.verdict is not Verdict.UNDECIDED, (cid, res.summary)
     assert res.summary and len(res.evidence) >= 2
 
 
 def test_known_findings():
     """The audit's findings on the paper, as computed (regression test for the numbers behind them)."""
-    got = {cid: verify.get(cid).run(quick=True) for cid in ("approx-corollary", "analytic-2d", "main-bound",
-                                                            "lower-bound")}
+    got = {cid: quick(cid) for cid in ("approx-corollary", "analytic-2d", "main-bound", "lower-bound")}
     assert got["approx-corollary"].verdict is Verdict.FAILS
     assert got["approx-corollary"].evidence["counterexample"]["certified_above_M"]
     z = got["analytic-2d"].evidence["zero_of_D_in_product_strip"]
@@ -90,3 +100,53 @@ def test_crashing_check_is_undecided_not_a_pass():
 
     res = Claim("t", "ref", "s", boom, {}, {}).run()
     assert res.verdict is Verdict.UNDECIDED
+
+
+def test_quick_audit_matches_the_pinned_baseline():
+    """Every verdict and evidence number of the quick audit equals tests/audit_baseline.json within its tolerance.
+
+    A code change that moves a verified number fails here; if the move is intended, update the baseline with
+    ``socal audit --quick --json tests/audit_baseline.json`` and say why in the commit."""
+    from socal.verify.baseline import compare
+
+    base = json.loads(BASELINE.read_text())
+    assert {c["id"] for c in base["claims"]} == set(IDS), f"claims added or removed: update with {UPDATE}"
+    changes = [c for c in compare(base, [(verify.get(cid), quick(cid)) for cid in IDS]) if c.counts]
+    assert not changes, f"moved from the baseline (update with {UPDATE} if intended):\n" + "\n".join(map(str, changes))
+    assert sum(len(c["numbers"]) for c in base["claims"]) >= 250
+
+
+def test_baseline_catches_a_changed_constant(tmp_path, capsys, monkeypatch):
+    """The negative control of the baseline: one constant of one check changed (406 -> 410 in the main bound's
+    excess-risk constant) moves the evidence numbers, and socal audit --baseline exits 1 naming them."""
+    from socal.cli import main
+    from socal.verify._core import REGISTRY
+
+    cid = "main-bound"
+    changed = dataclasses.replace(REGISTRY[cid], paper={**REGISTRY[cid].paper, "c406": 410})
+    monkeypatch.setitem(REGISTRY, cid, changed)
+    assert main(["audit", "--quick", "--only", cid, "--baseline", str(BASELINE), "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    assert f"{cid}: bound_at_n" in out and "moved" in out
+    monkeypatch.setitem(REGISTRY, cid, dataclasses.replace(changed, paper={**changed.paper, "c406": 406}))
+    assert main(["audit", "--quick", "--only", cid, "--baseline", str(BASELINE), "--no-progress"]) == 0
+    assert "0 moved" in capsys.readouterr().out
+
+
+def test_baseline_tolerances_and_bad_files(tmp_path):
+    from socal.verify import Result
+    from socal.verify.baseline import compare, numbers
+
+    nums = numbers({"a": 1.0, "b": {"c": [2.0, "x"], "seconds": 3.0}, "flag": True}, {"b.*": 1e-2})
+    assert set(nums) == {"a", "b.c[0]"} and nums["b.c[0]"]["rel_tol"] == 1e-2 and nums["a"]["rel_tol"] == 1e-6
+    claim = verify.get("aux-1")
+    base = {"claims": [{"id": "aux-1", "verdict": "HOLDS", "numbers": {"x": {"value": 1.0, "rel_tol": 1e-6,
+                                                                              "abs_tol": 0}}}]}
+    same = compare(base, [(claim, Result(Verdict.HOLDS, "", {"x": 1.0 + 1e-7}))])
+    assert not [c for c in same if c.counts]
+    moved = compare(base, [(claim, Result(Verdict.GAP, "", {"x": 1.01}))])
+    assert {c.kind for c in moved} == {"verdict", "moved"}
+    gone = compare(base, [(claim, Result(Verdict.HOLDS, "", {}))])
+    assert [c.kind for c in gone] == ["missing"]
+    with pytest.raises(ValueError, match="socal audit --json"):
+        compare({"not": "a report"}, [])

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["Verdict", "Result", "Claim", "REGISTRY", "claim", "get", "run"]
+__all__ = ["Verdict", "Result", "Claim", "REGISTRY", "claim", "unregister", "get", "run"]
 
 
 class Verdict(str, enum.Enum):
@@ -39,6 +39,7 @@ class Result:
     verdict: Verdict
     summary: str
     evidence: dict = field(default_factory=dict)
+    tolerances: dict = field(default_factory=dict)  # fnmatch pattern over evidence paths -> relative tolerance
 
 
 def worst(*verdicts):
@@ -73,16 +74,67 @@ REGISTRY: dict[str, Claim] = {}
 
 
 def claim(id, ref, statement, *, paper, wrong, repaired=None, slow=False):
-    """Decorator registering a check function as the claim ``id``."""
+    """Register a check function as the claim ``id`` (public: ``socal.verify.claim``).
+
+    Parameters
+    ----------
+    id : str
+        Unique id (letters, digits, '-', '_', '.'); another package should prefix its own (``"mypkg-lemma-2"``).
+    ref : str
+        Where the claim is stated (``"Lemma 2, Section 3"``).
+    statement : str
+        What is claimed, in words.
+    paper : dict
+        Keyword arguments of the check as the source states them (the audit's run).
+    wrong : dict
+        A deliberately wrong version (the negative control): the check must return FAILS with it.
+    repaired : dict, optional
+        Arguments that hold where ``paper``'s fail.
+    slow : bool
+        The full (non-quick) check takes minutes.
+
+    The decorated function is called as ``check(*, quick, **paper)`` and returns a :class:`Result`.  Registration
+    happens at import; a package makes its module's claims join ``socal audit`` and the pytest plugin with an entry
+    point in the group ``socal.claims`` naming that module (see README "Claims of your own").
+
+    Examples
+    --------
+    >>> from socal.verify import Result, Verdict, claim
+    >>> @claim("example-sqrt2", "a note", "sqrt(2) < 1.5", paper={"bound": 1.5}, wrong={"bound": 1.4})
+    ... def sqrt2(*, quick=False, bound):
+    ...     ok = 2 ** 0.5 < bound
+    ...     return Result(Verdict.HOLDS if ok else Verdict.FAILS, f"sqrt(2) = {2 ** 0.5:.6f}", {"sqrt2": 2 ** 0.5})
+    >>> from socal.verify import get, unregister
+    >>> get("example-sqrt2").run().verdict.value, get("example-sqrt2").run(which="wrong").verdict.value
+    ('HOLDS', 'FAILS')
+    >>> unregister("example-sqrt2")
+    """
+    if not isinstance(id, str) or not id or not all(ch.isalnum() or ch in "-_." for ch in id):
+        raise ValueError(f"The 'id' parameter of claim must be a non-empty string of letters, digits, '-', '_' and "
+                         f"'.'. Got {id!r} instead.")
+    for name, val in (("paper", paper), ("wrong", wrong)):
+        if not isinstance(val, dict):
+            raise ValueError(f"The '{name}' parameter of claim {id!r} must be a dict of keyword arguments of the "
+                             f"check. Got {type(val).__name__} instead.")
+    if dict(wrong) == dict(paper):
+        raise ValueError(f"The 'wrong' parameter of claim {id!r} must differ from 'paper': it is the negative "
+                         f"control, which the check must reject.")
 
     def deco(fn):
         if id in REGISTRY:
-            raise ValueError(f"claim id {id!r} registered twice")
+            old = REGISTRY[id].check
+            raise ValueError(f"claim id {id!r} registered twice ({getattr(old, '__module__', '?')}."
+                             f"{getattr(old, '__qualname__', '?')} and {fn.__module__}.{fn.__qualname__})")
         REGISTRY[id] = Claim(id, ref, statement, fn, dict(paper), dict(wrong),
                              None if repaired is None else dict(repaired), slow)
         return fn
 
     return deco
+
+
+def unregister(id):
+    """Remove the claim ``id`` from the registry (for tests and interactive sessions)."""
+    REGISTRY.pop(id, None)
 
 
 def get(id):
@@ -93,8 +145,27 @@ def get(id):
         raise ValueError(f"Unknown claim id {id!r}; known: {', '.join(REGISTRY)}") from None
 
 
+_PLUGINS_LOADED = False
+PLUGIN_ERRORS: dict[str, str] = {}  # entry point -> why it could not be loaded
+
+
 def _load():
+    """Register this package's claims and every package's under the entry-point group ``socal.claims``."""
+    global _PLUGINS_LOADED
     from . import claims  # noqa: F401  (registers every claim on import)
+
+    if _PLUGINS_LOADED:
+        return
+    _PLUGINS_LOADED = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="socal.claims"):
+        try:
+            obj = ep.load()  # importing the module registers its claims
+            if callable(obj) and not isinstance(obj, type(claims)):
+                obj()  # or a function that registers them
+        except Exception as exc:  # a broken plugin must not hide the others; the report names it
+            PLUGIN_ERRORS[f"{ep.name} = {ep.value}"] = f"{type(exc).__name__}: {exc}"
 
 
 def run(ids=None, *, quick=False, progress=False):

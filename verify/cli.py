@@ -39,6 +39,17 @@ def audit(args):
         results = run(ids, quick=args.quick, progress=not args.no_progress and sys.stderr.isatty())
     seconds = round(time.perf_counter() - t0, 1)
     print(to_table(results))
+    status = 0
+    if args.baseline:
+        from .baseline import compare, format_changes, load, numbers
+
+        base = load(args.baseline)
+        changes = compare(base, results)
+        ran = {c.id for c, _ in results}
+        compared = [c for c in base["claims"] if c["id"] in ran]
+        n_numbers = sum(len(c.get("numbers") or numbers(c.get("evidence", {}))) for c in compared)
+        print("\n" + format_changes(changes, (len(compared), n_numbers)))
+        status = 1 if any(c.counts for c in changes) else 0
     scope = f"only {', '.join(ids)}" if ids else ("quick" if args.quick else "full") + " audit"
     print(f"\n{len(results)} claims in {seconds} s ({scope})")
     meta = {"mode": "quick" if args.quick else "full", "seconds": seconds}
@@ -50,7 +61,7 @@ def audit(args):
         with open(args.markdown, "w") as fh:
             fh.write(to_markdown(results))
         print(f"Markdown written to {args.markdown}")
-    return 0  # verdicts are findings, not errors
+    return status  # verdicts are findings, not errors; a change from --baseline is (exit status 1)
 
 
 def register(subparsers):
@@ -65,6 +76,9 @@ def register(subparsers):
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown")
     p.add_argument("--only", metavar="ID,...", help="run only these claim ids (see --list)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--baseline", metavar="FILE.json",
+                   help="compare with a stored report (from --json): list verdict changes and evidence numbers that "
+                        "moved beyond their tolerance; exit status 1 when anything moved")
     p.add_argument("--backend", choices=BACKENDS, default="loky",
                    help="where Monte Carlo replicates run: local processes (loky) or a dask cluster (same numbers)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,

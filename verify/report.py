@@ -34,9 +34,14 @@ def jsonable(x):
 
 
 def to_json(results, **meta):
+    """The JSON report; each claim's ``numbers`` lists its evidence numbers with their tolerances (the form
+    ``socal audit --baseline`` compares against)."""
+    from .baseline import numbers
+
     return json.dumps({**jsonable(meta), "claims": [
         {"id": c.id, "ref": c.ref, "statement": c.statement, "verdict": r.verdict.value, "summary": r.summary,
-         "evidence": jsonable(r.evidence)} for c, r in results]}, indent=2)
+         "evidence": jsonable(r.evidence), "numbers": numbers(r.evidence, r.tolerances)}
+        for c, r in results]}, indent=2)
 
 
 def _clip(s, width):
