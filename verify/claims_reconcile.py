@@ -103,7 +103,7 @@ def check_sandwich(*, quick, lower, upper):
     for key, (mu1, mu2, m, v) in (("delta/W1 = 3/2", (0.5, 0.3, 0.48, 0.26)), ("delta/W1 = 1/2", (0.5, 0.3, 0.45, 0.3))):
         p, q = _snapshot_dists(mu1, mu2, m, v)
         ev["attaining instances"][key]["ratio (LP)"] = (abs(mu1 - m) + abs(mu2 - v)) / _w1_lp(p, q)
-    if lp_err > 1e-8:
+    if lp_err > 1e-6:  # HiGHS solves to 1e-7 absolute: a tighter test can fail on tiny moments (found by hypothesis)
         return Result(Verdict.FAILS, f"W1 != |Delta_0| + |Delta_1| (LP differs by {lp_err:.2e})", ev)
     if not (ok_lower and ok_upper):
         ray = next(r for r in RAYS if sum(deltas(R(r[0]), R(r[1]))) > lower * w1_formula(R(r[0]), R(r[1])))
