@@ -25,6 +25,13 @@ def _list_claims():
 def audit(args):
     if args.list:
         return _list_claims()
+    if args.coverage:
+        from ._core import REGISTRY, _load
+        from .inventory import coverage, format_coverage
+
+        _load()
+        print(format_coverage(coverage(REGISTRY)))
+        return 0
     ids = None
     if args.only is not None:
         ids = [s.strip() for s in args.only.split(",") if s.strip()]
@@ -72,6 +79,9 @@ def register(subparsers):
                                           "to say anything at practical n) or UNDECIDED.")
     p.add_argument("--quick", action="store_true", help="reduced checks (under a minute)")
     p.add_argument("--list", action="store_true", help="list the claim ids with where they are in the paper, and exit")
+    p.add_argument("--coverage", action="store_true",
+                   help="print how many of the paper's checkable statements the audit checks (the inventory), the "
+                        "unchecked ones with the reason, and the paper's typos and inconsistencies; then exit")
     p.add_argument("--json", metavar="PATH", help="write the report as JSON")
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown")
     p.add_argument("--only", metavar="ID,...", help="run only these claim ids (see --list)")
