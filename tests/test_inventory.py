@@ -44,3 +44,30 @@ def test_coverage_counts_and_cli(capsys):
     assert f"inventory: {len(STATEMENTS)} checkable statements" in out
     assert f"typos and inconsistencies: {len(ISSUES)}" in out
     assert "not checked: remark-ce1" in out
+
+
+def test_readme_quotes_the_coverage_output():
+    from socal.verify.inventory import format_coverage
+
+    readme = (TESTS.parent / "README.md").read_text()
+    for line in format_coverage(coverage(REGISTRY)).splitlines()[:2]:
+        assert line in readme, f"README's coverage block is out of date: {line}"
+    base = __import__("json").loads((TESTS / "audit_baseline.json").read_text())
+    n_claims, n_numbers = len(base["claims"]), sum(len(c["numbers"]) for c in base["claims"])
+    assert f"(the quick audit: {n_claims} claims, {n_numbers} numbers)" in readme
+
+
+def test_readme_threshold_table_matches_the_baseline():
+    import json
+
+    readme = (TESTS.parent / "README.md").read_text()
+    base = {c["id"]: c for c in json.loads((TESTS / "audit_baseline.json").read_text())["claims"]}
+    th = base["main-bound"]["evidence"]["thresholds"]
+
+    def short(x):
+        mant, exp = f"{x:.3g}".split("e")
+        return f"{mant}e{int(exp)}"
+
+    row = (f"| explicit upper bound < 9/4, CE2^pert's range on R (non-vacuous), from n = | "
+           f"{short(th['h=1/16']['n_nonvacuous'])} | {short(th['h=1/64']['n_nonvacuous'])} |")
+    assert row in readme, row

@@ -17,9 +17,12 @@ import math
 
 from socal._fit import paper_degree, theta
 
-__all__ = ["upper_bound", "step4", "step5", "lower_bound", "threshold_n", "LB_CONSTANT"]
+__all__ = ["upper_bound", "step4", "step5", "lower_bound", "threshold_n", "LB_CONSTANT", "CE2_RANGE"]
 
 LB_CONSTANT = 1.0 / (48.0 * math.sqrt(2.0))
+# CE2^pert's whole range: |eta1 - m~| <= 1 and |eta2 - v~| <= 5/4, since v~ = m~^2 + var~ reaches 1 + 1/4 on R
+# (claim step5-range); a bound at or above it says nothing
+CE2_RANGE = 2.25
 
 
 def step4(n, h, l=None, *, c406=406.0, c408=408.0):

@@ -12,7 +12,7 @@ from scipy import integrate
 from socal import SechKernel
 
 from ._core import Result, Verdict, claim, worst
-from .bounds import threshold_n, upper_bound
+from .bounds import CE2_RANGE, threshold_n, upper_bound
 
 R = sp.Rational
 
@@ -167,14 +167,14 @@ def check_main_bound(*, quick, c406, c408, hoeffding):
     hs = (1 / 16, 1 / 64)
     table = {f"h=1/{round(1 / h)}": {f"n=1e{k}": round(upper_bound(10.0**k, h), 3) for k in (3, 4, 5, 6, 9)}
              for h in hs}
-    thresholds = {f"h=1/{round(1 / h)}": {"n_nonvacuous": threshold_n(h, 2.0), "n_below_0.1": threshold_n(h, 0.1),
-                                          "n_nonvacuous_tight": threshold_n(h, 2.0, tight=True),
+    thresholds = {f"h=1/{round(1 / h)}": {"n_nonvacuous": threshold_n(h, CE2_RANGE), "n_below_0.1": threshold_n(h, 0.1),
+                                          "n_nonvacuous_tight": threshold_n(h, CE2_RANGE, tight=True),
                                           "n_below_0.1_tight": threshold_n(h, 0.1, tight=True)} for h in hs}
     ev = {"steps": steps, "aux-1": ev_aux, "coverage_of_computed_estimator": coverage, "bound_at_n": table,
           "thresholds": thresholds,
           "tight_version": "Step 2(b) |h_f| <= 2 and Step 2(c) h_f^2 <= 4 (f - f*)^2 are safe; redoing aux-1 gives "
                            "107, 109 in place of 406, 408",
-          "vacuous_note": "CE2 lies in [0, 2]: the bound says nothing below n_nonvacuous"}
+          "vacuous_note": "CE2^pert lies in [0, 9/4]: the bound says nothing below n_nonvacuous"}
     return Result(worst(*verdicts), "each inequality of Steps 1-5 checks, and the bound is vacuous below n = "
                                     f"{thresholds['h=1/16']['n_nonvacuous']:.3g} (h=1/16); but the proof covers "
                                     "an ERM over clipped polynomials, whose sup-norm covering number is infinite, "
@@ -289,11 +289,11 @@ def check_main_bound_explicit(*, quick, tstar_sq):
     hs = (1 / 16, 1 / 64)
     ev["bound at n"] = {f"h=1/{round(1 / h)}": {f"n=1e{k}": upper_bound(10.0**k, h) for k in (3, 4, 5, 6, 7)}
                         for h in hs}
-    ev["n_nonvacuous (bound < 2)"] = {f"h=1/{round(1 / h)}": threshold_n(h, 2.0) for h in hs}
+    ev["n_nonvacuous (bound < 9/4)"] = {f"h=1/{round(1 / h)}": threshold_n(h, CE2_RANGE) for h in hs}
     ev["n_below_0.1"] = {f"h=1/{round(1 / h)}": threshold_n(h, 0.1) for h in hs}
     ev["practical n"] = PRACTICAL_N
-    smallest = min(ev["n_nonvacuous (bound < 2)"].values())
+    smallest = min(ev["n_nonvacuous (bound < 9/4)"].values())
     if smallest > PRACTICAL_N:
-        return Result(Verdict.VACUOUS, f"true as an inequality, but above 2 (CE2's whole range) until n = "
+        return Result(Verdict.VACUOUS, f"true as an inequality, but above 9/4 (CE2's whole range on R) until n = "
                                        f"{smallest:.3g}; at n = 1e6 it is {upper_bound(1e6, 1 / 16):.1f} (h=1/16)", ev)
     return Result(Verdict.HOLDS, f"informative from n = {smallest:.3g}", ev)
