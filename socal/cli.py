@@ -117,6 +117,17 @@ def _estimate(args):
     return 0
 
 
+def _data_args(parser, mean_help, var_help):
+    """The file and column arguments shared by 'estimate' and 'evaluate'."""
+    parser.add_argument("file", help="a .csv (header row, UTF-8) or .parquet file")
+    parser.add_argument("--mean", required=True, help=mean_help)
+    parser.add_argument("--var", required=True, help=var_help)
+    parser.add_argument("--labels",
+                        help="comma-separated 0/1 label columns, at least two; an empty cell is a missing vote")
+    parser.add_argument("--positives", help="instead of --labels: column counting the positive labels per item")
+    parser.add_argument("--trials", help="with --positives: column counting the labels per item (at least 2)")
+
+
 def _label_columns(args):
     """The label arguments of a command as keyword arguments of socal.io.read_chunks."""
     if args.labels is not None:
@@ -381,12 +392,8 @@ def build_parser():
                                    "per item: the deployed (sech-perturbed) mean and variance, and two or more 0/1 "
                                    "labels from independent annotators (or the counts of positive labels and of "
                                    "labels). Files larger than memory are read in chunks.")
-    e.add_argument("file", help="a .csv (header row, UTF-8) or .parquet file")
-    e.add_argument("--mean", required=True, help="column of the predicted means in [0, 1] (after perturbation)")
-    e.add_argument("--var", required=True, help="column of the predicted variances in [0, 1/4] (after perturbation)")
-    e.add_argument("--labels", help="comma-separated 0/1 label columns, at least two; an empty cell is a missing vote")
-    e.add_argument("--positives", help="instead of --labels: column counting the positive labels per item")
-    e.add_argument("--trials", help="with --positives: column counting the labels per item (at least 2)")
+    _data_args(e, "column of the predicted means in [0, 1] (after perturbation)",
+               "column of the predicted variances in [0, 1/4] (after perturbation)")
     e.add_argument("--h", type=_bandwidth, default=None,
                    help="the perturbation bandwidth used to make the scores (e.g. 1/16): with it the polynomial "
                         "degree follows the paper's rule; without it, cross-validation alone picks it")
@@ -407,12 +414,8 @@ def build_parser():
                                     "perturbed predictor, which is what you deploy), estimates CE2 and CE1 with "
                                     "intervals, and compares them with the value a perfectly calibrated predictor "
                                     "with the same raw scores would have.")
-    ev.add_argument("file", help="a .csv (header row, UTF-8) or .parquet file")
-    ev.add_argument("--mean", required=True, help="column of the predicted means, in [0, 1]")
-    ev.add_argument("--var", required=True, help="column of the predicted variances, in [0, mean (1 - mean)]")
-    ev.add_argument("--labels", help="comma-separated 0/1 label columns, at least two; an empty cell is a missing vote")
-    ev.add_argument("--positives", help="instead of --labels: column counting the positive labels per item")
-    ev.add_argument("--trials", help="with --positives: column counting the labels per item (at least 2)")
+    _data_args(ev, "column of the predicted means, in [0, 1]",
+               "column of the predicted variances, in [0, mean (1 - mean)]")
     ev.add_argument("--h", type=_bandwidth, default=1 / 16,
                     help="how much to blur the scores before measuring (default 1/16): each score moves by about "
                          "1.6 h; smaller h keeps the scores closer to yours and tests the variances more sharply "
