@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
 from ._fit import DEFAULT_MAX_DEGREE, CalibrationMap
-from typing import Any
-
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_array, check_choice, check_labels, check_mean, check_scores
 from .estimators import _fit_from, _settings, _source, _stream_cap
