@@ -201,7 +201,9 @@ def ridge_factor(G, alpha, *, warn=True, work=None):
     if not unit > 0:  # no rows: any ridge scale will do (the solution is the zero map)
         unit = 1.0
     diag = np.diag(G)
-    scale = np.sqrt(np.maximum(diag, np.finfo(float).tiny))
+    # a feature that vanishes on every row (tiny samples) keeps the unit scale: its row is then the ridge alone and
+    # its coefficient 0, where a 1/sqrt(tiny) scale overflowed lambda / scale^2 to inf
+    scale = np.sqrt(np.where(diag > 0, diag, unit))
     inv = 1.0 / scale
     A = np.empty((d, d), order="F") if work is None else work
     rel = max(float(alpha), RIDGE_FLOOR)
