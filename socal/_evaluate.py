@@ -149,7 +149,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
         a larger reference (more of the CE2 is the perturbation's own), but smoother calibration functions (a wider
         strip of analyticity), so a lower degree suffices and a given n estimates CE2 more accurately.  Smaller h:
         scores closer to the raw ones and a smaller reference, but the degree the rate needs grows like
-        2 log n / asinh(pi h) (at n = 10^4: 92 at h = 1/16, 369 at h = 1/64; socal caps it at ``max_degree`` = 44),
+        2 log n / asinh(pi h) (at n = 10^4: 95 at h = 1/16, 376 at h = 1/64; socal caps it at ``max_degree`` = 44),
         so the estimate needs more data.  The variance axis is only 1/4 wide, so at h = 1/16 (perturbation SD
         about 0.1) the reported variance is largely blurred: on
         :func:`socal.synthetic.overconfident_population` (variances reported at a tenth of the truth) CE2^pert is

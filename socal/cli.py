@@ -128,6 +128,15 @@ def _data_args(parser, mean_help, var_help):
     parser.add_argument("--trials", help="with --positives: column counting the labels per item (at least 2)")
 
 
+def _run_args(parser, seed_help):
+    """The interval, chunking and seed arguments shared by 'estimate' and 'evaluate'."""
+    parser.add_argument("--ci", type=_level, default=0.9, help="confidence level of the bootstrap intervals (default 0.9)")
+    parser.add_argument("--n-boot", type=_int_in(20, 100_000), default=200, help="bootstrap replicates (default 200)")
+    parser.add_argument("--chunk-rows", type=_int_in(1000, 10**9), default=1_000_000,
+                        help="rows read at a time (memory is bounded by this; default 1,000,000)")
+    parser.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help=seed_help)
+
+
 def _label_columns(args):
     """The label arguments of a command as keyword arguments of socal.io.read_chunks."""
     if args.labels is not None:
@@ -397,12 +406,8 @@ def build_parser():
     e.add_argument("--h", type=_bandwidth, default=None,
                    help="the perturbation bandwidth used to make the scores (e.g. 1/16): with it the polynomial "
                         "degree follows the paper's rule; without it, cross-validation alone picks it")
-    e.add_argument("--ci", type=_level, default=0.9, help="confidence level of the bootstrap interval (default 0.9)")
     e.add_argument("--no-interval", action="store_true", help="skip the bootstrap (no interval, no bias correction)")
-    e.add_argument("--n-boot", type=_int_in(20, 100_000), default=200, help="bootstrap replicates (default 200)")
-    e.add_argument("--chunk-rows", type=_int_in(1000, 10**9), default=1_000_000,
-                   help="rows read at a time (memory is bounded by this; default 1,000,000)")
-    e.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
+    _run_args(e, "random seed (same seed, same numbers)")
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=_estimate)
     ev = sub.add_parser("evaluate", help="start here: is a predictor's (mean, variance) calibrated? (reads raw "
@@ -420,11 +425,7 @@ def build_parser():
                     help="how much to blur the scores before measuring (default 1/16): each score moves by about "
                          "1.6 h; smaller h keeps the scores closer to yours and tests the variances more sharply "
                          "but needs more items (see socal.evaluate's docstring)")
-    ev.add_argument("--ci", type=_level, default=0.9, help="confidence level of the intervals (default 0.9)")
-    ev.add_argument("--n-boot", type=_int_in(20, 100_000), default=200, help="bootstrap replicates (default 200)")
-    ev.add_argument("--chunk-rows", type=_int_in(1000, 10**9), default=1_000_000, help="rows read at a time")
-    ev.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0,
-                    help="seed of the perturbation and the bootstrap (same seed, same numbers)")
+    _run_args(ev, "seed of the perturbation and the bootstrap (same seed, same numbers)")
     ev.add_argument("--out", help="write the perturbed scores (the ones to deploy) to this CSV file")
     ev.add_argument("--plot", metavar="FILE.png", help="also draw second-order reliability diagrams (before and "
                     "after recalibration) and a residual map to this image file (needs matplotlib)")

@@ -84,7 +84,14 @@ def test_evaluate_same_seed_same_numbers_and_decorrelated_from_the_data():
 
 
 def test_docstring_figures_on_masked_variances():
-    """The figures quoted in evaluate's docstring for the overconfident population."""
+    """The figures quoted in evaluate's docstring (and README) for the overconfident population and the degree rule."""
+    import pathlib
+
+    d16, d64 = socal.paper_degree(1e4, 1 / 16), socal.paper_degree(1e4, 1 / 64)
+    doc = " ".join(socal.evaluate.__doc__.split())
+    readme = " ".join((pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+    assert f"{d16} at h = 1/16, {d64} at h = 1/64" in doc
+    assert f"({d16} at h = 1/16, {d64} at h = 1/64 for n = 10^4)" in readme
     pop = synthetic.overconfident_population()
     for h, ce, ref in ((1 / 16, 0.101, 0.107), (1 / 64, 0.081, 0.037)):
         r = truth.calibrated_reference(pop.means, pop.vars, h)
