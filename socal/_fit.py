@@ -10,11 +10,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import blas
+from scipy.linalg import lapack
 
 from ._results import SelectionReport
 from ._validation import check_bandwidth, check_float
-from .chebyshev import TensorBasis, assemble_gram, evaluate, response_vector, ridge_factor
+from .chebyshev import RIDGE_FLOOR, MomentOperator, TensorBasis, evaluate, response_vector, ridge_factor, tensor_gram
 from .sufficient import SufficientStats, response_moments, target_classes, targets
 
 __all__ = ["target_classes", "theta", "paper_degree", "degree_schedule", "targets", "fit_calibration", "select_and_fit",
@@ -92,34 +92,261 @@ class CalibrationMap:
         return cls(degree=int(d["degree"]), ndim=int(d["ndim"]), beta=beta, alpha=float(d["alpha"]))
 
 
-def _symm(A, B):
-    """A @ B through scipy's BLAS: numpy and scipy each load an OpenBLAS, and alternating between the two thread
-    pools inside the CV loop made every Cholesky after the first run 2-3 times slower (measured)."""
-    return blas.dsymm(1.0, A, B, side=0, lower=0)
-
+_MIXED_MIN_SIZE = 1024  # fold systems with this many features (2-D) are factorised in float32 and refined
+_REFINE_TOL = 1e-10  # relative residual at which a refined fold solution counts as exact (CV errors to ~1e-12)
+_REFINE_STEPS = 12
+_CACHE_BYTES = 2**28  # scaled float32 fold Grams kept across the ridge walk (all folds at l = 44: 82 MB)
 
 
 @dataclass
 class FitResult:
     cmap: CalibrationMap
-    factor: object  # RidgeFactor of the final fit (reused by the bootstrap)
+    factor: object  # the final fit's factor, solving in max-ordering (reused by the bootstrap)
     selection: SelectionReport
 
 
-def select_and_fit(stats, *, degrees, alphas, select):
+class _Permuted:
+    """A factor built in the tensor layout, solving for right-hand sides in max-ordering."""
+
+    def __init__(self, factor, order):
+        self.factor, self.order = factor, order
+
+    @property
+    def rcond(self):
+        return self.factor.rcond
+
+    def solve(self, b):
+        b = np.asarray(b, dtype=float)
+        bt = np.empty_like(b)
+        bt[self.order] = b
+        return self.factor.solve(bt)[self.order]
+
+
+class _FoldErrors:
+    """Held-out squared error of a ridge fit at (degree, alpha), fold by fold, from the statistics alone.
+
+    Fold f trains on the moments M_tot - M_f and validates on M_f: its held-out SSE is
+    sum z^2 - 2 beta.b_f + beta' G_f beta (unclipped), so no pass over the data.  Systems of >= _MIXED_MIN_SIZE
+    features are factorised in float32 (half the time of float64 at d = 7,921) and refined to float64 accuracy by
+    conjugate gradients with that factor as preconditioner and the exact Gram applied by FFT from the moments
+    (:class:`socal.chebyshev.MomentOperator`); a system the float32 factor cannot resolve is redone in float64.
+    Either way the fold solution has relative residual <= _REFINE_TOL.  A fold's assembled system is kept while the
+    search stays at its degree (the ridge walk revisits it), within _CACHE_BYTES.
+    """
+
+    def __init__(self, st, splits):
+        self.st, self.splits = st, splits
+        self.M_tot, self.Z_tot = st.M.sum(axis=0), st.Z.sum(axis=0)
+        self.n_val = float(sum(st.count[f] for f in splits))
+        # CV errors are in units of the mean squared target (the zero map's error): ties below 1e-6 of it are absolute
+        self.floor = 1e-6 * float(sum(st.zz[f].sum() for f in splits)) / self.n_val
+        self.solves = {}  # degree -> fold systems solved (the cost the search saves)
+        self._cache, self._cache_degree = {}, None
+        self._work = {}
+
+    def size(self, degree):
+        """Features of a fit of this degree."""
+        return (degree + 1) ** self.st.ndim
+
+    def mean_sse(self, degree, alpha):
+        """Mean held-out SSE over the validating rows."""
+        if degree != self._cache_degree:
+            self._cache, self._cache_degree = {}, degree
+        self.solves[degree] = self.solves.get(degree, 0) + len(self.splits)
+        return sum(self._fold_sse(f, degree, alpha) for f in self.splits) / self.n_val
+
+    def _buffer(self, d, dtype, order="C"):
+        key = (d, np.dtype(dtype).str, order)
+        if key not in self._work:
+            self._work[key] = np.empty((d, d), dtype=dtype, order=order)
+        return self._work[key]
+
+    def _system(self, f, l):
+        sys = self._cache.get(f)
+        if sys is not None:
+            return sys
+        st = self.st
+        lw = l if st.ndim == 2 else 0
+        d = (l + 1) * (lw + 1)
+        R = st.Z.shape[1]
+        M_va = st.M[f, : 2 * l + 1, : 2 * lw + 1]
+        M_tr = self.M_tot[: 2 * l + 1, : 2 * lw + 1] - M_va
+        b_va = st.Z[f, :, : l + 1, : lw + 1].reshape(R, d).T
+        sys = {"l": l, "lw": lw, "d": d, "M_tr": M_tr, "b_va": b_va, "zz": float(st.zz[f].sum()),
+               "b_tr": self.Z_tot[:, : l + 1, : lw + 1].reshape(R, d).T - b_va}
+        if st.ndim == 2 and d >= _MIXED_MIN_SIZE:  # 1-D systems are at most 201 x 201
+            sys["mixed"] = True
+            sys["G_va"] = MomentOperator(M_va, l, lw)
+            sys["G_tr"] = MomentOperator(M_tr, l, lw)
+            if len(self.splits) * d * d * 4 <= _CACHE_BYTES:
+                sys["A32"] = self._scaled32(M_tr, l, lw, np.empty((d, d), dtype=np.float32))
+        else:
+            sys["mixed"] = False
+            G_va = tensor_gram(M_va, l, lw)
+            sys["G_va"] = lambda x, G=G_va: G @ x
+            sys["G_tr_dense"] = tensor_gram(M_tr, l, lw)
+        self._cache[f] = sys
+        return sys
+
+    @staticmethod
+    def _scaled32(M_tr, l, lw, out):
+        """(D^-1 G D^-1 in float32, 1/D, tr(G)/d) of the training Gram, D = diag(G)^(1/2) (Jacobi scaling)."""
+        A = tensor_gram(M_tr, l, lw, out=out)
+        diag = np.diag(A).astype(np.float64)
+        d = diag.size
+        unit = diag.sum() / d
+        inv = 1.0 / np.sqrt(np.where(diag > 0, diag, unit if unit > 0 else 1.0))
+        inv32 = inv.astype(np.float32)
+        A *= inv32[:, None]
+        A *= inv32[None, :]
+        return A, inv, unit
+
+    def _fold_sse(self, f, l, alpha):
+        sys = self._system(f, l)
+        if sys["mixed"]:
+            beta = self._solve_mixed(sys, alpha)
+            if beta is None:
+                beta = ridge_factor(tensor_gram(sys["M_tr"], l, sys["lw"]), alpha, warn=False,
+                                    work=self._buffer(sys["d"], np.float64, "F")).solve(sys["b_tr"])
+        else:
+            beta = ridge_factor(sys["G_tr_dense"], alpha, warn=False,
+                                work=self._buffer(sys["d"], np.float64, "F")).solve(sys["b_tr"])
+        return sys["zz"] - 2.0 * float(np.sum(beta * sys["b_va"])) + float(np.sum(beta * sys["G_va"](beta)))
+
+    def _solve_mixed(self, sys, alpha):
+        """float32 Cholesky of the Jacobi-scaled system + preconditioned CG in float64; None if it does not converge."""
+        d, b = sys["d"], sys["b_tr"]
+        A = self._buffer(d, np.float32)
+        if "A32" in sys:
+            A32, inv, unit = sys["A32"]
+            np.copyto(A, A32)
+        else:
+            _, inv, unit = self._scaled32(sys["M_tr"], sys["l"], sys["lw"], A)
+        if not unit > 0:
+            return None
+        ridge = np.full(d, max(float(alpha), RIDGE_FLOOR) * unit)
+        ridge[0] = 0.0  # the constant feature is not penalised (as in ridge_factor)
+        A[np.diag_indices(d)] += (ridge * inv * inv).astype(np.float32)
+        chol, info = lapack.spotrf(A.T, lower=1, clean=0, overwrite_a=1)  # A is symmetric: A.T is its F-view
+        if info != 0:
+            return None
+        op = sys["G_tr"]
+
+        def precond(r):
+            x, _ = lapack.spotrs(chol, (r * inv[:, None]).astype(np.float32), lower=1)
+            return x.astype(np.float64) * inv[:, None]
+
+        x = precond(b)
+        r = b - (op(x) + ridge[:, None] * x)
+        bnorm = np.linalg.norm(b, axis=0)
+        bnorm[bnorm == 0] = 1.0
+        z = precond(r)
+        p = z.copy()
+        rz = np.sum(r * z, axis=0)
+        for _ in range(_REFINE_STEPS):
+            if np.all(np.linalg.norm(r, axis=0) <= _REFINE_TOL * bnorm):
+                return x
+            Ap = op(p) + ridge[:, None] * p
+            pAp = np.sum(p * Ap, axis=0)
+            if not np.all(pAp > 0):
+                return None
+            step = rz / pAp
+            x += step * p
+            r -= step * Ap
+            z = precond(r)
+            rz_new = np.sum(r * z, axis=0)
+            p = z + (rz_new / np.where(rz != 0, rz, 1.0)) * p
+            rz = rz_new
+        return x if np.all(np.linalg.norm(r, axis=0) <= _REFINE_TOL * bnorm) else None
+
+
+_TIE = 1e-9  # CV errors this close (relative) are a tie: rounding (row order, BLAS blocking) must not decide
+
+
+def _better(a, b, floor=0.0):
+    """a is below b by more than a tie (``floor``: the absolute tie size near 0, where SSEs round to +-1e-17)."""
+    return a < b - _TIE * (abs(b) + floor) if np.isfinite(b) else a < b
+
+
+def _choose(cv, degrees, alphas, floor=0.0):
+    """The candidate of least CV error; among ties (within _TIE) the smallest degree, then the largest ridge."""
+    best = np.nanmin(cv)
+    near = np.argwhere(cv <= best + _TIE * (abs(best) + floor))
+    i, j = min(near, key=lambda ij: (degrees[ij[0]], -alphas[ij[1]]))
+    return degrees[i], alphas[j]
+
+
+def _search_greedy(errors, degrees, alphas):
+    """Degrees from the smallest up, a local search over the ridge at each; stop at the first degree that does worse.
+
+    * The smallest degree tries every alpha (its systems are tiny).
+    * Each larger degree starts at the alpha that won at the degree below and walks while the CV error falls: up
+      (larger alpha), then down.  At a degree whose fold systems are large (>= _MIXED_MIN_SIZE features) the walk
+      goes up only: the best alpha never fell from one degree to the next at these sizes (measured on the 48
+      exhaustive grids of benchmarks/bench_estimator.py --cv: from degree 22 to 44 the best alpha stayed 13 times,
+      rose one step 33 times and two steps twice), and the downward check is the third factorisation of five folds.
+    * The search stops at the first degree whose best error is not below the best so far: CV error against degree
+      was U-shaped on every population measured, and the top degree, which costs nearly all the factorisations, is
+      then never factorised.
+
+    Returns the (degree x alpha) table of mean held-out errors, NaN where not tried.
+    """
+    cv = np.full((len(degrees), len(alphas)), np.nan)
+
+    def err(i, j):
+        if np.isnan(cv[i, j]):
+            cv[i, j] = errors.mean_sse(degrees[i], alphas[j])
+        return cv[i, j]
+
+    previous, j0 = np.inf, None
+    for i in sorted(range(len(degrees)), key=lambda i: degrees[i]):
+        if j0 is None:
+            for j in range(len(alphas)):
+                err(i, j)
+            jb = int(np.argmin(cv[i]))
+        else:
+            jb = j0
+            err(i, jb)
+            large = errors.size(degrees[i]) >= _MIXED_MIN_SIZE
+            for step in ((1,) if large else (1, -1)):
+                moved = False
+                while 0 <= jb + step < len(alphas) and _better(err(i, jb + step), cv[i, jb], errors.floor):
+                    jb += step
+                    moved = True
+                if moved:
+                    break
+        if not _better(cv[i, jb], previous, errors.floor):
+            break
+        previous, j0 = cv[i, jb], jb
+    return cv
+
+
+def _search_exhaustive(errors, degrees, alphas):
+    cv = np.empty((len(degrees), len(alphas)))
+    for i, l in enumerate(degrees):
+        for j, a in enumerate(alphas):
+            cv[i, j] = errors.mean_sse(l, a)
+    return cv
+
+
+SEARCHES = ("greedy", "exhaustive")
+
+
+def select_and_fit(stats, *, degrees, alphas, select, search="greedy"):
     """Choose (degree, alpha) from the statistics and fit: no data past this point.
 
     ``degrees`` is sorted largest first and must not exceed ``stats.max_degree``.  With ``select`` the held-out
-    squared error of every candidate on every validating fold comes from the stored statistics,
-    sum z^2 - 2 beta.b_f + beta' G_f beta (unclipped), so selection costs no pass over the data.
+    squared error of candidates on every validating fold comes from the stored statistics (:class:`_FoldErrors`).
+    ``search`` 'greedy' (the default; :func:`_search_greedy`) or 'exhaustive' (every degree x alpha).
     """
     ndim = stats.ndim
     lmax = max(degrees)
     if lmax > stats.max_degree:
         raise ValueError(f"The degree {lmax} is above the statistics' cap max_degree={stats.max_degree}; build the "
                          f"statistics with a larger max_degree.")
+    if search not in SEARCHES:
+        raise ValueError(f"The 'search' parameter must be one of {SEARCHES}. Got {search!r} instead.")
     st = stats.truncate(lmax) if lmax < stats.max_degree else stats
-    basis = TensorBasis(lmax, ndim)
     M_tot, Z_tot = st.M.sum(axis=0), st.Z.sum(axis=0)
     n_tot = st.count.sum()
     # a split needs rows on both sides; identical rows share a fold (their hash is equal), so with few distinct rows
@@ -130,35 +357,19 @@ def select_and_fit(stats, *, degrees, alphas, select):
         degree, alpha = min(degrees), max(alphas)
         method = "none (too few distinct rows for any split: smallest degree, largest ridge)"
     elif splits:
-        cv[:] = 0.0
-        n_val = 0.0
-        work = {l: np.empty((basis.size_at(l),) * 2, order="F") for l in degrees}
-        for f in splits:
-            G_tr = assemble_gram(M_tot - st.M[f], basis)
-            G_va = assemble_gram(st.M[f], basis)
-            b_tr = np.stack([response_vector(Zr, basis) for Zr in (Z_tot - st.Z[f])], axis=1)
-            b_va = np.stack([response_vector(Zr, basis) for Zr in st.Z[f]], axis=1)
-            n_val += st.count[f]
-            for i, l in enumerate(degrees):
-                dl = basis.size_at(l)
-                G_va_l = np.ascontiguousarray(G_va[:dl, :dl]).T  # Fortran-ordered for BLAS, copied once per degree
-                for j, alpha in enumerate(alphas):
-                    beta = ridge_factor(G_tr[:dl, :dl], alpha, warn=False, work=work[l]).solve(b_tr[:dl])
-                    # held-out SSE = sum z^2 - 2 beta.b_f + beta' G_f beta, from the stored statistics
-                    sse = st.zz[f] - 2.0 * np.einsum("dr,dr->r", beta, b_va[:dl]) \
-                        + np.einsum("dr,dr->r", beta, _symm(G_va_l, beta))
-                    cv[i, j] += sse.sum()
-        cv /= n_val
-        i, j = np.unravel_index(np.nanargmin(cv), cv.shape)
-        degree, alpha = degrees[i], alphas[j]
+        errors = _FoldErrors(st, splits)
+        cv = (_search_greedy if search == "greedy" else _search_exhaustive)(errors, degrees, alphas)
+        degree, alpha = _choose(cv, degrees, alphas, errors.floor)
         method = "holdout" if st.holdout is not None or len(st.splits) == 1 else "cv"
     else:
         degree, alpha = degrees[0], alphas[0]
         method = "fixed"
     fb = TensorBasis(degree, ndim)
-    G = assemble_gram(M_tot[: 2 * degree + 1, : 2 * fb.deg_w + 1], fb)
+    lw = fb.deg_w
+    order = fb.tensor_index
+    G = tensor_gram(M_tot[: 2 * degree + 1, : 2 * lw + 1], degree, lw)
+    factor = _Permuted(ridge_factor(G, alpha), order)
     b = np.stack([response_vector(Zr, fb) for Zr in Z_tot], axis=1)
-    factor = ridge_factor(G, alpha)
     beta = factor.solve(b)
     report = SelectionReport(method=method, degrees=tuple(degrees), alphas=tuple(alphas), cv_error=cv,
                              folds=len(splits))

@@ -34,6 +34,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 from scipy.linalg import lapack
 
 __all__ = [
@@ -42,6 +43,8 @@ __all__ = [
     "cheb_rows",
     "grouped_moments",
     "assemble_gram",
+    "tensor_gram",
+    "MomentOperator",
     "ridge_solve",
     "ridge_factor",
     "RidgeFactor",
@@ -149,18 +152,75 @@ def grouped_moments(u, w, groups, n_groups, deg_u, deg_w, *, chunk=_CHUNK):
     return M
 
 
+def tensor_gram(M, degree, deg_w, *, out=None):
+    """Gram matrix in the row-major tensor layout (a, b) -> a (deg_w + 1) + b, from the moments M[p, q].
+
+    G[(a,b),(c,e)] = (N[a+c, b, e] + N[|a-c|, b, e]) / 4 with N[P, b, e] = M[P, b+e] + M[P, |b-e|]: a block Hankel plus
+    a block Toeplitz matrix, written as two strided views of the small table N and added in one pass (no index arrays,
+    no temporaries of the Gram's size: 0.18 s at l = 88 where gathering with index arrays took seconds).  ``out``, a
+    C-ordered (d, d) buffer of any float dtype, is filled in place.
+    """
+    l, lw = int(degree), int(deg_w)
+    rb = np.arange(lw + 1)
+    Ml = M[: 2 * l + 1]
+    N = np.ascontiguousarray(Ml[:, np.add.outer(rb, rb)] + Ml[:, np.abs(np.subtract.outer(rb, rb))])
+    Q = np.ascontiguousarray(N[np.abs(np.arange(2 * l + 1) - l)])  # Q[l + k] = N[|k|]
+    s0, s1, s2 = N.strides
+    shape = (l + 1, lw + 1, l + 1, lw + 1)
+    H = as_strided(N, shape=shape, strides=(s0, s1, s0, s2), writeable=False)  # N[a + c, b, e]
+    T = as_strided(Q[l:], shape=shape, strides=(s0, s1, -s0, s2), writeable=False)  # N[|a - c|, b, e]
+    d = (l + 1) * (lw + 1)
+    if out is None:
+        out = np.empty((d, d))
+    np.add(H, T, out=out.reshape(shape), casting="unsafe")
+    out *= 0.25
+    return out
+
+
 def assemble_gram(M, basis):
     """Gram matrix of ``basis`` (max-ordering) from the moments M[p, q], p <= 2 l, q <= 2 l_w."""
-    l, lw = basis.degree, basis.deg_w
-    ra, rb = np.arange(l + 1), np.arange(lw + 1)
-    sb, db = np.add.outer(rb, rb), np.abs(np.subtract.outer(rb, rb))
-    N = M[:, sb] + M[:, db]  # N[P, b, e] = M[P, b+e] + M[P, |b-e|]
-    sa, da = np.add.outer(ra, ra), np.abs(np.subtract.outer(ra, ra))
-    G4 = N[sa] + N[da]  # G4[a, c, b, e] = N[a+c, b, e] + N[|a-c|, b, e]
-    G4 *= 0.25
-    Gt = G4.transpose(0, 2, 1, 3).reshape(basis.size, basis.size)  # tensor layout (a, b) x (c, e)
     ti = basis.tensor_index
-    return Gt[np.ix_(ti, ti)]
+    return tensor_gram(M, basis.degree, basis.deg_w)[np.ix_(ti, ti)]
+
+
+class MomentOperator:
+    """x -> G x for the Gram of a moment table, by FFT, without forming G (tensor layout, several columns at once).
+
+    With the coefficient table extended evenly to negative indices (the axes' zero entries counted twice),
+    (G x)[a, b] = (1/4) sum_{c, e = -l..l} x^[c, e] M[|a + c|, |b + e|]: a 2-D convolution with the evenly extended
+    moments, exact on a circular grid of 3 l + 1 points per axis.  Cost O(l^2 log l) per column against d^2 = l^4
+    for a dense product; used where the Gram is large and only products with it are needed.
+    """
+
+    def __init__(self, M, degree, deg_w):
+        from scipy import fft
+
+        self._fft = fft
+        l, lw = int(degree), int(deg_w)
+        self.l, self.lw = l, lw
+        self.shape = (fft.next_fast_len(3 * l + 1, real=False), fft.next_fast_len(3 * lw + 1, real=True))
+        Nu, Nw = self.shape
+        pu, pw = np.arange(-l, 2 * l + 1), np.arange(-lw, 2 * lw + 1)
+        ext = np.zeros(self.shape)
+        ext[np.ix_(pu % Nu, pw % Nw)] = M[np.ix_(np.abs(pu), np.abs(pw))]
+        self._FM = fft.rfft2(ext)
+        cu, cw = np.arange(-l, l + 1), np.arange(-lw, lw + 1)
+        self._pos = (cu % Nu, cw % Nw)
+        self._src = (np.abs(cu), np.abs(cw))
+        self._wt = np.outer(np.where(cu == 0, 2.0, 1.0), np.where(cw == 0, 2.0, 1.0))
+
+    def __call__(self, x):
+        """G x for x of shape (d,) or (d, C), tensor layout."""
+        fft, l, lw = self._fft, self.l, self.lw
+        x = np.asarray(x, dtype=float)
+        squeeze = x.ndim == 1
+        X = x.reshape(l + 1, lw + 1, -1).transpose(2, 0, 1)  # (C, l+1, lw+1)
+        ext = np.zeros((X.shape[0],) + self.shape)
+        ext[:, self._pos[0][:, None], self._pos[1][None, :]] = X[:, self._src[0][:, None], self._src[1][None, :]] \
+            * self._wt
+        Y = fft.irfft2(fft.rfft2(ext) * self._FM, s=self.shape)[:, : l + 1, : lw + 1]
+        out = 0.25 * Y.transpose(1, 2, 0).reshape(-1, X.shape[0])
+        return out[:, 0] if squeeze else out
 
 
 def response_vector(M_weighted, basis):

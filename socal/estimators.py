@@ -9,11 +9,12 @@ from typing import Any
 import numpy as np
 
 from ._engine import ArraySource, ChunkSource, DaskSource, is_dask
-from ._fit import DEFAULT_ALPHAS, DEFAULT_MAX_DEGREE, MIN_DEGREE, degree_schedule, paper_degree, select_and_fit
+from ._fit import (DEFAULT_ALPHAS, DEFAULT_MAX_DEGREE, MIN_DEGREE, SEARCHES, degree_schedule, paper_degree,
+                   select_and_fit)
 from ._results import CalibrationError
 from ._typing import Alpha, ArrayLike, Chunks, Counts, Degree, Seed
-from ._validation import (check_bandwidth, check_float, check_int, check_labels, check_mean, check_rng,
-                          check_scores)
+from ._validation import (check_bandwidth, check_choice, check_float, check_int, check_labels, check_mean,
+                          check_rng, check_scores)
 from .intervals import bootstrap
 from .sufficient import DeviationStats, SufficientStats
 
@@ -105,9 +106,10 @@ class _Settings:
     fold_rng: np.random.Generator | None  # the same generator, or None (deterministic folds) when no rng was given
     ci: float | None
     n_boot: int
+    search: str = "greedy"
 
 
-def _settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot):
+def _settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search="greedy"):
     rng = check_rng(rng) if rng is not None else None
     return _Settings(h=check_bandwidth(h, func, allow_none=True), degree=degree, alpha=alpha,
                      folds=check_int(folds, "folds", func, 2, 100),
@@ -116,7 +118,8 @@ def _settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boo
                      max_degree=check_int(max_degree, "max_degree", func, 0, _MAX_DEGREE_LIMIT),
                      rng=check_rng(rng), fold_rng=rng,
                      ci=check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True),
-                     n_boot=check_int(n_boot, "n_boot", func, 20, 1_000_000))
+                     n_boot=check_int(n_boot, "n_boot", func, 20, 1_000_000),
+                     search=check_choice(search, "search", func, SEARCHES))
 
 
 def _source(func, ndim, mean, var, labels, counts, chunks, responses=None):
@@ -191,7 +194,7 @@ def _fit_from(source, stats, st, ndim, func, show=False, responses=None):
     degs, sel_d = _resolve_degrees(func, st.degree, st.h, n, n_train, min(st.max_degree, stats.max_degree)
                                    if st.degree is None else st.max_degree, ndim)
     alphas, sel_a = _resolve_alphas(func, st.alpha)
-    return select_and_fit(stats, degrees=degs, alphas=alphas, select=sel_d or sel_a), stats
+    return select_and_fit(stats, degrees=degs, alphas=alphas, select=sel_d or sel_a, search=st.search), stats
 
 
 def _check_n(func, n, folds):
@@ -212,8 +215,8 @@ def _stream_cap(func, st):
 
 
 def _estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha, folds, holdout, max_degree, ci,
-              debias, n_boot, rng, show):
-    st = _settings(kind, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot)
+              debias, n_boot, rng, show, search):
+    st = _settings(kind, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search)
     source, stats = _source(kind, ndim, mean, var, labels, counts, chunks)
     fit, stats = _fit_from(source, stats, st, ndim, kind, show)
     dev = source.map_reduce(_DeviationPass(fit.cmap), show=show, desc="deviations")
@@ -252,7 +255,7 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         *, counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
         alpha: Alpha = None, folds: int = 5, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
         ci: float | None = None, debias: bool = False, n_boot: int = 200, rng: Seed = None,
-        progress: bool = False) -> CalibrationError:
+        progress: bool = False, search: str = "greedy") -> CalibrationError:
     """Estimate the second-order calibration error CE2 of a sech-perturbed predictor.
 
     .. math::
@@ -304,6 +307,11 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         Fold assignment and bootstrap.  Same seed, same numbers.
     progress : bool
         Show a progress bar during the bootstrap (needs tqdm).
+    search : {'greedy', 'exhaustive'}
+        How cross-validation searches the (degree, alpha) grid.  'greedy' (default): degrees from the smallest up,
+        a local walk over the ridge at each, stopping at the first degree that validates worse; it factorises the
+        top degree's fold systems only when that degree is in contention, and chose the same (degree, alpha) as
+        'exhaustive' on every grid measured (README "Cross-validation cost").  'exhaustive': every degree x alpha.
 
     Returns
     -------
@@ -322,14 +330,14 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
     """
     return _estimate("ce2", 2, mean, var, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,
                      folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, debias=debias, n_boot=n_boot,
-                     rng=rng, show=progress)
+                     rng=rng, show=progress, search=search)
 
 
 def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | None = None, *,
         counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
         alpha: Alpha = None, folds: int = 5, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
         ci: float | None = None, debias: bool = False, n_boot: int = 200, rng: Seed = None,
-        progress: bool = False) -> CalibrationError:
+        progress: bool = False, search: str = "greedy") -> CalibrationError:
     """Estimate the first-order calibration error CE1 = E|E[Y | m~] - m~| of a sech-perturbed predictor.
 
     The one-dimensional version of :func:`ce2` (Remark "First-Order Calibration"): a Chebyshev ridge regression of
@@ -350,7 +358,7 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
     """
     return _estimate("ce1", 1, mean, None, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,
                      folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, debias=debias, n_boot=n_boot,
-                     rng=rng, show=progress)
+                     rng=rng, show=progress, search=search)
 
 
 class CalibrationFunctions:
@@ -393,7 +401,7 @@ def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: 
                           chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
                           alpha: Alpha = None, folds: int = 5, holdout: float | None = None,
                           max_degree: int = DEFAULT_MAX_DEGREE, project: bool = True,
-                          rng: Seed = None) -> CalibrationFunctions:
+                          rng: Seed = None, search: str = "greedy") -> CalibrationFunctions:
     """Fit eta1(s) = E[Y | S = s] and eta2(s) = E[f*(X)^2 | S = s] of a sech-perturbed predictor.
 
     The regressions of :func:`ce2` (Eq. (erm1), (erm2)), returned as callables.  ``mean``, ``var`` are the
@@ -409,7 +417,7 @@ def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: 
     >>> bool(((e1**2 <= e2 + 1e-12) & (e2 <= e1 + 1e-12)).all())
     True
     """
-    st = _settings("calibration_functions", h, degree, alpha, folds, holdout, max_degree, rng, None, 200)
+    st = _settings("calibration_functions", h, degree, alpha, folds, holdout, max_degree, rng, None, 200, search)
     source, stats = _source("calibration_functions", 2, mean, var, labels, counts, chunks)
     fit, _ = _fit_from(source, stats, st, 2, "calibration_functions")
     return CalibrationFunctions(fit.cmap, bool(project))

@@ -27,11 +27,11 @@ class NotFittedError(ValueError, AttributeError):
 
 
 class _PlattBase:
-    _params = ("ndim", "h", "degree", "alpha", "folds", "max_degree", "rng")
+    _params = ("ndim", "h", "degree", "alpha", "folds", "max_degree", "rng", "search")
     _second_order = True
 
     def __init__(self, *, ndim: int = 2, h: float | None = None, degree: Any = None, alpha: Any = None, folds: int = 5,
-                 max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None) -> None:
+                 max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None, search: str = "greedy") -> None:
         self.ndim = ndim
         self.h = h
         self.degree = degree
@@ -39,6 +39,7 @@ class _PlattBase:
         self.folds = folds
         self.max_degree = max_degree
         self.rng = rng
+        self.search = search
 
     # -- scikit-learn conventions --------------------------------------------------------------------------------
     def get_params(self, deep: bool = True) -> dict[str, Any]:
@@ -65,7 +66,7 @@ class _PlattBase:
     def _settings(self, name):
         ndim = check_choice(self.ndim, "ndim", type(self).__name__, (1, 2))
         st = _settings(type(self).__name__, self.h, self.degree, self.alpha, self.folds, None, self.max_degree,
-                       self.rng, None, 200)
+                       self.rng, None, 200, self.search)
         return ndim, st
 
     def _finish_fit(self, fit, n):
@@ -475,8 +476,9 @@ class SecondOrderPlatt(_PlattBase):
     ----------
     ndim : {2, 1}
         2: eta1, eta2 are functions of (mean, var) (the paper's method).  1: functions of the mean only.
-    h, degree, alpha, folds, max_degree, rng
-        As in :func:`socal.ce2`: bandwidth (caps the degree), degree and relative ridge (None: cross-validated).
+    h, degree, alpha, folds, max_degree, rng, search
+        As in :func:`socal.ce2`: bandwidth (caps the degree), degree and relative ridge (None: cross-validated), and
+        how the cross-validation searches the grid.
 
     Attributes
     ----------
@@ -523,5 +525,6 @@ class FirstOrderPlatt(_PlattBase):
     _second_order = False
 
     def __init__(self, *, ndim: int = 1, h: float | None = None, degree: Any = None, alpha: Any = None, folds: int = 5,
-                 max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None) -> None:
-        super().__init__(ndim=ndim, h=h, degree=degree, alpha=alpha, folds=folds, max_degree=max_degree, rng=rng)
+                 max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None, search: str = "greedy") -> None:
+        super().__init__(ndim=ndim, h=h, degree=degree, alpha=alpha, folds=folds, max_degree=max_degree, rng=rng,
+                         search=search)

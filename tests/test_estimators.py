@@ -122,8 +122,12 @@ def test_degree_paper_rule_and_cap():
 def test_holdout_selection():
     pop = _pop("toy")
     m, v, y = pop.sample(4000, h=1 / 16, rng=0)
-    r = socal.ce2(m, v, y, holdout=0.3, rng=0)
+    r = socal.ce2(m, v, y, holdout=0.3, rng=0, search="exhaustive")
     assert r.selection.method == "holdout" and np.isfinite(r.selection.cv_error).all()
+    g = socal.ce2(m, v, y, holdout=0.3, rng=0)  # greedy: fewer candidates tried, the same choice here
+    assert (g.degree, g.alpha) == (r.degree, r.alpha) and np.isnan(g.selection.cv_error).any()
+    tried = np.isfinite(g.selection.cv_error)
+    np.testing.assert_allclose(g.selection.cv_error[tried], r.selection.cv_error[tried], rtol=1e-9)
 
 
 _GOOD = dict(mean=np.array([0.2, 0.5, 0.7, 0.9] * 5), var=np.array([0.01, 0.2, 0.1, 0.05] * 5))

@@ -123,7 +123,7 @@ def test_grid_search_over_degree(data):
     assert scores[0] < scores.max() - 0.05  # a constant cannot follow the toy population's calibration functions
     assert grid.best_estimator_.degree_ == grid.best_params_["degree"]
     # GridSearchCV's criterion estimates the built-in selection's (other folds, same expectation)
-    built_in = socal.SecondOrderPlatt(degree=degrees, alpha=1e-3, folds=3).fit(X, y).selection_
+    built_in = socal.SecondOrderPlatt(degree=degrees, alpha=1e-3, folds=3, search="exhaustive").fit(X, y).selection_
     cv_error = {d: built_in.cv_error[i, 0] for i, d in enumerate(built_in.degrees)}
     np.testing.assert_allclose(-scores, [cv_error[d] for d in degrees], atol=0.01)
     # score() is minus the built-in CV criterion: squared error against the unbiased targets, both responses
