@@ -10,7 +10,7 @@ from . import plot, synthetic, truth
 from ._evaluate import Evaluation, evaluate
 from ._fit import paper_degree, theta
 from ._results import CalibrationError, ConfidenceInterval, SelectionReport
-from .chebyshev import ConditioningWarning
+from .chebyshev import ConditioningWarning, get_backend, set_backend
 from .estimators import CalibrationFunctions, calibration_functions, ce1, ce2
 from .kernels import SechKernel
 from .perturb import perturb, perturb_mean
@@ -31,6 +31,8 @@ __all__ = [
     "ConfidenceInterval",
     "SelectionReport",
     "ConditioningWarning",
+    "set_backend",
+    "get_backend",
     "SecondOrderPlatt",
     "FirstOrderPlatt",
     "NotFittedError",

@@ -93,7 +93,7 @@ class CalibrationMap:
 
 
 _MIXED_MIN_SIZE = 1024  # fold systems with this many features (2-D) are factorised in float32 and refined
-_REFINE_TOL = 1e-10  # relative residual at which a refined fold solution counts as exact (CV errors to ~1e-12)
+_REFINE_TOL = 1e-12  # relative residual of a refined fold solution: its CV error then matches float64 Cholesky's (1e-10)
 _REFINE_STEPS = 12
 _CACHE_BYTES = 2**28  # scaled float32 fold Grams kept across the ridge walk (all folds at l = 44: 82 MB)
 
@@ -192,7 +192,10 @@ class _FoldErrors:
     def _scaled32(M_tr, l, lw, out):
         """(D^-1 G D^-1 in float32, 1/D, tr(G)/d) of the training Gram, D = diag(G)^(1/2) (Jacobi scaling)."""
         A = tensor_gram(M_tr, l, lw, out=out)
-        diag = np.diag(A).astype(np.float64)
+        # the diagonal in float64 from the moments (G_(a,b),(a,b) = (M[2a,2b] + M[2a,0] + M[0,2b] + M[0,0]) / 4): the
+        # ridge lambda = alpha tr(G)/d must be the float64 path's, not a float32 rounding of it
+        a, b = np.arange(l + 1)[:, None], np.arange(lw + 1)[None, :]
+        diag = (0.25 * (M_tr[2 * a, 2 * b] + M_tr[2 * a, 0] + M_tr[0, 2 * b] + M_tr[0, 0])).ravel()
         d = diag.size
         unit = diag.sum() / d
         inv = 1.0 / np.sqrt(np.where(diag > 0, diag, unit if unit > 0 else 1.0))
@@ -280,11 +283,12 @@ def _search_greedy(errors, degrees, alphas):
     """Degrees from the smallest up, a local search over the ridge at each; stop at the first degree that does worse.
 
     * The smallest degree tries every alpha (its systems are tiny).
-    * Each larger degree starts at the alpha that won at the degree below and walks while the CV error falls: up
-      (larger alpha), then down.  At a degree whose fold systems are large (>= _MIXED_MIN_SIZE features) the walk
-      goes up only: the best alpha never fell from one degree to the next at these sizes (measured on the 48
-      exhaustive grids of benchmarks/bench_estimator.py --cv: from degree 22 to 44 the best alpha stayed 13 times,
-      rose one step 33 times and two steps twice), and the downward check is the third factorisation of five folds.
+    * Each larger degree walks over the ridge from the alpha j0 that won at the degree below while the CV error
+      falls: up (larger alpha), then down.  At a degree whose fold systems are large (>= _MIXED_MIN_SIZE features)
+      the walk starts at j0 + 1, goes up while the error falls and, if it never moved, checks j0 and stops there:
+      the best alpha never fell from one degree to the next at these sizes (on 48 exhaustive grids at l = 44, from
+      degree 22 to 44 it stayed 13 times, rose one step 33 times, two steps twice), so the top degree costs three
+      alphas x folds factorisations, two at the grid's edge.
     * The search stops at the first degree whose best error is not below the best so far: CV error against degree
       was U-shaped on every population measured, and the top degree, which costs nearly all the factorisations, is
       then never factorised.
@@ -304,17 +308,26 @@ def _search_greedy(errors, degrees, alphas):
             for j in range(len(alphas)):
                 err(i, j)
             jb = int(np.argmin(cv[i]))
-        else:
+        elif errors.size(degrees[i]) < _MIXED_MIN_SIZE:  # cheap systems: walk from j0 both ways
             jb = j0
             err(i, jb)
-            large = errors.size(degrees[i]) >= _MIXED_MIN_SIZE
-            for step in ((1,) if large else (1, -1)):
+            for step in (1, -1):
                 moved = False
                 while 0 <= jb + step < len(alphas) and _better(err(i, jb + step), cv[i, jb], errors.floor):
                     jb += step
                     moved = True
                 if moved:
                     break
+        else:  # large systems: start one step up, walk up; if that never moves, check j0 only (3 alphas at most
+            # when the best lies 0, 1 or 2 steps above j0, the only shifts measured)
+            jb = min(j0 + 1, len(alphas) - 1)
+            err(i, jb)
+            moved = False
+            while jb + 1 < len(alphas) and _better(err(i, jb + 1), cv[i, jb], errors.floor):
+                jb += 1
+                moved = True
+            if not moved and jb > j0 and _better(err(i, j0), cv[i, jb], errors.floor):
+                jb = j0
         if not _better(cv[i, jb], previous, errors.floor):
             break
         previous, j0 = cv[i, jb], jb
@@ -384,7 +397,8 @@ class _ValidationSplit(SufficientStats):
         return (1,)
 
 
-def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, select, classes=None, validation=None):
+def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, select, classes=None, validation=None,
+                    search="greedy"):
     """Fit eta-hat (one column of ``zs`` per response) from in-memory arrays: one chunk of :class:`SufficientStats`.
 
     ``var`` None means the 1-D (first-order) problem.  ``degrees`` is sorted largest first.  ``classes``, from
@@ -399,4 +413,4 @@ def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, sele
                np.asarray(zs, dtype=float).reshape(len(mean), -1)[:, : stats.n_responses],
                fold=None if validation is None else np.asarray(validation, dtype=bool).astype(np.intp),
                classes=classes)
-    return select_and_fit(stats, degrees=degrees, alphas=alphas, select=select)
+    return select_and_fit(stats, degrees=degrees, alphas=alphas, select=select, search=search)

@@ -52,6 +52,9 @@ __all__ = [
     "evaluate",
     "RIDGE_FLOOR",
     "ConditioningWarning",
+    "set_backend",
+    "get_backend",
+    "BACKENDS",
 ]
 
 RIDGE_FLOOR = 1e-12  # relative to tr(G)/d; the paper's numerical floor (Appendix "Experiment 2")
@@ -131,12 +134,67 @@ class TensorBasis:
         return out[0] if squeeze else out
 
 
+BACKENDS = ("auto", "numpy", "finufft")
+_backend = "auto"
+
+
+def set_backend(name: str) -> str:
+    """Choose how Chebyshev moments and evaluations are computed; returns the previous choice.
+
+    'numpy' (matrix products, always available), 'finufft' (non-uniform FFTs, :mod:`socal._nufft`; needs the
+    ``fast`` extra: ``pip install 'socal[fast]'``) or 'auto' (the default: finufft where it is installed and the
+    work is large enough to gain, numpy otherwise).  Both give the same numbers to about 1e-13 relative.
+
+    >>> import socal
+    >>> previous = socal.set_backend("numpy")
+    >>> socal.set_backend(previous)
+    'numpy'
+    """
+    global _backend
+    if not isinstance(name, str) or name not in BACKENDS:
+        raise ValueError(f"The 'name' parameter of set_backend must be one of {BACKENDS}. Got {name!r} instead.")
+    if name == "finufft":
+        from . import _nufft
+
+        if not _nufft.available():
+            raise ValueError("The 'name' parameter of set_backend is 'finufft', but finufft is not installed; "
+                             "install it with pip install 'socal[fast]' (or pip install finufft).")
+    previous, _backend = _backend, name
+    return previous
+
+
+def get_backend() -> str:
+    """The backend chosen with :func:`set_backend` ('auto' unless changed)."""
+    return _backend
+
+
+# finufft's cost per row is nearly independent of the degree, the matrix products' grows with (deg_u+1)(deg_w+1):
+# 'auto' switches where finufft was faster on 2 cores (benchmarks/bench_scale.py --backends)
+_NUFFT_MIN_TERMS = 2000
+_NUFFT_MIN_ROWS = 20000
+
+
+def _use_nufft(n, terms):
+    if _backend == "numpy":
+        return False
+    from . import _nufft
+
+    if _backend == "finufft":
+        return True
+    return _nufft.available() and terms >= _NUFFT_MIN_TERMS and n >= _NUFFT_MIN_ROWS
+
+
 def grouped_moments(u, w, groups, n_groups, deg_u, deg_w, *, chunk=_CHUNK):
     """Mixed moments per group: M[g, p, q] = sum_{i in g} T_p(u_i) T_q(w_i), p <= deg_u, q <= deg_w.
 
     One pass over the data; rows are sorted by group once, then each group is processed in chunks with one matrix
-    product per chunk.  Memory is O(n_groups deg_u deg_w + chunk (deg_u + deg_w)).
+    product per chunk (or one non-uniform FFT per group with the finufft backend, :func:`set_backend`).  Memory is
+    O(n_groups deg_u deg_w + chunk (deg_u + deg_w)).
     """
+    if _use_nufft(u.shape[0], (deg_u + 1) * (deg_w + 1)):
+        from . import _nufft
+
+        return _nufft.grouped_moments(u, w, groups, n_groups, deg_u, deg_w)
     small = np.int16 if n_groups < np.iinfo(np.int16).max else np.int64
     order = np.argsort(groups.astype(small, copy=False), kind="stable")  # int16: numpy's O(n) radix sort
     bounds = np.searchsorted(groups[order], np.arange(n_groups + 1))
@@ -312,6 +370,11 @@ def evaluate(basis, beta, mean, var=None, *, chunk=_CHUNK):
     CmatT = np.ascontiguousarray(C.transpose(0, 2, 1).reshape(R * (used_b + 1), used_a + 1))
     u, w = to_unit(mean, var)
     n = u.shape[0]
+    if _use_nufft(n, R * (used_a + 1) * (used_b + 1)):
+        from . import _nufft
+
+        out = _nufft.evaluate(C, u, w)
+        return out[:, 0] if squeeze else out
     out = np.empty((n, R))
     bu = np.empty((used_a + 1, chunk))
     bw = np.empty((used_b + 1, chunk))

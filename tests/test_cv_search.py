@@ -1,0 +1,102 @@
+"""Cross-validation from the statistics: the greedy search against the exhaustive grid, and the mixed-precision fold
+solves against float64 ones."""
+
+import numpy as np
+import pytest
+
+import socal
+from socal import _fit
+from socal._fit import DEFAULT_ALPHAS, _FoldErrors, degree_schedule, select_and_fit
+from socal.chebyshev import MomentOperator, TensorBasis, assemble_gram, cheb_rows, tensor_gram, to_unit
+from socal.sufficient import SufficientStats
+
+
+def _stats(pop, n, h, max_degree, seed=0):
+    m, v, y = getattr(socal.synthetic, pop + "_population")().sample(n, h=h, rng=seed)
+    return SufficientStats(max_degree=max_degree, rng=seed).update(m, v, y)
+
+
+@pytest.mark.parametrize("degree,deg_w", [(0, 0), (3, 3), (6, 2), (7, 0), (20, 20)])
+def test_tensor_gram_and_moment_operator_equal_the_design_gram(degree, deg_w):
+    rng = np.random.default_rng(degree)
+    u, w = rng.uniform(-1, 1, 400), rng.uniform(-1, 1, 400)
+    M = cheb_rows(u, 2 * degree) @ cheb_rows(w, 2 * deg_w).T
+    Phi = (cheb_rows(u, degree)[:, None, :] * cheb_rows(w, deg_w)[None, :, :]).reshape(-1, 400)  # tensor layout
+    G = tensor_gram(M, degree, deg_w)
+    np.testing.assert_allclose(G, Phi @ Phi.T, rtol=0, atol=1e-11 * np.abs(G).max())
+    x = rng.standard_normal((G.shape[0], 3))
+    np.testing.assert_allclose(MomentOperator(M, degree, deg_w)(x), G @ x, rtol=0, atol=1e-12 * np.abs(G @ x).max())
+    if deg_w == degree:
+        ti = TensorBasis(degree).tensor_index
+        np.testing.assert_array_equal(assemble_gram(M, TensorBasis(degree)), G[np.ix_(ti, ti)])
+
+
+def test_tensor_gram_fills_a_float32_buffer():
+    M = cheb_rows(np.linspace(-1, 1, 50), 8) @ cheb_rows(np.linspace(-1, 1, 50)[::-1], 8).T
+    out = np.empty((25, 25), dtype=np.float32)
+    assert tensor_gram(M, 4, 4, out=out) is out
+    np.testing.assert_allclose(out, tensor_gram(M, 4, 4), rtol=1e-6)
+
+
+@pytest.mark.parametrize("alpha", [1e-6, 1e-3, 1.0])
+def test_mixed_precision_fold_solves_equal_float64(alpha, monkeypatch):
+    """d = 1089 >= _MIXED_MIN_SIZE: float32 factor + CG refinement against the float64 Cholesky of each fold."""
+    st = _stats("toy", 6000, 1 / 16, 32)
+    mixed = _FoldErrors(st, list(st.splits)).mean_sse(32, alpha)
+    monkeypatch.setattr(_fit, "_MIXED_MIN_SIZE", 10**9)
+    double = _FoldErrors(st, list(st.splits)).mean_sse(32, alpha)
+    assert mixed == pytest.approx(double, rel=1e-9)
+
+
+def test_mixed_precision_falls_back_when_float32_cannot_factorise(monkeypatch):
+    st = _stats("calibrated", 3000, 1 / 16, 32)
+    calls = []
+    orig = _FoldErrors._solve_mixed
+
+    def failing(self, sys, alpha):
+        calls.append(alpha)
+        return None  # as when spotrf reports a non-positive pivot or CG does not converge
+
+    monkeypatch.setattr(_FoldErrors, "_solve_mixed", failing)
+    fallback = _FoldErrors(st, list(st.splits)).mean_sse(32, 1e-4)
+    monkeypatch.setattr(_FoldErrors, "_solve_mixed", orig)
+    assert calls and fallback == pytest.approx(_FoldErrors(st, list(st.splits)).mean_sse(32, 1e-4), rel=1e-9)
+
+
+@pytest.mark.parametrize("pop,n,h", [("toy", 20000, 1 / 16), ("calibrated", 20000, 1 / 64),
+                                     ("overconfident", 50000, 1 / 64)])
+def test_greedy_search_chooses_what_the_exhaustive_grid_chooses(pop, n, h):
+    st = _stats(pop, n, h, 44)
+    degs = degree_schedule(44)
+    g = select_and_fit(st, degrees=degs, alphas=DEFAULT_ALPHAS, select=True)
+    e = select_and_fit(st, degrees=degs, alphas=DEFAULT_ALPHAS, select=True, search="exhaustive")
+    assert (g.cmap.degree, g.cmap.alpha) == (e.cmap.degree, e.cmap.alpha)
+    np.testing.assert_array_equal(g.cmap.beta, e.cmap.beta)
+    tried = np.isfinite(g.selection.cv_error)
+    assert 0 < tried.sum() < tried.size  # it skipped candidates ...
+    np.testing.assert_allclose(g.selection.cv_error[tried], e.selection.cv_error[tried], rtol=1e-12)
+    assert np.isfinite(e.selection.cv_error).all()  # ... which the grid tried
+
+
+def test_greedy_search_stops_below_the_top_degree_on_a_smooth_population():
+    """The point of the search: on a population a low degree fits, the top degree's folds are never factorised."""
+    rng = np.random.default_rng(0)
+    n = 20000
+    m, v = rng.random(n), rng.random(n) / 4
+    y = (rng.random((n, 2)) < np.clip(m + 0.3 * (v - 0.125), 0, 1)[:, None]).astype(float)
+    res = socal.ce2(m, v, y, rng=0)
+    assert res.selection.degrees[0] == 44 and np.isnan(res.selection.cv_error[0]).all()
+
+
+def test_a_near_tie_goes_to_the_smaller_degree_and_larger_ridge():
+    cv = np.array([[1.0, 1.0 + 1e-12], [1.0 + 5e-10, 2.0]])
+    assert _fit._choose(cv, (8, 4), (1e-3, 1e-1)) == (4, 1e-3)
+    assert _fit._choose(np.array([[1.0, 1.0 + 1e-12], [1.1, 2.0]]), (8, 4), (1e-3, 1e-1)) == (8, 1e-1)
+
+
+def test_search_is_validated():
+    m, v, y = socal.synthetic.toy_population().sample(200, h=1 / 16, rng=0)
+    with pytest.raises(ValueError, match="'search' parameter of ce2"):
+        socal.ce2(m, v, y, search="fast")
+    with pytest.raises(ValueError, match="'search' parameter of SecondOrderPlatt"):
+        socal.SecondOrderPlatt(search=None).fit(m, v, y)
