@@ -105,6 +105,29 @@ class FitResult:
     selection: SelectionReport
 
 
+class _Float64Factor:
+    """The float64 Cholesky factor of the final fit, built when first needed (the bootstrap's refits, ``rcond``, or a
+    final solve the mixed-precision path could not do), with ridge_factor's conditioning warnings."""
+
+    def __init__(self, M, l, lw, alpha):
+        self._args = (M, l, lw, alpha)
+        self._factor = None
+
+    @property
+    def factor(self):
+        if self._factor is None:
+            M, l, lw, alpha = self._args
+            self._factor = ridge_factor(tensor_gram(M, l, lw), alpha)
+        return self._factor
+
+    @property
+    def rcond(self):
+        return self.factor.rcond
+
+    def solve(self, b):
+        return self.factor.solve(b)
+
+
 class _Permuted:
     """A factor built in the tensor layout, solving for right-hand sides in max-ordering."""
 
@@ -120,6 +143,73 @@ class _Permuted:
         bt = np.empty_like(b)
         bt[self.order] = b
         return self.factor.solve(bt)[self.order]
+
+
+def _scaled32(M, l, lw, out):
+    """(D^-1 G D^-1 in float32 in ``out``, 1/D, tr(G)/d) for the Gram of moments M, D = diag(G)^(1/2) (Jacobi)."""
+    A = tensor_gram(M, l, lw, out=out)
+    # the diagonal in float64 from the moments (G_(a,b),(a,b) = (M[2a,2b] + M[2a,0] + M[0,2b] + M[0,0]) / 4): the
+    # ridge lambda = alpha tr(G)/d must be the float64 path's, not a float32 rounding of it
+    a, b = np.arange(l + 1)[:, None], np.arange(lw + 1)[None, :]
+    diag = (0.25 * (M[2 * a, 2 * b] + M[2 * a, 0] + M[0, 2 * b] + M[0, 0])).ravel()
+    d = diag.size
+    unit = diag.sum() / d
+    inv = 1.0 / np.sqrt(np.where(diag > 0, diag, unit if unit > 0 else 1.0))
+    inv32 = inv.astype(np.float32)
+    A *= inv32[:, None]
+    A *= inv32[None, :]
+    return A, inv, unit
+
+
+def _solve_mixed(M, l, lw, alpha, b, A, scaled=None, op=None):
+    """(G + lambda P) x = b (tensor layout, G the Gram of moments M) by a float32 Cholesky of the Jacobi-scaled
+    system and conjugate gradients in float64 against the exact operator (FFT from M); None when float32 cannot
+    factorise it or CG does not reach a relative residual of _REFINE_TOL (the caller then factorises in float64).
+
+    ``A`` is a (d, d) float32 buffer (overwritten); ``scaled``, the cached result of :func:`_scaled32` for M.
+    """
+    d = b.shape[0]
+    if scaled is not None:
+        np.copyto(A, scaled[0])
+        inv, unit = scaled[1], scaled[2]
+    else:
+        _, inv, unit = _scaled32(M, l, lw, A)
+    if not unit > 0:
+        return None
+    ridge = np.full(d, max(float(alpha), RIDGE_FLOOR) * unit)
+    ridge[0] = 0.0  # the constant feature is not penalised (as in ridge_factor)
+    A[np.diag_indices(d)] += (ridge * inv * inv).astype(np.float32)
+    chol, info = lapack.spotrf(A.T, lower=1, clean=0, overwrite_a=1)  # A is symmetric: A.T is its F-view
+    if info != 0:
+        return None
+    op = MomentOperator(M, l, lw) if op is None else op
+
+    def precond(r):
+        x, _ = lapack.spotrs(chol, (r * inv[:, None]).astype(np.float32), lower=1)
+        return x.astype(np.float64) * inv[:, None]
+
+    x = precond(b)
+    r = b - (op(x) + ridge[:, None] * x)
+    bnorm = np.linalg.norm(b, axis=0)
+    bnorm[bnorm == 0] = 1.0
+    z = precond(r)
+    p = z.copy()
+    rz = np.sum(r * z, axis=0)
+    for _ in range(_REFINE_STEPS):
+        if np.all(np.linalg.norm(r, axis=0) <= _REFINE_TOL * bnorm):
+            return x
+        Ap = op(p) + ridge[:, None] * p
+        pAp = np.sum(p * Ap, axis=0)
+        if not np.all(pAp > 0):
+            return None
+        step = rz / pAp
+        x += step * p
+        r -= step * Ap
+        z = precond(r)
+        rz_new = np.sum(r * z, axis=0)
+        p = z + (rz_new / np.where(rz != 0, rz, 1.0)) * p
+        rz = rz_new
+    return x if np.all(np.linalg.norm(r, axis=0) <= _REFINE_TOL * bnorm) else None
 
 
 class _FoldErrors:
@@ -179,7 +269,7 @@ class _FoldErrors:
             sys["G_va"] = MomentOperator(M_va, l, lw)
             sys["G_tr"] = MomentOperator(M_tr, l, lw)
             if len(self.splits) * d * d * 4 <= _CACHE_BYTES:
-                sys["A32"] = self._scaled32(M_tr, l, lw, np.empty((d, d), dtype=np.float32))
+                sys["A32"] = _scaled32(M_tr, l, lw, np.empty((d, d), dtype=np.float32))
         else:
             sys["mixed"] = False
             G_va = tensor_gram(M_va, l, lw)
@@ -188,26 +278,11 @@ class _FoldErrors:
         self._cache[f] = sys
         return sys
 
-    @staticmethod
-    def _scaled32(M_tr, l, lw, out):
-        """(D^-1 G D^-1 in float32, 1/D, tr(G)/d) of the training Gram, D = diag(G)^(1/2) (Jacobi scaling)."""
-        A = tensor_gram(M_tr, l, lw, out=out)
-        # the diagonal in float64 from the moments (G_(a,b),(a,b) = (M[2a,2b] + M[2a,0] + M[0,2b] + M[0,0]) / 4): the
-        # ridge lambda = alpha tr(G)/d must be the float64 path's, not a float32 rounding of it
-        a, b = np.arange(l + 1)[:, None], np.arange(lw + 1)[None, :]
-        diag = (0.25 * (M_tr[2 * a, 2 * b] + M_tr[2 * a, 0] + M_tr[0, 2 * b] + M_tr[0, 0])).ravel()
-        d = diag.size
-        unit = diag.sum() / d
-        inv = 1.0 / np.sqrt(np.where(diag > 0, diag, unit if unit > 0 else 1.0))
-        inv32 = inv.astype(np.float32)
-        A *= inv32[:, None]
-        A *= inv32[None, :]
-        return A, inv, unit
-
     def _fold_sse(self, f, l, alpha):
         sys = self._system(f, l)
         if sys["mixed"]:
-            beta = self._solve_mixed(sys, alpha)
+            beta = _solve_mixed(sys["M_tr"], l, sys["lw"], alpha, sys["b_tr"], self._buffer(sys["d"], np.float32),
+                                scaled=sys.get("A32"), op=sys["G_tr"])
             if beta is None:
                 beta = ridge_factor(tensor_gram(sys["M_tr"], l, sys["lw"]), alpha, warn=False,
                                     work=self._buffer(sys["d"], np.float64, "F")).solve(sys["b_tr"])
@@ -215,53 +290,6 @@ class _FoldErrors:
             beta = ridge_factor(sys["G_tr_dense"], alpha, warn=False,
                                 work=self._buffer(sys["d"], np.float64, "F")).solve(sys["b_tr"])
         return sys["zz"] - 2.0 * float(np.sum(beta * sys["b_va"])) + float(np.sum(beta * sys["G_va"](beta)))
-
-    def _solve_mixed(self, sys, alpha):
-        """float32 Cholesky of the Jacobi-scaled system + preconditioned CG in float64; None if it does not converge."""
-        d, b = sys["d"], sys["b_tr"]
-        A = self._buffer(d, np.float32)
-        if "A32" in sys:
-            A32, inv, unit = sys["A32"]
-            np.copyto(A, A32)
-        else:
-            _, inv, unit = self._scaled32(sys["M_tr"], sys["l"], sys["lw"], A)
-        if not unit > 0:
-            return None
-        ridge = np.full(d, max(float(alpha), RIDGE_FLOOR) * unit)
-        ridge[0] = 0.0  # the constant feature is not penalised (as in ridge_factor)
-        A[np.diag_indices(d)] += (ridge * inv * inv).astype(np.float32)
-        chol, info = lapack.spotrf(A.T, lower=1, clean=0, overwrite_a=1)  # A is symmetric: A.T is its F-view
-        if info != 0:
-            return None
-        op = sys["G_tr"]
-
-        def precond(r):
-            x, _ = lapack.spotrs(chol, (r * inv[:, None]).astype(np.float32), lower=1)
-            return x.astype(np.float64) * inv[:, None]
-
-        x = precond(b)
-        r = b - (op(x) + ridge[:, None] * x)
-        bnorm = np.linalg.norm(b, axis=0)
-        bnorm[bnorm == 0] = 1.0
-        z = precond(r)
-        p = z.copy()
-        rz = np.sum(r * z, axis=0)
-        for _ in range(_REFINE_STEPS):
-            if np.all(np.linalg.norm(r, axis=0) <= _REFINE_TOL * bnorm):
-                return x
-            Ap = op(p) + ridge[:, None] * p
-            pAp = np.sum(p * Ap, axis=0)
-            if not np.all(pAp > 0):
-                return None
-            step = rz / pAp
-            x += step * p
-            r -= step * Ap
-            z = precond(r)
-            rz_new = np.sum(r * z, axis=0)
-            p = z + (rz_new / np.where(rz != 0, rz, 1.0)) * p
-            rz = rz_new
-        return x if np.all(np.linalg.norm(r, axis=0) <= _REFINE_TOL * bnorm) else None
-
 
 _TIE = 1e-9  # CV errors this close (relative) are a tie: rounding (row order, BLAS blocking) must not decide
 
@@ -380,10 +408,17 @@ def select_and_fit(stats, *, degrees, alphas, select, search="greedy"):
     fb = TensorBasis(degree, ndim)
     lw = fb.deg_w
     order = fb.tensor_index
-    G = tensor_gram(M_tot[: 2 * degree + 1, : 2 * lw + 1], degree, lw)
-    factor = _Permuted(ridge_factor(G, alpha), order)
+    M_fit = M_tot[: 2 * degree + 1, : 2 * lw + 1]
+    factor = _Permuted(_Float64Factor(M_fit, degree, lw, alpha), order)
     b = np.stack([response_vector(Zr, fb) for Zr in Z_tot], axis=1)
-    beta = factor.solve(b)
+    beta = None
+    if ndim == 2 and fb.size >= _MIXED_MIN_SIZE:  # half the time of a float64 Cholesky at d = 7,921
+        bt = np.empty_like(b)
+        bt[order] = b
+        x = _solve_mixed(M_fit, degree, lw, alpha, bt, np.empty((fb.size, fb.size), dtype=np.float32))
+        beta = None if x is None else x[order]
+    if beta is None:  # small systems, or ones float32 cannot resolve: float64 Cholesky (with its conditioning check)
+        beta = factor.solve(b)
     report = SelectionReport(method=method, degrees=tuple(degrees), alphas=tuple(alphas), cv_error=cv,
                              folds=len(splits))
     return FitResult(CalibrationMap(degree, ndim, beta, float(alpha)), factor, report)

@@ -168,20 +168,23 @@ def get_backend() -> str:
     return _backend
 
 
-# finufft's cost per row is nearly independent of the degree, the matrix products' grows with (deg_u+1)(deg_w+1):
-# 'auto' switches where finufft was faster on 2 cores (benchmarks/bench_scale.py --backends)
-_NUFFT_MIN_TERMS = 2000
-_NUFFT_MIN_ROWS = 20000
+# finufft's cost per row is nearly independent of the degree, the matrix products' grows with the number of terms:
+# 'auto' switches where finufft was faster on 2 cores (n = 1e6: moments 0.27 s against 0.44 s at l = 44, 0.32 s
+# against 1.36 s at l = 88; evaluation 0.23 s against 0.28 s at l = 44; slower below l = 44 or n = 1e5)
+_NUFFT_MOMENT_TERMS, _NUFFT_MOMENT_ROWS = 4000, 300_000
+_NUFFT_EVAL_TERMS, _NUFFT_EVAL_ROWS = 1600, 50_000
 
 
-def _use_nufft(n, terms):
+def _use_nufft(n, terms, moments):
     if _backend == "numpy":
         return False
     from . import _nufft
 
     if _backend == "finufft":
         return True
-    return _nufft.available() and terms >= _NUFFT_MIN_TERMS and n >= _NUFFT_MIN_ROWS
+    if moments:
+        return _nufft.available() and terms >= _NUFFT_MOMENT_TERMS and n >= _NUFFT_MOMENT_ROWS
+    return _nufft.available() and terms >= _NUFFT_EVAL_TERMS and n >= _NUFFT_EVAL_ROWS
 
 
 def grouped_moments(u, w, groups, n_groups, deg_u, deg_w, *, chunk=_CHUNK):
@@ -191,7 +194,7 @@ def grouped_moments(u, w, groups, n_groups, deg_u, deg_w, *, chunk=_CHUNK):
     product per chunk (or one non-uniform FFT per group with the finufft backend, :func:`set_backend`).  Memory is
     O(n_groups deg_u deg_w + chunk (deg_u + deg_w)).
     """
-    if _use_nufft(u.shape[0], (deg_u + 1) * (deg_w + 1)):
+    if _use_nufft(u.shape[0], (deg_u + 1) * (deg_w + 1), moments=True):
         from . import _nufft
 
         return _nufft.grouped_moments(u, w, groups, n_groups, deg_u, deg_w)
@@ -370,7 +373,7 @@ def evaluate(basis, beta, mean, var=None, *, chunk=_CHUNK):
     CmatT = np.ascontiguousarray(C.transpose(0, 2, 1).reshape(R * (used_b + 1), used_a + 1))
     u, w = to_unit(mean, var)
     n = u.shape[0]
-    if _use_nufft(n, R * (used_a + 1) * (used_b + 1)):
+    if _use_nufft(n, (used_a + 1) * (used_b + 1), moments=False):
         from . import _nufft
 
         out = _nufft.evaluate(C, u, w)

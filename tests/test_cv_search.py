@@ -50,17 +50,28 @@ def test_mixed_precision_fold_solves_equal_float64(alpha, monkeypatch):
 
 def test_mixed_precision_falls_back_when_float32_cannot_factorise(monkeypatch):
     st = _stats("calibrated", 3000, 1 / 16, 32)
+    exact = _FoldErrors(st, list(st.splits)).mean_sse(32, 1e-4)
     calls = []
-    orig = _FoldErrors._solve_mixed
 
-    def failing(self, sys, alpha):
-        calls.append(alpha)
+    def failing(*args, **kwargs):
+        calls.append(1)
         return None  # as when spotrf reports a non-positive pivot or CG does not converge
 
-    monkeypatch.setattr(_FoldErrors, "_solve_mixed", failing)
-    fallback = _FoldErrors(st, list(st.splits)).mean_sse(32, 1e-4)
-    monkeypatch.setattr(_FoldErrors, "_solve_mixed", orig)
-    assert calls and fallback == pytest.approx(_FoldErrors(st, list(st.splits)).mean_sse(32, 1e-4), rel=1e-9)
+    monkeypatch.setattr(_fit, "_solve_mixed", failing)
+    assert _FoldErrors(st, list(st.splits)).mean_sse(32, 1e-4) == pytest.approx(exact, rel=1e-9) and calls
+
+
+def test_final_fit_mixed_precision_equals_float64(monkeypatch):
+    """At d >= 1024 the final fit solves in mixed precision and builds the float64 factor only when asked."""
+    st = _stats("toy", 6000, 1 / 16, 32)
+    fit = select_and_fit(st, degrees=(32,), alphas=(1e-4,), select=False)
+    assert fit.factor.factor._factor is None  # not built yet
+    monkeypatch.setattr(_fit, "_MIXED_MIN_SIZE", 10**9)
+    ref = select_and_fit(st, degrees=(32,), alphas=(1e-4,), select=False)
+    np.testing.assert_allclose(fit.cmap.beta, ref.cmap.beta, rtol=0, atol=1e-9 * np.abs(ref.cmap.beta).max())
+    b = np.random.default_rng(0).standard_normal((fit.cmap.beta.shape[0], 3))
+    np.testing.assert_allclose(fit.factor.solve(b), ref.factor.solve(b), rtol=1e-12)  # the bootstrap's refits
+    assert fit.factor.rcond == ref.factor.rcond
 
 
 @pytest.mark.parametrize("pop,n,h", [("toy", 20000, 1 / 16), ("calibrated", 20000, 1 / 64),
