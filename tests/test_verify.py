@@ -5,6 +5,7 @@ import functools
 import json
 import pathlib
 
+import numpy as np
 import pytest
 
 from socal import verify
@@ -150,3 +151,36 @@ def test_baseline_tolerances_and_bad_files(tmp_path):
     assert [c.kind for c in gone] == ["missing"]
     with pytest.raises(ValueError, match="socal audit --json"):
         compare({"not": "a report"}, [])
+
+
+def test_batched_transport_lp_equals_one_lp_per_pair_and_the_closed_form():
+    from socal.verify.claims_reconcile import _random_feasible, _snapshot_dists, _w1_lp_batch
+
+    pairs = [_snapshot_dists(*e) for e in _random_feasible(np.random.default_rng(3), 40)]
+    P, Q = np.array([p for p, _ in pairs]), np.array([q for _, q in pairs])
+    batch = _w1_lp_batch(P, Q)
+    one = np.array([_w1_lp_batch([p], [q])[0] for p, q in pairs])
+    np.testing.assert_allclose(batch, one, atol=1e-7)
+    np.testing.assert_allclose(batch, np.abs(P[:, 0] - Q[:, 0]) + np.abs(P[:, 2] - Q[:, 2]), atol=1e-7)
+
+
+def test_audit_progress_moves_within_a_claim(monkeypatch):
+    """run(progress=True) gives claims a second bar that steps() advances (the Monte Carlo harness uses it)."""
+    pytest.importorskip("tqdm")
+    from socal.verify import _core
+    from socal.verify._core import Result, Verdict, claim, steps, unregister
+
+    seen = []
+
+    @claim("test-steps", "test", "loops report", paper={"k": 5}, wrong={"k": 4})
+    def check(*, quick, k):
+        for i in steps(range(k), desc="loop"):
+            seen.append(_core._INNER.n)  # the inner bar's count before this step is recorded
+        return Result(Verdict.HOLDS if k == 5 else Verdict.FAILS, "ok")
+
+    try:
+        assert list(steps(range(3))) == [0, 1, 2] and _core._INNER is None  # outside an audit: the plain loop
+        res = _core.run(["test-steps"], progress=True)
+        assert res[0][1].verdict == Verdict.HOLDS and seen == [0, 1, 2, 3, 4] and _core._INNER is None
+    finally:
+        unregister("test-steps")

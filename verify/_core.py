@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["Verdict", "Result", "Claim", "REGISTRY", "claim", "unregister", "get", "run"]
+__all__ = ["Verdict", "Result", "Claim", "REGISTRY", "claim", "unregister", "get", "run", "steps"]
 
 
 class Verdict(str, enum.Enum):
@@ -168,21 +168,57 @@ def _load():
             PLUGIN_ERRORS[f"{ep.name} = {ep.value}"] = f"{type(exc).__name__}: {exc}"
 
 
+_INNER = None  # the audit's within-claim progress bar while run(progress=True) is running
+
+
+def steps(iterable, total=None, desc=None):
+    """Iterate ``iterable``, moving the audit's within-claim progress bar one step per item.
+
+    A check wraps its long loops in this (the Monte Carlo harness wraps its replicates), so ``socal audit`` shows
+    progress inside a claim, not only between claims.  Outside an audit with a progress bar it is the plain iterable.
+    """
+    bar = _INNER
+    if bar is None:
+        yield from iterable
+        return
+    if total is None and hasattr(iterable, "__len__"):
+        total = len(iterable)
+    bar.reset(total=total)
+    if desc:
+        bar.set_description_str(desc)
+    for item in iterable:
+        yield item
+        bar.update(1)
+
+
 def run(ids=None, *, quick=False, progress=False):
-    """Run the registry (or the claims ``ids``) and return a list of (Claim, Result)."""
+    """Run the registry (or the claims ``ids``) and return a list of (Claim, Result).
+
+    With ``progress`` (and tqdm installed) two bars: claims done, and the steps of the running claim's loops.
+    """
+    global _INNER
     _load()
     chosen = list(REGISTRY.values()) if not ids else [get(i) for i in ids]
-    it = chosen
+    it, inner = chosen, None
     if progress:
         try:
             from tqdm import tqdm
 
-            it = tqdm(chosen, desc="audit", unit="claim")
+            it = tqdm(chosen, desc="audit", unit="claim", position=0)
+            inner = tqdm(total=0, desc="", unit="step", position=1, leave=False)
         except ImportError:
             pass
     out = []
-    for c in it:
-        if progress and hasattr(it, "set_postfix_str"):
-            it.set_postfix_str(c.id)
-        out.append((c, c.run(quick=quick)))
+    try:
+        for c in it:
+            if inner is not None:
+                it.set_postfix_str(c.id)
+                inner.reset(total=0)
+                inner.set_description_str(c.id)
+                _INNER = inner
+            out.append((c, c.run(quick=quick)))
+    finally:
+        _INNER = None
+        if inner is not None:
+            inner.close()
     return out

@@ -13,7 +13,7 @@ from scipy import stats
 from socal import SechKernel
 from socal._fit import paper_degree, theta
 
-from ._core import Result, Verdict, claim, worst
+from ._core import Result, Verdict, claim, worst, steps
 from .strip import (TEST_DISTRIBUTIONS, Atoms, certify, d2_acb, d_acb, eta_acb, eta_mp, max_abs_eta, nd_mp,
                     nd_smooth_mp, sub_strip_theta)
 
@@ -87,7 +87,7 @@ def check_analytic_1d(*, quick, halfwidth_factor):
     dists = TEST_DISTRIBUTIONS[:3] if quick else TEST_DISTRIBUTIONS
     hs = H_VALUES[:1] if quick else H_VALUES
     ev = {"distributions": [d.name for d in dists], "h": list(hs)}
-    for h in hs:
+    for h in steps(hs, desc="bandwidths"):
         pole = _pole_inside(h, halfwidth_factor, dists[0])
         if pole:
             ev["counterexample"] = pole
@@ -102,7 +102,7 @@ def check_analytic_1d(*, quick, halfwidth_factor):
                                                                         dists[0], h0)[1]))}
     # Re D > 0 certified on the whole strip's rectangle Re z in [-1, 2] (wider than [0, 1]), |Im z| <= 0.98 h pi/2
     certs = []
-    for h in hs:
+    for h in steps(hs, desc="bandwidths"):
         y = 0.98 * halfwidth_factor * h * math.pi / 2
         for d in dists:
             c = certify(lambda z, d=d, h=h: d_acb(z, d, h).real > 0, -1.0, 2.0, -y, y, max_depth=16)

@@ -50,15 +50,36 @@ def _snapshot_dists(mu1, mu2, m, v):
     return p, q
 
 
+_GROUND = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], dtype=float)  # l1 distance of Delta Y on {0, 1/2, 1}
+
+
+def _w1_lp_batch(P, Q):
+    """Exact optimal transport on {0, 1/2, 1} (ground metric d(0,1/2) = 1, d(0,1) = 2) for every pair (P[k], Q[k]).
+
+    One linear program holds the K transport problems side by side: block-diagonal marginal constraints and a
+    separable objective, so its optimum is every block's optimum.  One HiGHS call for thousands of pairs instead of
+    one call each (sandwich-tightness: 3.5 s -> a fraction of a second).
+    """
+    from scipy import sparse
+
+    P, Q = np.atleast_2d(np.asarray(P, dtype=float)), np.atleast_2d(np.asarray(Q, dtype=float))
+    K = P.shape[0]
+    block = np.zeros((6, 9))
+    for i in range(3):
+        block[i, 3 * i: 3 * i + 3] = 1  # row marginal p_i
+        block[3 + i, i::3] = 1  # column marginal q_i
+    A_eq = sparse.kron(sparse.identity(K, format="csr"), sparse.csr_matrix(block), format="csr")
+    cost = _GROUND.ravel()
+    res = linprog(np.tile(cost, K), A_eq=A_eq, b_eq=np.column_stack([P, Q]).ravel(), bounds=(0, None),
+                  method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"optimal transport LP failed: {res.message}")
+    return res.x.reshape(K, 9) @ cost
+
+
 def _w1_lp(p, q):
     """Exact optimal transport on {0, 1/2, 1} with the l1 ground metric of Delta Y (d(0,1/2) = 1, d(0,1) = 2)."""
-    d = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], dtype=float)
-    A_eq = np.zeros((6, 9))
-    for i in range(3):
-        A_eq[i, 3 * i: 3 * i + 3] = 1
-        A_eq[3 + i, i::3] = 1
-    res = linprog(d.ravel(), A_eq=A_eq, b_eq=np.r_[p, q], bounds=(0, None), method="highs")
-    return float(res.fun)
+    return float(_w1_lp_batch([p], [q])[0])
 
 
 def _random_feasible(rng, n):
@@ -85,10 +106,10 @@ def check_sandwich(*, quick, lower, upper):
     ok_upper = lower / upper <= lo  # lower * W1 <= upper * delta needs inf delta/W1 >= lower/upper
     rng = np.random.default_rng(12345)
     inst = _random_feasible(rng, 200 if quick else 3000)
+    pairs = [_snapshot_dists(mu1, mu2, m, v) for mu1, mu2, m, v in inst]
+    w_lps = _w1_lp_batch([p for p, _ in pairs], [q for _, q in pairs])
     lp_err, ratios = 0.0, []
-    for mu1, mu2, m, v in inst:
-        p, q = _snapshot_dists(mu1, mu2, m, v)
-        w_lp = _w1_lp(p, q)
+    for (mu1, mu2, m, v), (p, q), w_lp in zip(inst, pairs, w_lps):
         d0, d1 = p[0] - q[0], p[2] - q[2]
         lp_err = max(lp_err, abs(w_lp - (abs(d0) + abs(d1))))
         a, b = abs(mu1 - m), abs(mu2 - v)

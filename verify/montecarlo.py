@@ -15,7 +15,9 @@ import math
 import numpy as np
 from scipy import stats
 
-from socal._parallel import run_jobs
+from socal._parallel import iter_jobs
+
+from ._core import steps
 
 __all__ = ["replicate_errors", "markov_acceptance", "slope", "mean_interval"]
 
@@ -27,7 +29,8 @@ def replicate_errors(estimate, truth, ns, reps, *, seed=0, n_jobs=1):
     def one(n, ss):
         return abs(estimate(n, np.random.default_rng(ss)) - truth)
 
-    vals = run_jobs(one, jobs, n_jobs=n_jobs)  # loky or dask, as socal._parallel.backend chose; same seeds, same values
+    # loky or dask, as socal._parallel.backend chose; same seeds, same values; each replicate moves the audit's bar
+    vals = list(steps(iter_jobs(one, jobs, n_jobs=n_jobs), total=len(jobs), desc="replicates"))
     out = {n: [] for n in ns}
     for (n, _), v in zip(jobs, vals):
         out[n].append(v)

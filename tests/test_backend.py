@@ -1,0 +1,80 @@
+"""The finufft backend (extra 'fast') against the matrix-product route, and backend selection."""
+
+import numpy as np
+import pytest
+
+import socal
+from socal import chebyshev
+from socal.chebyshev import TensorBasis, cheb_rows, evaluate, grouped_moments
+
+finufft = pytest.importorskip("finufft", reason="the finufft backend needs the 'fast' extra (pip install finufft)")
+
+
+@pytest.fixture
+def backend():
+    previous = socal.get_backend()
+    yield socal.set_backend
+    socal.set_backend(previous)
+
+
+@pytest.mark.parametrize("deg_u,deg_w", [(0, 0), (6, 6), (9, 0), (30, 12), (88, 88)])
+def test_moments_equal_the_matrix_product_route(backend, deg_u, deg_w):
+    rng = np.random.default_rng(deg_u)
+    n = 3000
+    u, w = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+    u[:3] = [-1.0, 1.0, 0.0]  # the ends of the angle map
+    g = rng.integers(0, 4, n).astype(np.intp)
+    backend("numpy")
+    ref = grouped_moments(u, w, g, 4, deg_u, deg_w)
+    backend("finufft")
+    got = grouped_moments(u, w, g, 4, deg_u, deg_w)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12 * n)
+
+
+def test_moments_of_an_empty_group_are_zero(backend):
+    backend("finufft")
+    u = np.linspace(-1, 1, 10)
+    M = grouped_moments(u, u, np.zeros(10, np.intp), 3, 4, 4)
+    assert np.all(M[1:] == 0) and M[0, 0, 0] == pytest.approx(10)
+
+
+@pytest.mark.parametrize("degree,ndim,R", [(5, 2, 1), (20, 2, 2), (12, 1, 1), (44, 2, 3)])
+def test_evaluation_equals_the_matrix_product_route(backend, degree, ndim, R):
+    rng = np.random.default_rng(degree)
+    basis = TensorBasis(degree, ndim)
+    beta = rng.standard_normal((basis.size, R))
+    m, v = rng.random(2000), rng.random(2000) / 4
+    backend("numpy")
+    ref = evaluate(basis, beta, m, v if ndim == 2 else None)
+    backend("finufft")
+    got = evaluate(basis, beta, m, v if ndim == 2 else None)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-11 * np.abs(beta).sum())
+
+
+def test_ce2_is_the_same_under_both_backends(backend):
+    m, v, y = socal.synthetic.toy_population().sample(20000, h=1 / 16, rng=0)
+    backend("numpy")
+    a = socal.ce2(m, v, y, h=1 / 16, rng=0, degree=30, alpha=1e-4)
+    backend("finufft")
+    b = socal.ce2(m, v, y, h=1 / 16, rng=0, degree=30, alpha=1e-4)
+    assert b.estimate == pytest.approx(a.estimate, rel=1e-9)
+
+
+def test_auto_uses_finufft_only_where_it_gains(backend, monkeypatch):
+    backend("auto")
+    assert chebyshev._use_nufft(10**6, 89 * 89, moments=True)
+    assert not chebyshev._use_nufft(10**4, 89 * 89, moments=True)  # too few rows: per-call overhead dominates
+    assert not chebyshev._use_nufft(10**6, 13 * 13, moments=True)  # low degree: matrix products win
+    backend("numpy")
+    assert not chebyshev._use_nufft(10**6, 89 * 89, moments=True)
+
+
+def test_set_backend_is_validated(backend, monkeypatch):
+    with pytest.raises(ValueError, match="'name' parameter of set_backend must be one of"):
+        backend("fftw")
+    from socal import _nufft
+
+    monkeypatch.setattr(_nufft, "_finufft", None)
+    with pytest.raises(ValueError, match="finufft is not installed"):
+        backend("finufft")
+    assert backend("numpy") in chebyshev.BACKENDS  # returns the previous choice
