@@ -62,11 +62,13 @@ def test_mixed_precision_falls_back_when_float32_cannot_factorise(monkeypatch):
 
 
 def test_final_fit_mixed_precision_equals_float64(monkeypatch):
-    """At d >= 1024 the final fit solves in mixed precision and builds the float64 factor only when asked."""
+    """Above _MIXED_FINAL_MIN_SIZE the final fit solves in mixed precision and builds the float64 factor only when
+    asked (lowered here to d = 1089 to keep the test fast)."""
     st = _stats("toy", 6000, 1 / 16, 32)
+    monkeypatch.setattr(_fit, "_MIXED_FINAL_MIN_SIZE", 1000)
     fit = select_and_fit(st, degrees=(32,), alphas=(1e-4,), select=False)
     assert fit.factor.factor._factor is None  # not built yet
-    monkeypatch.setattr(_fit, "_MIXED_MIN_SIZE", 10**9)
+    monkeypatch.setattr(_fit, "_MIXED_FINAL_MIN_SIZE", 10**9)
     ref = select_and_fit(st, degrees=(32,), alphas=(1e-4,), select=False)
     np.testing.assert_allclose(fit.cmap.beta, ref.cmap.beta, rtol=0, atol=1e-9 * np.abs(ref.cmap.beta).max())
     b = np.random.default_rng(0).standard_normal((fit.cmap.beta.shape[0], 3))
