@@ -10,7 +10,8 @@ from ._validation import check_bandwidth, check_int, check_rng, check_scores
 from .perturb import perturb
 from .truth import discrete_calibration_functions, discrete_ce1, discrete_ce2, discrete_recalibrated_ce2
 
-__all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population"]
+__all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population",
+           "ZooMember", "validation_zoo"]
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,82 @@ def overconfident_population():
     sd = np.sqrt(true_var)
     return DiscretePopulation(means=means, vars=true_var / 10, weights=np.full(5, 0.2),
                               fstar=np.column_stack([means - sd, means + sd]), fprobs=np.full((5, 2), 0.5))
+
+
+def _two_point(means, true_var):
+    """f* in {m (1 - t), m + t (1 - m)} with probabilities (1 - m, m), t = sqrt(var / (m (1 - m))): E f* = m,
+    Var f* = var, both points in [0, 1] for any var <= m (1 - m)."""
+    m = np.asarray(means, dtype=float)
+    t = np.sqrt(np.asarray(true_var, dtype=float) / (m * (1 - m)))
+    return np.column_stack([m * (1 - t), m + t * (1 - m)]), np.column_stack([1 - m, m])
+
+
+def _grid_population(means, reported_var, true_mean, true_var, weights=None):
+    fstar, fprobs = _two_point(true_mean, true_var)
+    w = np.full(len(means), 1.0 / len(means)) if weights is None else np.asarray(weights, dtype=float)
+    return DiscretePopulation(means=means, vars=reported_var, weights=w / w.sum(), fstar=fstar, fprobs=fprobs)
+
+
+@dataclass(frozen=True)
+class ZooMember:
+    """One population of :func:`validation_zoo`: exact CE2^pert and CE1^pert at any h via ``population``."""
+
+    name: str
+    population: DiscretePopulation
+    description: str
+    held_out: bool
+
+
+def validation_zoo(*, include_held_out=True):
+    """Populations with exactly computable CE2^pert and CE1^pert, for validating estimators and intervals.
+
+    Eight tuning members span what an estimator meets: calibrated raw predictors with few (6) and many (48) score
+    atoms; small truth (CE2^pert < 0.04 at h = 1/64) and large (> 0.15); miscalibration in the variance only (too
+    small, too large) and in the mean only; many atoms from a smooth density, like an ensemble's scores.  Two held-out
+    members (``held_out=True``) are for reporting only: choose estimator settings on the others.  Truth is exact up
+    to quadrature (:func:`socal.truth.discrete_ce2`), at any h.
+
+    Returns a dict name -> :class:`ZooMember`.
+
+    Examples
+    --------
+    >>> import socal
+    >>> zoo = socal.synthetic.validation_zoo()
+    >>> len([z for z in zoo.values() if not z.held_out]), len(zoo)
+    (8, 10)
+    >>> round(zoo["toy"].population.ce2(h=1/16).value, 3)
+    0.119
+    """
+    g = np.linspace(0.08, 0.92, 48)
+    smooth_rng = np.random.default_rng(20261126)  # fixed: the members are data, not random
+    sm = np.sort(np.clip(smooth_rng.beta(2.0, 2.5, 120), 0.03, 0.97))
+    sv = 0.35 * sm * (1 - sm) * smooth_rng.uniform(0.2, 1.0, 120)
+    members = [
+        ZooMember("calibrated-few", calibrated_population(), "raw-calibrated, 6 atoms", False),
+        ZooMember("calibrated-many", _grid_population(g, 0.3 * g * (1 - g), g, 0.3 * g * (1 - g)),
+                  "raw-calibrated, 48 atoms on a grid of means, Var f* = 0.3 m (1 - m)", False),
+        ZooMember("nearly-calibrated", _grid_population(g, 0.05 * g * (1 - g), g, 0.05 * g * (1 - g)),
+                  "raw-calibrated, 48 atoms, little epistemic variance (small CE2^pert)", False),
+        ZooMember("toy", toy_population(), "6 atoms, miscalibrated in mean and variance (large CE2^pert)", False),
+        ZooMember("overconfident", overconfident_population(), "variance only: reported at a tenth of the truth",
+                  False),
+        ZooMember("underconfident", _grid_population(g[::4], 0.9 * g[::4] * (1 - g[::4]), g[::4],
+                                                     0.1 * g[::4] * (1 - g[::4])),
+                  "variance only: reported at 9 times the truth, 12 atoms", False),
+        ZooMember("mean-shifted", _grid_population(g[::2], 0.2 * g[::2] * (1 - g[::2]),
+                                                   0.15 + 0.7 * g[::2], 0.2 * g[::2] * (1 - g[::2])),
+                  "mean only: the true mean is 0.15 + 0.7 m (over-extreme means), variance right", False),
+        ZooMember("smooth", _grid_population(sm, sv, sm, sv * 1.5),
+                  "120 atoms from a smooth density (Beta(2, 2.5) means), variances 2/3 of the truth", False),
+        ZooMember("held-out-flipped", _grid_population(g[::3], 0.1 * g[::3] * (1 - g[::3]), 1 - g[::3],
+                                                       0.1 * g[::3] * (1 - g[::3])),
+                  "held out: means reversed (true mean 1 - m), 16 atoms", True),
+        ZooMember("held-out-mixed", _grid_population(g[1::3], 0.02 + 0.0 * g[1::3], 0.05 + 0.9 * g[1::3],
+                                                     0.25 * g[1::3] * (1 - g[1::3]),
+                                                     weights=1 + np.sin(6 * g[1::3]) ** 2),
+                  "held out: constant reported variance, shrunk means, uneven weights, 16 atoms", True),
+    ]
+    return {z.name: z for z in members if include_held_out or not z.held_out}
 
 
 class GaussianMixtureTask:

@@ -1,0 +1,58 @@
+"""socal.synthetic.validation_zoo: the populations span what issue 10 asks, with exact truth at both bandwidths."""
+
+import numpy as np
+import pytest
+
+import socal
+
+ZOO = socal.synthetic.validation_zoo()
+TUNING = {k: z for k, z in ZOO.items() if not z.held_out}
+
+
+@pytest.fixture(scope="module")
+def truths():
+    return {(k, h): (z.population.ce2(h=h).value, z.population.ce1(h=h).value)
+            for k, z in ZOO.items() for h in (1 / 16, 1 / 64)}
+
+
+def test_eight_tuning_members_and_a_held_out_part():
+    assert len(TUNING) >= 8 and len(ZOO) > len(TUNING)
+    assert set(socal.synthetic.validation_zoo(include_held_out=False)) == set(TUNING)
+
+
+def test_the_zoo_spans_small_and_large_truth_at_both_bandwidths(truths):
+    ce2_64 = [truths[(k, 1 / 64)][0] for k in TUNING]
+    ce2_16 = [truths[(k, 1 / 16)][0] for k in TUNING]
+    assert min(ce2_64) < 0.04 and max(ce2_16) > 0.15 and max(ce2_64) > 0.15
+
+
+def test_calibrated_members_have_zero_raw_error_and_the_others_do_not():
+    raw = {k: z.population.raw_ce2() for k, z in TUNING.items()}
+    assert [k for k, r in raw.items() if r < 1e-12] == ["calibrated-few", "calibrated-many", "nearly-calibrated"]
+    assert all(r > 0.01 for k, r in raw.items() if not k.startswith(("calibrated", "nearly")))
+
+
+def test_variance_only_and_mean_only_members():
+    for name in ("overconfident", "underconfident"):  # means calibrated: E f* = m at every atom
+        pop = ZOO[name].population
+        np.testing.assert_allclose(pop.eta_orig[0], pop.means, atol=1e-12)
+    pop = ZOO["mean-shifted"].population  # variance right: Var f* = reported var at every atom
+    e1, e2 = pop.eta_orig
+    np.testing.assert_allclose(e2 - e1**2, pop.vars, atol=1e-12)
+    assert np.abs(e1 - pop.means).max() > 0.1
+
+
+def test_many_atoms_and_a_smooth_member():
+    sizes = {k: len(z.population.means) for k, z in TUNING.items()}
+    assert min(sizes.values()) <= 6 and sizes["calibrated-many"] >= 48 and sizes["smooth"] >= 100
+
+
+@pytest.mark.parametrize("name", ["smooth", "held-out-mixed"])
+def test_exact_truth_agrees_with_monte_carlo(name):
+    """CE2^pert from quadrature against the mean of |exact eta - score| over sampled perturbed scores."""
+    pop = ZOO[name].population
+    h = 1 / 16
+    m, v, _ = pop.sample(40000, h=h, rng=1)
+    e1, e2 = pop.calibration_functions(h, m, v)
+    mc = np.abs(e1 - m) + np.abs(e2 - (m * m + v))
+    assert abs(mc.mean() - pop.ce2(h=h).value) < 5 * mc.std() / np.sqrt(len(mc))
