@@ -294,6 +294,7 @@ class _FoldErrors:
                                 work=self._buffer(sys["d"], np.float64, "F")).solve(sys["b_tr"])
         return sys["zz"] - 2.0 * float(np.sum(beta * sys["b_va"])) + float(np.sum(beta * sys["G_va"](beta)))
 
+
 _TIE = 1e-9  # CV errors this close (relative) are a tie: rounding (row order, BLAS blocking) must not decide
 
 
@@ -338,7 +339,7 @@ def _search_greedy(errors, degrees, alphas):
         if j0 is None:
             for j in range(len(alphas)):
                 err(i, j)
-            jb = int(np.argmin(cv[i]))
+            jb = alphas.index(_choose(cv[i:i + 1], degrees[i:i + 1], alphas, errors.floor)[1])
         elif errors.size(degrees[i]) < _MIXED_MIN_SIZE:  # cheap systems: walk from j0 both ways
             jb = j0
             err(i, jb)

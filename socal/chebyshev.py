@@ -177,7 +177,7 @@ _NUFFT_EVAL_TERMS, _NUFFT_EVAL_ROWS = 1600, 50_000
 
 
 def _use_nufft(n, terms, moments):
-    if _backend == "numpy":
+    if _backend == "numpy" or n == 0:
         return False
     from . import _nufft
 
