@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, event, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from socal import SechKernel, synthetic, truth  # noqa: E402
-from socal.chebyshev import TensorBasis, assemble_gram, cheb_rows, grouped_moments  # noqa: E402
+from socal.chebyshev import (MomentOperator, TensorBasis, assemble_gram, cheb_rows, grouped_moments,  # noqa: E402
+                             tensor_gram)
 from socal.sufficient import targets  # noqa: E402
 from socal.verify.claims_reconcile import _snapshot_dists, _w1_lp  # noqa: E402
 
@@ -123,6 +124,24 @@ def test_gram_from_moments_equals_design_gram(n, degree, seed):
     Tu, Tw = cheb_rows(u, degree), cheb_rows(w, degree)
     X = np.stack([Tu[p] * Tw[q] for p, q in basis.pairs], axis=1)
     np.testing.assert_allclose(G, X.T @ X, rtol=1e-10, atol=1e-9 * n)
+
+
+@FAST
+@given(n=st.integers(1, 200), du=st.integers(0, 10), dw=st.integers(0, 10), cols=st.integers(1, 3),
+       seed=st.integers(0, 2**32 - 1), edge=st.booleans())
+def test_tensor_gram_and_fft_operator_equal_the_design(n, du, dw, cols, seed, edge):
+    """The strided Gram (any degree per axis) and its FFT matrix-vector product against the tensor design matrix."""
+    rng = np.random.default_rng(seed)
+    u, w = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+    if edge:
+        u[: n // 2], w[-(n // 2):] = 1.0, -1.0
+    M = cheb_rows(u, 2 * du) @ cheb_rows(w, 2 * dw).T
+    X = (cheb_rows(u, du)[:, None, :] * cheb_rows(w, dw)[None, :, :]).reshape(-1, n).T  # tensor layout
+    G = tensor_gram(M, du, dw)
+    np.testing.assert_allclose(G, X.T @ X, rtol=0, atol=1e-11 * n)
+    x = rng.standard_normal((G.shape[0], cols))
+    np.testing.assert_allclose(MomentOperator(M, du, dw)(x), X.T @ (X @ x), rtol=0,
+                               atol=1e-11 * n * np.abs(x).sum(axis=0).max())
 
 
 @st.composite
