@@ -236,12 +236,12 @@ _ESTIMATOR_NOTES = """
     can only add to |eta-hat - score| on average.  Measured by benchmarks/bias_small_n.py on the raw-calibrated
     population of :func:`socal.synthetic.calibrated_population` (h = 1/16, CE2^pert = 0.0965, 20 replicates per
     n, default CV): mean plug-in bias +0.057 at n = 500, +0.018 at n = 2000, +0.008 at n = 10000; after
-    ``debias=True`` +0.020, -0.0000 and +0.0005.  The 90% interval covered the truth in 65%, 90% and 75% of the
+    ``debias=True`` +0.019, -0.0002 and +0.0006.  The 90% interval covered the truth in 70%, 90% and 75% of the
     replicates (it undercovers; see README "Bias at small n").  ``debias=True``
     subtracts a parametric-bootstrap estimate of that bias: labels are redrawn from the fitted, projected
-    calibration functions (f* ~ Beta with the fitted moments; Binomial(k, f*) labels), the polynomial is refitted
-    at the selected degree and alpha, and the mean excess of the refitted estimates over the bootstrap world's
-    truth is the bias.
+    calibration functions (Binomial(k, f*) labels with f* having the fitted moments: for k = 2 their law depends on
+    those moments alone and is drawn exactly; other k take f* ~ Beta), the polynomial is refitted at the selected
+    degree and alpha, and the mean excess of the refitted estimates over the bootstrap world's truth is the bias.
 
     ``ci=level`` returns the basic bootstrap interval from the same replicates.  It covers label noise (with the
     refit) and the sampling of scores in the final average (Poisson(1) weights per item, the mergeable form of

@@ -3,12 +3,14 @@
 The parametric bootstrap of :func:`socal.ce2` (``ci=``, ``debias=``), written as two passes that any source runs
 (in-memory arrays, a stream of chunks, dask partitions; see :mod:`socal._engine`):
 
-* pass A: in the bootstrap world (scores as observed, f* ~ Beta with the fitted, projected moments, labels ~
-  Binomial(k, f*)) draw B label sets and accumulate their response moments at the selected degree, plus the world's
-  own CE (the deviations of the projected map);
+* pass A: in the bootstrap world (scores as observed, f* with the fitted, projected moments, labels ~
+  Binomial(k, f*); see :func:`_snapshot_counts`) draw B label sets and accumulate their response moments at the
+  selected degree as matrix products with the tensor features, plus the world's own CE (the deviations of the
+  projected map);
 * the B refits come from the stored Cholesky factor of the final fit (the Gram depends on the scores only);
-* pass B: the deviations of each refitted map, with Poisson(1) weights per row (the mergeable form of resampling
-  items with replacement, for the sampling of scores in the outer average).
+* pass B: the deviations of each refitted map (all B maps evaluated in one matrix product per block of rows), with
+  Poisson(1) weights per row (the mergeable form of resampling items with replacement, for the sampling of scores
+  in the outer average).
 
 Random numbers are drawn per chunk from ``SeedSequence([seed, pass, chunk index])``: the same data in the same
 chunks give the same interval; another chunking gives a statistically equivalent one.
@@ -21,12 +23,29 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._results import ConfidenceInterval
-from .chebyshev import TensorBasis, evaluate, response_vector, to_unit
-from .sufficient import response_moments, targets
+from .chebyshev import TensorBasis, cheb_rows, response_vector, to_unit
+from .sufficient import targets
 
 __all__ = ["bootstrap"]
 
 _BLOCK_FLOATS = 2**22  # pass B holds B x R x (l + 1) floats per row: rows per block keep that near 32 MB
+_REP_BLOCK = 64  # pass A draws this many label sets, then takes their moments in one matrix product
+_ROW_CHUNK = 4096  # rows of the tensor-feature table Phi formed at a time (d x 4096 floats: 66 MB at l = 44)
+
+
+def _features(u, w, deg_u, deg_w):
+    """Phi[(a, b), i] = T_a(u_i) T_b(w_i) in the tensor layout a (deg_w + 1) + b; shape (d, len(u))."""
+    Tu, Tw = cheb_rows(u, deg_u), cheb_rows(w, deg_w)
+    return (Tu[:, None, :] * Tw[None, :, :]).reshape(-1, u.shape[0])
+
+
+def _tensor_moments(u, w, Z, deg_u, deg_w):
+    """W[j] = sum_i Z[i, j] Phi[:, i] for every column j of Z, as matrix products over row chunks; (J, d)."""
+    W = np.zeros((Z.shape[1], (deg_u + 1) * (deg_w + 1)))
+    for start in range(0, u.shape[0], _ROW_CHUNK):
+        sl = slice(start, start + _ROW_CHUNK)
+        W += Z[sl].T @ _features(u[sl], w[sl], deg_u, deg_w).T
+    return W
 
 
 def _beta_sample(p1, p2, rng):
@@ -41,6 +60,26 @@ def _beta_sample(p1, p2, rng):
         s = top[mid] / var[mid] - 1.0  # Beta(a, b) with a + b = s matches mean and variance
         f[mid] = rng.beta(p1[mid] * s, (1.0 - p1[mid]) * s)
     return f
+
+
+def _snapshot_counts(p1, p2, k, rng):
+    """Positive counts a ~ Binomial(k, f*), f* with E f* = p1 and E f*^2 = p2 (the bootstrap world's labels).
+
+    For k = 2 the law of a depends on f* only through p1 and p2: (1 - 2 p1 + p2, 2 (p1 - p2), p2), whatever the
+    spread of f*, so one uniform per row draws it (a third of the time of a Beta and a Binomial draw).  Other k draw
+    f* ~ Beta with those moments (:func:`_beta_sample`), then the Binomial.
+    """
+    a = np.empty(k.shape[0])
+    two = k == 2
+    if two.any():
+        q0 = np.clip(1.0 - 2.0 * p1[two] + p2[two], 0.0, 1.0)
+        q2 = np.clip(p2[two], 0.0, 1.0)
+        r = rng.random(q0.size)
+        a[two] = (r >= q0).astype(float) + (r >= 1.0 - q2)
+    other = ~two
+    if other.any():
+        a[other] = rng.binomial(k[other], _beta_sample(p1[other], p2[other], rng))
+    return a
 
 
 def _terms(pred, m, v):
@@ -79,14 +118,14 @@ class _PassA:
         u, w = to_unit(m, vv)
         W = np.zeros((B, R, basis.degree + 1, basis.deg_w + 1))
         kk = k.astype(np.int64)
-        for start in range(0, B, 16):
-            reps = range(start, min(start + 16, B))
+        for start in range(0, B, _REP_BLOCK):
+            reps = range(start, min(start + _REP_BLOCK, B))
             Z = []
             for _ in reps:
-                f = _beta_sample(p1, p2, rng)
-                z1, z2 = targets(rng.binomial(kk, f).astype(float), k)
+                a_b = _snapshot_counts(p1, p2, kk, rng)
+                z1, z2 = targets(a_b, k)
                 Z.extend([z1, z2][:R])
-            Wb = response_moments(u, w, np.column_stack(Z), basis.degree, basis.deg_w)
+            Wb = _tensor_moments(u, w, np.column_stack(Z), basis.degree, basis.deg_w)
             W[start: start + len(reps)] = Wb.reshape(len(reps), R, basis.degree + 1, basis.deg_w + 1)
         return _Sums((W, np.array([m.size, t1.sum() + t2.sum()])))
 
@@ -102,13 +141,15 @@ class _PassB:
         d, B, R = self.betas.shape
         rng = np.random.default_rng([self.seed, 1, index])
         num, den = np.zeros(B), np.zeros(B)
-        flat = self.betas.reshape(d, B * R)
+        coef = basis.to_tensor(self.betas.reshape(d, B * R)).reshape(B * R, -1)  # (B R, d) in the tensor layout
+        u, w = to_unit(m, v if self.ndim == 2 else None)
         rows = max(64, _BLOCK_FLOATS // (B * R * (self.degree + 1)))
         for start in range(0, m.size, rows):
             sl = slice(start, min(start + rows, m.size))
             mm = m[sl]
             vv = v[sl] if self.ndim == 2 else None
-            pred = np.clip(evaluate(basis, flat, mm, vv, chunk=rows), 0.0, 1.0).reshape(-1, B, R)
+            phi = _features(u[sl], w[sl], basis.degree, basis.deg_w)
+            pred = np.clip((coef @ phi).T, 0.0, 1.0).reshape(-1, B, R)
             s = np.abs(pred[:, :, 0] - mm[:, None])
             if R == 2:
                 s += np.abs(pred[:, :, 1] - (mm * mm + vv)[:, None])
