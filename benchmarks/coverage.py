@@ -9,6 +9,7 @@ carries its own seed, so the numbers do not depend on the number of jobs.
 
     python benchmarks/coverage.py [--reps 200] [--sizes 1000,5000,50000] [--hs 1/16,1/64] [--level 0.9]
                                   [--n-boot 200] [--jobs 2] [--members name,name,...] [--kind ce2,ce1]
+    python benchmarks/coverage.py --timing [--sizes 50000] [--members ...]   # ce2 with and without ci, same run
 """
 
 import argparse
@@ -33,6 +34,27 @@ def one(kind, name, h, n, rep, level, n_boot):
     return res.estimate, res.debiased, res.ci.low, res.ci.high, time.perf_counter() - t0
 
 
+def timing(names, hs, sizes, level, n_boot, repeats=5):
+    """Medians of ``repeats`` calls of ce2 without and with ``ci=level`` on the same data, alternated."""
+    zoo = socal.synthetic.validation_zoo()
+    print(f"{'member':<20}{'h':>6}{'n':>7}{'plain [s]':>11}{'ci [s]':>9}{'ratio':>7}   (medians of {repeats})")
+    for name in names:
+        for h in hs:
+            for n in sizes:
+                m, v, y = zoo[name].population.sample(n, h=h, rng=0)
+                plain, boot = [], []
+                for r in range(repeats):
+                    t0 = time.perf_counter()
+                    socal.ce2(m, v, y, h=h, rng=r)
+                    t1 = time.perf_counter()
+                    socal.ce2(m, v, y, h=h, ci=level, n_boot=n_boot, rng=r)
+                    t2 = time.perf_counter()
+                    plain.append(t1 - t0)
+                    boot.append(t2 - t1)
+                p, b = np.median(plain), np.median(boot)
+                print(f"{name:<20}{'1/' + str(round(1 / h)):>6}{n:>7}{p:>11.3f}{b:>9.3f}{b / p:>7.1f}", flush=True)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--reps", type=int, default=200)
@@ -43,11 +65,14 @@ def main():
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--members", default=None, help="comma-separated zoo names (default: all)")
     p.add_argument("--kind", default="ce2,ce1")
+    p.add_argument("--timing", action="store_true", help="time ce2 with and without ci instead")
     a = p.parse_args()
     zoo = socal.synthetic.validation_zoo()
     names = a.members.split(",") if a.members else list(zoo)
     hs = [float(Fraction(s)) for s in a.hs.split(",")]
     sizes = [int(float(s)) for s in a.sizes.split(",")]
+    if a.timing:
+        return timing(names, hs, sizes, a.level, a.n_boot)
     print(f"{a.reps} replicates per cell, {a.level:.0%} intervals, n_boot = {a.n_boot}")
     head = (f"{'kind':<5}{'member':<20}{'h':>6}{'n':>7}{'truth':>8}{'bias plug':>10}{'bias deb':>10}{'RMSE plug':>10}"
             f"{'RMSE deb':>10}{'cover':>7}{'width':>8}{'holds est':>10}{'s/call':>8}")
