@@ -29,7 +29,7 @@ from .sufficient import targets
 __all__ = ["bootstrap"]
 
 _BLOCK_FLOATS = 2**22  # pass B holds B x R x (l + 1) floats per row: rows per block keep that near 32 MB
-_REP_BLOCK = 64  # pass A draws this many label sets, then takes their moments in one matrix product
+_REP_FLOATS = 2**25  # pass A draws label sets in blocks of at most this many targets (256 MB), up to 64 sets
 _ROW_CHUNK = 4096  # rows of the tensor-feature table Phi formed at a time (d x 4096 floats: 66 MB at l = 44)
 
 
@@ -118,8 +118,9 @@ class _PassA:
         u, w = to_unit(m, vv)
         W = np.zeros((B, R, basis.degree + 1, basis.deg_w + 1))
         kk = k.astype(np.int64)
-        for start in range(0, B, _REP_BLOCK):
-            reps = range(start, min(start + _REP_BLOCK, B))
+        block = int(max(1, min(64, _REP_FLOATS // max(1, m.size * R))))  # draws do not depend on the block size
+        for start in range(0, B, block):
+            reps = range(start, min(start + block, B))
             Z = []
             for _ in reps:
                 a_b = _snapshot_counts(p1, p2, kk, rng)

@@ -94,14 +94,20 @@ def test_targets_unbiased_exactly(k, f):
     assert abs(e2 - F * F) <= 8 * 2.0**-52 * F * F + Fraction(1, 10**300)
 
 
+def _points(n, seed, edge):
+    """(rng, u, w): n points in [-1, 1]^2; with ``edge`` half of each axis at an end, where recurrences are exposed."""
+    rng = np.random.default_rng(seed)
+    u, w = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+    if edge:
+        u[: n // 2], w[-(n // 2):] = 1.0, -1.0
+    return rng, u, w
+
+
 @FAST
 @given(n=st.integers(1, 300), du=st.integers(0, 12), dw=st.integers(0, 12), groups=st.integers(1, 5),
        seed=st.integers(0, 2**32 - 1), edge=st.booleans())
 def test_fast_chebyshev_moments_match_direct_evaluation(n, du, dw, groups, seed, edge):
-    rng = np.random.default_rng(seed)
-    u, w = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
-    if edge:  # the ends of [-1, 1], where the recurrence is most exposed
-        u[: n // 2], w[-(n // 2):] = 1.0, -1.0
+    rng, u, w = _points(n, seed, edge)
     g = rng.integers(0, groups, n)
     M = grouped_moments(u, w, g, groups, du, dw, chunk=7)
     Tu = np.polynomial.chebyshev.chebvander(u, du)  # numpy's own evaluation
