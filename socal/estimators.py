@@ -311,7 +311,7 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         How cross-validation searches the (degree, alpha) grid.  'greedy' (default): degrees from the smallest up,
         a local walk over the ridge at each, stopping at the first degree that validates worse; it factorises the
         top degree's fold systems only when that degree is in contention, and chose the same (degree, alpha) as
-        'exhaustive' on every grid measured (README "Cross-validation cost").  'exhaustive': every degree x alpha.
+        'exhaustive' on every grid measured but one (README "Speed").  'exhaustive': every degree x alpha.
 
     Returns
     -------

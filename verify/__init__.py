@@ -7,6 +7,6 @@ it).  Exact algebra uses sympy, complex-strip numerics mpmath, and claims "for e
 with python-flint ball arithmetic.
 """
 
-from ._core import REGISTRY, Claim, Result, Verdict, claim, get, run, unregister
+from ._core import REGISTRY, Claim, Result, Verdict, claim, get, run, steps, unregister
 
-__all__ = ["Verdict", "Result", "Claim", "REGISTRY", "claim", "unregister", "get", "run"]
+__all__ = ["Verdict", "Result", "Claim", "REGISTRY", "claim", "unregister", "get", "run", "steps"]
