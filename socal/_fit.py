@@ -233,7 +233,6 @@ class _FoldErrors:
         self.n_val = float(sum(st.count[f] for f in splits))
         # CV errors are in units of the mean squared target (the zero map's error): ties below 1e-6 of it are absolute
         self.floor = 1e-6 * float(sum(st.zz[f].sum() for f in splits)) / self.n_val
-        self.solves = {}  # degree -> fold systems solved (the cost the search saves)
         self._cache, self._cache_degree = {}, None
         self._work = {}
 
@@ -245,7 +244,6 @@ class _FoldErrors:
         """Mean held-out SSE over the validating rows."""
         if degree != self._cache_degree:
             self._cache, self._cache_degree = {}, degree
-        self.solves[degree] = self.solves.get(degree, 0) + len(self.splits)
         return sum(self._fold_sse(f, degree, alpha) for f in self.splits) / self.n_val
 
     def _buffer(self, d, dtype, order="C"):
@@ -255,9 +253,9 @@ class _FoldErrors:
         return self._work[key]
 
     def _system(self, f, l):
-        sys = self._cache.get(f)
-        if sys is not None:
-            return sys
+        fs = self._cache.get(f)
+        if fs is not None:
+            return fs
         st = self.st
         lw = l if st.ndim == 2 else 0
         d = (l + 1) * (lw + 1)
@@ -265,34 +263,34 @@ class _FoldErrors:
         M_va = st.M[f, : 2 * l + 1, : 2 * lw + 1]
         M_tr = self.M_tot[: 2 * l + 1, : 2 * lw + 1] - M_va
         b_va = st.Z[f, :, : l + 1, : lw + 1].reshape(R, d).T
-        sys = {"l": l, "lw": lw, "d": d, "M_tr": M_tr, "b_va": b_va, "zz": float(st.zz[f].sum()),
+        fs = {"l": l, "lw": lw, "d": d, "M_tr": M_tr, "b_va": b_va, "zz": float(st.zz[f].sum()),
                "b_tr": self.Z_tot[:, : l + 1, : lw + 1].reshape(R, d).T - b_va}
         if st.ndim == 2 and d >= _MIXED_MIN_SIZE:  # 1-D systems are at most 201 x 201
-            sys["mixed"] = True
-            sys["G_va"] = MomentOperator(M_va, l, lw)
-            sys["G_tr"] = MomentOperator(M_tr, l, lw)
+            fs["mixed"] = True
+            fs["G_va"] = MomentOperator(M_va, l, lw)
+            fs["G_tr"] = MomentOperator(M_tr, l, lw)
             if len(self.splits) * d * d * 4 <= _CACHE_BYTES:
-                sys["A32"] = _scaled32(M_tr, l, lw, np.empty((d, d), dtype=np.float32))
+                fs["A32"] = _scaled32(M_tr, l, lw, np.empty((d, d), dtype=np.float32))
         else:
-            sys["mixed"] = False
+            fs["mixed"] = False
             G_va = tensor_gram(M_va, l, lw)
-            sys["G_va"] = lambda x, G=G_va: G @ x
-            sys["G_tr_dense"] = tensor_gram(M_tr, l, lw)
-        self._cache[f] = sys
-        return sys
+            fs["G_va"] = lambda x, G=G_va: G @ x
+            fs["G_tr_dense"] = tensor_gram(M_tr, l, lw)
+        self._cache[f] = fs
+        return fs
 
     def _fold_sse(self, f, l, alpha):
-        sys = self._system(f, l)
-        if sys["mixed"]:
-            beta = _solve_mixed(sys["M_tr"], l, sys["lw"], alpha, sys["b_tr"], self._buffer(sys["d"], np.float32),
-                                scaled=sys.get("A32"), op=sys["G_tr"])
+        fs = self._system(f, l)
+        if fs["mixed"]:
+            beta = _solve_mixed(fs["M_tr"], l, fs["lw"], alpha, fs["b_tr"], self._buffer(fs["d"], np.float32),
+                                scaled=fs.get("A32"), op=fs["G_tr"])
             if beta is None:
-                beta = ridge_factor(tensor_gram(sys["M_tr"], l, sys["lw"]), alpha, warn=False,
-                                    work=self._buffer(sys["d"], np.float64, "F")).solve(sys["b_tr"])
+                beta = ridge_factor(tensor_gram(fs["M_tr"], l, fs["lw"]), alpha, warn=False,
+                                    work=self._buffer(fs["d"], np.float64, "F")).solve(fs["b_tr"])
         else:
-            beta = ridge_factor(sys["G_tr_dense"], alpha, warn=False,
-                                work=self._buffer(sys["d"], np.float64, "F")).solve(sys["b_tr"])
-        return sys["zz"] - 2.0 * float(np.sum(beta * sys["b_va"])) + float(np.sum(beta * sys["G_va"](beta)))
+            beta = ridge_factor(fs["G_tr_dense"], alpha, warn=False,
+                                work=self._buffer(fs["d"], np.float64, "F")).solve(fs["b_tr"])
+        return fs["zz"] - 2.0 * float(np.sum(beta * fs["b_va"])) + float(np.sum(beta * fs["G_va"](beta)))
 
 
 _TIE = 1e-9  # CV errors this close (relative) are a tie: rounding (row order, BLAS blocking) must not decide

@@ -38,11 +38,10 @@ def _angles(x):
     return np.arccos(np.clip(x, -1.0, 1.0))
 
 
-def grouped_moments(u, w, groups, n_groups, deg_u, deg_w):
-    """M[g, p, q] = sum_{i in g} T_p(u_i) T_q(w_i): one type-1 NUFFT per group (rows sorted by group once)."""
-    small = np.int16 if n_groups < np.iinfo(np.int16).max else np.int64
-    order = np.argsort(groups.astype(small, copy=False), kind="stable")  # int16: numpy's O(n) radix sort
-    bounds = np.searchsorted(groups[order], np.arange(n_groups + 1))
+def grouped_moments(u, w, order, bounds, deg_u, deg_w):
+    """M[g, p, q] = sum_{i in g} T_p(u_i) T_q(w_i): one type-1 NUFFT per group, the rows taken in ``order`` (sorted
+    by group; group g is order[bounds[g]:bounds[g + 1]], see :func:`socal.chebyshev.grouped_moments`)."""
+    n_groups = len(bounds) - 1
     th, ph = _angles(u)[order], _angles(w)[order]
     M = np.zeros((n_groups, deg_u + 1, deg_w + 1))
     modes = (2 * deg_u + 1, 2 * deg_w + 1)

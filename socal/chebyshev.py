@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
+from scipy import fft as _fft
 from scipy.linalg import lapack
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "grouped_moments",
     "assemble_gram",
     "tensor_gram",
+    "tensor_features",
     "MomentOperator",
     "ridge_solve",
     "ridge_factor",
@@ -188,6 +190,19 @@ def _use_nufft(n, terms, moments):
     return _nufft.available() and terms >= _NUFFT_EVAL_TERMS and n >= _NUFFT_EVAL_ROWS
 
 
+def tensor_features(u, w, deg_u, deg_w):
+    """Phi[(a, b), i] = T_a(u_i) T_b(w_i) in the tensor layout a (deg_w + 1) + b; shape (d, len(u))."""
+    Tu, Tw = cheb_rows(u, deg_u), cheb_rows(w, deg_w)
+    return (Tu[:, None, :] * Tw[None, :, :]).reshape(-1, Tu.shape[1])
+
+
+def _group_order(groups, n_groups):
+    """(order, bounds): the rows sorted by group, and where each group starts and ends in that order."""
+    small = np.int16 if n_groups < np.iinfo(np.int16).max else np.int64
+    order = np.argsort(groups.astype(small, copy=False), kind="stable")  # int16: numpy's O(n) radix sort
+    return order, np.searchsorted(groups[order], np.arange(n_groups + 1))
+
+
 def grouped_moments(u, w, groups, n_groups, deg_u, deg_w, *, chunk=_CHUNK):
     """Mixed moments per group: M[g, p, q] = sum_{i in g} T_p(u_i) T_q(w_i), p <= deg_u, q <= deg_w.
 
@@ -195,13 +210,11 @@ def grouped_moments(u, w, groups, n_groups, deg_u, deg_w, *, chunk=_CHUNK):
     product per chunk (or one non-uniform FFT per group with the finufft backend, :func:`set_backend`).  Memory is
     O(n_groups deg_u deg_w + chunk (deg_u + deg_w)).
     """
+    order, bounds = _group_order(groups, n_groups)
     if _use_nufft(u.shape[0], (deg_u + 1) * (deg_w + 1), moments=True):
         from . import _nufft
 
-        return _nufft.grouped_moments(u, w, groups, n_groups, deg_u, deg_w)
-    small = np.int16 if n_groups < np.iinfo(np.int16).max else np.int64
-    order = np.argsort(groups.astype(small, copy=False), kind="stable")  # int16: numpy's O(n) radix sort
-    bounds = np.searchsorted(groups[order], np.arange(n_groups + 1))
+        return _nufft.grouped_moments(u, w, order, bounds, deg_u, deg_w)
     M = np.zeros((n_groups, deg_u + 1, deg_w + 1))
     bu = np.empty((deg_u + 1, chunk))
     bw = np.empty((deg_w + 1, chunk))
@@ -255,9 +268,7 @@ class MomentOperator:
     """
 
     def __init__(self, M, degree, deg_w):
-        from scipy import fft
-
-        self._fft = fft
+        fft = _fft
         l, lw = int(degree), int(deg_w)
         self.l, self.lw = l, lw
         self.shape = (fft.next_fast_len(3 * l + 1, real=False), fft.next_fast_len(3 * lw + 1, real=True))
@@ -273,7 +284,7 @@ class MomentOperator:
 
     def __call__(self, x):
         """G x for x of shape (d,) or (d, C), tensor layout."""
-        fft, l, lw = self._fft, self.l, self.lw
+        fft, l, lw = _fft, self.l, self.lw
         x = np.asarray(x, dtype=float)
         squeeze = x.ndim == 1
         X = x.reshape(l + 1, lw + 1, -1).transpose(2, 0, 1)  # (C, l+1, lw+1)

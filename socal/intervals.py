@@ -23,29 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._results import ConfidenceInterval
-from .chebyshev import TensorBasis, cheb_rows, response_vector, to_unit
-from .sufficient import targets
+from .chebyshev import TensorBasis, response_vector, tensor_features, to_unit
+from .sufficient import response_moments, targets
 
 __all__ = ["bootstrap"]
 
 _BLOCK_FLOATS = 2**22  # pass B holds B x R x (l + 1) floats per row: rows per block keep that near 32 MB
 _REP_FLOATS = 2**25  # pass A draws label sets in blocks of at most this many targets (256 MB), up to 64 sets
-_ROW_CHUNK = 4096  # rows of the tensor-feature table Phi formed at a time (d x 4096 floats: 66 MB at l = 44)
-
-
-def _features(u, w, deg_u, deg_w):
-    """Phi[(a, b), i] = T_a(u_i) T_b(w_i) in the tensor layout a (deg_w + 1) + b; shape (d, len(u))."""
-    Tu, Tw = cheb_rows(u, deg_u), cheb_rows(w, deg_w)
-    return (Tu[:, None, :] * Tw[None, :, :]).reshape(-1, u.shape[0])
-
-
-def _tensor_moments(u, w, Z, deg_u, deg_w):
-    """W[j] = sum_i Z[i, j] Phi[:, i] for every column j of Z, as matrix products over row chunks; (J, d)."""
-    W = np.zeros((Z.shape[1], (deg_u + 1) * (deg_w + 1)))
-    for start in range(0, u.shape[0], _ROW_CHUNK):
-        sl = slice(start, start + _ROW_CHUNK)
-        W += Z[sl].T @ _features(u[sl], w[sl], deg_u, deg_w).T
-    return W
 
 
 def _beta_sample(p1, p2, rng):
@@ -126,7 +110,7 @@ class _PassA:
                 a_b = _snapshot_counts(p1, p2, kk, rng)
                 z1, z2 = targets(a_b, k)
                 Z.extend([z1, z2][:R])
-            Wb = _tensor_moments(u, w, np.column_stack(Z), basis.degree, basis.deg_w)
+            Wb = response_moments(u, w, np.column_stack(Z), basis.degree, basis.deg_w)
             W[start: start + len(reps)] = Wb.reshape(len(reps), R, basis.degree + 1, basis.deg_w + 1)
         return _Sums((W, np.array([m.size, t1.sum() + t2.sum()])))
 
@@ -149,7 +133,7 @@ class _PassB:
             sl = slice(start, min(start + rows, m.size))
             mm = m[sl]
             vv = v[sl] if self.ndim == 2 else None
-            phi = _features(u[sl], w[sl], basis.degree, basis.deg_w)
+            phi = tensor_features(u[sl], w[sl], basis.degree, basis.deg_w)
             pred = np.clip((coef @ phi).T, 0.0, 1.0).reshape(-1, B, R)
             s = np.abs(pred[:, :, 0] - mm[:, None])
             if R == 2:

@@ -91,20 +91,23 @@ def target_classes(a, k, R):
     return cls.ravel(), vals
 
 
-def response_moments(u, w, Z, deg_u, deg_w, *, chunk=2048):
-    """W[j, p, q] = sum_i Z[i, j] T_p(u_i) T_q(w_i) for several response columns at once."""
-    from .chebyshev import cheb_rows
+def response_moments(u, w, Z, deg_u, deg_w, *, floats=2**22):
+    """W[j, p, q] = sum_i Z[i, j] T_p(u_i) T_q(w_i) for every response column j of Z, shape (J, deg_u+1, deg_w+1).
 
-    n, R = Z.shape
-    W = np.zeros((R, deg_u + 1, deg_w + 1))
-    bu = np.empty((deg_u + 1, chunk))
-    bw = np.empty((deg_w + 1, chunk))
+    One matrix product Z' Phi' per chunk of rows with the tensor-feature table Phi
+    (:func:`socal.chebyshev.tensor_features`), whose size (d x chunk) is kept near ``floats``: cheap for many
+    columns at once (the bootstrap's B label sets).
+    """
+    from .chebyshev import tensor_features
+
+    n, J = Z.shape
+    d = (deg_u + 1) * (deg_w + 1)
+    chunk = max(64, floats // d)
+    W = np.zeros((J, d))
     for start in range(0, n, chunk):
-        sl = slice(start, min(start + chunk, n))
-        Tu = cheb_rows(u[sl], deg_u, bu)
-        Tw = cheb_rows(w[sl], deg_w, bw)
-        W += np.matmul(Tu[None, :, :] * Z[sl].T[:, None, :], Tw.T)
-    return W
+        sl = slice(start, start + chunk)
+        W += Z[sl].T @ tensor_features(u[sl], w[sl], deg_u, deg_w).T
+    return W.reshape(J, deg_u + 1, deg_w + 1)
 
 
 class SufficientStats:

@@ -7,7 +7,7 @@ import pytest
 import socal
 from socal import _fit
 from socal._fit import DEFAULT_ALPHAS, _FoldErrors, degree_schedule, select_and_fit
-from socal.chebyshev import MomentOperator, TensorBasis, assemble_gram, cheb_rows, tensor_gram, to_unit
+from socal.chebyshev import MomentOperator, TensorBasis, assemble_gram, cheb_rows, tensor_features, tensor_gram
 from socal.sufficient import SufficientStats
 
 
@@ -21,7 +21,8 @@ def test_tensor_gram_and_moment_operator_equal_the_design_gram(degree, deg_w):
     rng = np.random.default_rng(degree)
     u, w = rng.uniform(-1, 1, 400), rng.uniform(-1, 1, 400)
     M = cheb_rows(u, 2 * degree) @ cheb_rows(w, 2 * deg_w).T
-    Phi = (cheb_rows(u, degree)[:, None, :] * cheb_rows(w, deg_w)[None, :, :]).reshape(-1, 400)  # tensor layout
+    Phi = np.polynomial.chebyshev.chebvander2d(u, w, [degree, deg_w]).T  # numpy's own: the tensor layout
+    np.testing.assert_allclose(tensor_features(u, w, degree, deg_w), Phi, rtol=1e-13, atol=1e-13)
     G = tensor_gram(M, degree, deg_w)
     np.testing.assert_allclose(G, Phi @ Phi.T, rtol=0, atol=1e-11 * np.abs(G).max())
     x = rng.standard_normal((G.shape[0], 3))
