@@ -9,7 +9,7 @@ recalibration map -> report.  Importing socal loads numpy and scipy only (never 
 from . import plot, synthetic, truth
 from ._evaluate import Evaluation, evaluate
 from ._fit import paper_degree, theta
-from ._results import CalibrationError, ConfidenceInterval, SelectionReport
+from ._results import CalibrationError, ConfidenceInterval, SelectionReport, UpperBound
 from .chebyshev import ConditioningWarning, get_backend, set_backend
 from .estimators import CalibrationFunctions, calibration_functions, ce1, ce2
 from .kernels import SechKernel
@@ -29,6 +29,7 @@ __all__ = [
     "CalibrationFunctions",
     "CalibrationError",
     "ConfidenceInterval",
+    "UpperBound",
     "SelectionReport",
     "ConditioningWarning",
     "set_backend",

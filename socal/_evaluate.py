@@ -67,11 +67,11 @@ class Evaluation:
             + ("" if self.seed is None else f" (seed {self.seed})") + ".",
             "",
             f"{'':<22}{'estimate':>10}   {f'{level}% interval':<18}{'calibrated reference':>22}",
-            f"{'CE2 (mean and var)':<22}{r2.debiased:>10.4f}   [{r2.ci.low:.4f}, {r2.ci.high:.4f}]  "
+            f"{'CE2 (mean and var)':<22}{r2.estimate:>10.4f}   [{r2.ci.low:.4f}, {r2.ci.high:.4f}]  "
             f"{ref.ce2.value:>20.4f}",
             f"{'  mean term':<22}{r2.mean_term:>10.4f}   {'(plug-in)':<18}{ref.mean_term.value:>22.4f}",
             f"{'  variance term':<22}{r2.moment_term:>10.4f}   {'(plug-in)':<18}{ref.moment_term.value:>22.4f}",
-            f"{'CE1 (mean only)':<22}{r1.debiased:>10.4f}   [{r1.ci.low:.4f}, {r1.ci.high:.4f}]  "
+            f"{'CE1 (mean only)':<22}{r1.estimate:>10.4f}   [{r1.ci.low:.4f}, {r1.ci.high:.4f}]  "
             f"{ref.ce1.value:>20.4f}",
             "",
             f"The reference is what a predictor with nothing wrong (E[f*] = mean and Var[f*] = var at every raw "
@@ -189,7 +189,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     # perturbations made of the same uniforms (they would correlate with the data)
     pert_rng, boot_rng = check_rng(rng).spawn(2)
     pm, pv = perturb(m, v, h=h, rng=pert_rng)
-    kw = dict(counts=counts, h=h, ci=ci, debias=True, n_boot=n_boot, rng=boot_rng, progress=progress)
+    kw = dict(counts=counts, h=h, ci=ci, n_boot=n_boot, rng=boot_rng, progress=progress)
     r2 = ce2(pm, pv, labels, **kw)
     r1 = ce1(pm, labels, **kw)
     ref = calibrated_reference(m, v, h)

@@ -85,10 +85,12 @@ def _parallel_args(parser, jobs=1):
 
 
 def _fmt(res):
-    ci = "" if res.ci is None else f"  {int(res.ci.level * 100)}% CI [{res.ci.low:.4f}, {res.ci.high:.4f}]"
-    deb = "" if res.debiased is None else f"  bias-corrected {res.debiased:.4f}"
-    return (f"{res.kind.upper()} = {res.estimate:.4f}{ci}{deb}  (mean term {res.mean_term:.4f}, moment term "
-            f"{res.moment_term:.4f}; degree {res.degree}, alpha {res.alpha:g}, n {res.n})")
+    ci = "" if res.ci is None else f"  {round(res.ci.level * 100)}% CI [{res.ci.low:.4f}, {res.ci.high:.4f}]"
+    up = "" if res.upper is None else f"  {round(res.upper.level * 100)}% upper bound {res.upper.value:.4f}"
+    what = "bias-corrected" if res.debiased is not None else "plug-in"
+    plug = "" if res.debiased is None else f"plug-in {res.plugin:.4f}; "
+    return (f"{res.kind.upper()} = {res.estimate:.4f} ({what}){ci}{up}  ({plug}mean term {res.mean_term:.4f}, "
+            f"moment term {res.moment_term:.4f}; degree {res.degree}, alpha {res.alpha:g}, n {res.n})")
 
 
 def _estimate(args):
@@ -100,7 +102,8 @@ def _estimate(args):
     reader = read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows,
                          **_label_columns(args))
     ci = None if args.no_interval else args.ci
-    kw = dict(h=args.h, ci=ci, debias=not args.no_interval, n_boot=args.n_boot,
+    upper = None if args.no_interval else args.upper
+    kw = dict(h=args.h, ci=ci, upper=upper, debias=not args.no_interval, n_boot=args.n_boot,
               progress=not args.json and sys.stderr.isatty())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -219,8 +222,8 @@ def _demo(args):
     print(f"A synthetic predictor with 6 raw scores, sech-perturbed at h = {args.h:g}; n = {args.n} 2-snapshots.")
     m, v, y = pop.sample(args.n, h=args.h, rng=args.seed)
     truth2, truth1 = pop.ce2(args.h), pop.ce1(args.h)
-    r2 = ce2(m, v, y, h=args.h, ci=0.9, debias=True, rng=args.seed, progress=True)
-    r1 = ce1(m, y, h=args.h, ci=0.9, debias=True, rng=args.seed, progress=True)
+    r2 = ce2(m, v, y, h=args.h, ci=0.9, upper=0.95, rng=args.seed, progress=True)
+    r1 = ce1(m, y, h=args.h, ci=0.9, upper=0.95, rng=args.seed, progress=True)
     print(_fmt(r2) + f"\n    exact CE2^pert = {truth2.value:.4f}")
     print(_fmt(r1) + f"\n    exact CE1^pert = {truth1.value:.4f}")
     return 0
@@ -406,7 +409,10 @@ def build_parser():
     e.add_argument("--h", type=_bandwidth, default=None,
                    help="the perturbation bandwidth used to make the scores (e.g. 1/16): with it the polynomial "
                         "degree follows the paper's rule; without it, cross-validation alone picks it")
-    e.add_argument("--no-interval", action="store_true", help="skip the bootstrap (no interval, no bias correction)")
+    e.add_argument("--upper", type=_level, default=0.95,
+                   help="level of the one-sided upper confidence bound ('CE2 <= U with this confidence'; default 0.95)")
+    e.add_argument("--no-interval", action="store_true",
+                   help="skip the bootstrap: the paper's plug-in estimate alone (no bias correction, interval, bound)")
     _run_args(e, "random seed (same seed, same numbers)")
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=_estimate)

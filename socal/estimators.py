@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +12,7 @@ import numpy as np
 from ._engine import ArraySource, ChunkSource, DaskSource, is_dask
 from ._fit import (DEFAULT_ALPHAS, DEFAULT_MAX_DEGREE, MIN_DEGREE, SEARCHES, degree_schedule, paper_degree,
                    select_and_fit)
-from ._results import CalibrationError
+from ._results import CalibrationError, ConfidenceInterval, UpperBound
 from ._typing import Alpha, ArrayLike, Chunks, Counts, Degree, Seed
 from ._validation import (check_bandwidth, check_choice, check_float, check_int, check_labels, check_mean,
                           check_rng, check_scores)
@@ -58,7 +59,7 @@ def _resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=
             # On the smooth scores of Experiment 1's ensemble the floor costs instead (h = 1/64: n = 2e4, +0.02
             # against +-0.003; n = 5e4, +0.01 against +-0.002), so it applies only with >= 50 training rows per
             # coefficient.  Neither rule is right for every population: pass ``degree`` to choose yourself.
-            floor_h = math.ceil(1.0 / (math.pi * h))
+            floor_h = resolution_degree(h)
             if 50 * size(floor_h) <= n_train:
                 floor = min(max(floor, floor_h), lmax)
         return degree_schedule(lmax, floor), True
@@ -77,6 +78,11 @@ def _resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=
         raise ValueError(f"The 'degree' parameter of {func} must satisfy (degree+1)^{ndim} <= {limit} (n too small "
                          f"for the degree: {limit} rows to fit {size(degs[0])} coefficients). Got {degs[0]} instead.")
     return degs, select
+
+
+def resolution_degree(h):
+    """ceil(1/(pi h)): the degree below which a polynomial cannot follow structure of width ~h in the score."""
+    return math.ceil(1.0 / (math.pi * h))
 
 
 def _resolve_alphas(func, alpha):
@@ -107,9 +113,10 @@ class _Settings:
     ci: float | None
     n_boot: int
     search: str = "greedy"
+    upper: float | None = None
 
 
-def _settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search="greedy"):
+def _settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search="greedy", upper=None):
     rng = check_rng(rng) if rng is not None else None
     return _Settings(h=check_bandwidth(h, func, allow_none=True), degree=degree, alpha=alpha,
                      folds=check_int(folds, "folds", func, 2, 100),
@@ -119,7 +126,8 @@ def _settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boo
                      rng=check_rng(rng), fold_rng=rng,
                      ci=check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True),
                      n_boot=check_int(n_boot, "n_boot", func, 20, 1_000_000),
-                     search=check_choice(search, "search", func, SEARCHES))
+                     search=check_choice(search, "search", func, SEARCHES),
+                     upper=check_float(upper, "upper", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True))
 
 
 def _source(func, ndim, mean, var, labels, counts, chunks, responses=None):
@@ -175,14 +183,14 @@ def _n_train(n, folds, holdout):
     return int(n * (1 - holdout)) if holdout is not None else n - -(-n // folds)
 
 
-def _fit_from(source, stats, st, ndim, func, show=False, responses=None):
+def _fit_from(source, stats, st, ndim, func, show=False, responses=None, use_h_floor=True):
     """Statistics (built unless given) -> degree/alpha candidates -> selection and fit."""
     if stats is None:
         if isinstance(source, ArraySource):  # n is known: statistics only up to the degree that will be used
             n = source.chunk[0].shape[0]
             _check_n(func, n, 2 if st.holdout is not None else st.folds)
             cap = _resolve_degrees(func, st.degree, st.h, n, _n_train(n, st.folds, st.holdout), st.max_degree,
-                                   ndim)[0][0]
+                                   ndim, use_h_floor)[0][0]
         else:
             cap = _stream_cap(func, st)
         template = SufficientStats(max_degree=cap, ndim=ndim, folds=st.folds, holdout=st.holdout,
@@ -192,7 +200,7 @@ def _fit_from(source, stats, st, ndim, func, show=False, responses=None):
     _check_n(func, n, stats.folds)
     n_train = _n_train(n, stats.folds, stats.holdout)
     degs, sel_d = _resolve_degrees(func, st.degree, st.h, n, n_train, min(st.max_degree, stats.max_degree)
-                                   if st.degree is None else st.max_degree, ndim)
+                                   if st.degree is None else st.max_degree, ndim, use_h_floor)
     alphas, sel_a = _resolve_alphas(func, st.alpha)
     return select_and_fit(stats, degrees=degs, alphas=alphas, select=sel_d or sel_a, search=st.search), stats
 
@@ -215,46 +223,137 @@ def _stream_cap(func, st):
 
 
 def _estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha, folds, holdout, max_degree, ci,
-              debias, n_boot, rng, show, search):
-    st = _settings(kind, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search)
+              upper, debias, n_boot, rng, show, search):
+    st = _settings(kind, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search, upper)
+    if not isinstance(debias, (bool, np.bool_)):
+        raise ValueError(f"The 'debias' parameter of {kind} must be True or False. Got {debias!r} instead.")
+    if not debias and (st.ci is not None or st.upper is not None):
+        raise ValueError(f"The 'ci' and 'upper' parameters of {kind} need debias=True: the interval and the bound "
+                         f"are built around the bias-corrected estimate. Got debias=False with "
+                         f"ci={st.ci!r}, upper={st.upper!r}.")
     source, stats = _source(kind, ndim, mean, var, labels, counts, chunks)
-    fit, stats = _fit_from(source, stats, st, ndim, kind, show)
-    dev = source.map_reduce(_DeviationPass(fit.cmap), show=show, desc="deviations")
-    mean_term, moment_term = dev.mean_term, dev.moment_term
-    est = mean_term + moment_term
-    bias = debiased = interval = None
-    if st.ci is not None or debias:
-        bias, debiased, interval, _ = bootstrap(source, fit, est, n_boot=st.n_boot, rng=st.rng, level=st.ci,
-                                                show=show)
-    return CalibrationError(estimate=est, mean_term=mean_term, moment_term=moment_term, degree=fit.cmap.degree,
-                            alpha=fit.cmap.alpha, n=dev.n, h=st.h, ci=interval, debiased=debiased, bias=bias,
-                            selection=fit.selection, kind=kind)
+    fit, stats = _fit_from(source, stats, st, ndim, kind, show, use_h_floor=False)
+    fits = [fit]
+    if debias:
+        fine = _resolution_fit(stats, fit, st, kind)
+        if fine is not None:
+            fits.append(fine)
+    seed = int(st.rng.integers(0, 2**63 - 1, dtype=np.int64))  # one seed: the candidates' bootstraps are coupled
+    cands = []
+    for f in fits:
+        dev = source.map_reduce(_DeviationPass(f.cmap), show=show, desc="deviations")
+        plugin = dev.mean_term + dev.moment_term
+        boot = (bootstrap(source, f, plugin, n_boot=st.n_boot, seed=seed, level=st.ci, upper=st.upper, show=show)
+                if debias else None)
+        cands.append(_Candidate(f, dev, plugin, boot))
+    chosen, rule = _choose_resolution(cands)
+    boot, interval, bound = chosen.boot, None, None
+    if boot is not None:
+        # with two candidates the interval and bound cover either one's: the choice between them is data-driven
+        if boot.ci is not None:
+            interval = ConfidenceInterval(min(c.boot.ci.low for c in cands), max(c.boot.ci.high for c in cands),
+                                          boot.ci.level)
+        if boot.upper is not None:
+            bound = UpperBound(max(c.boot.upper.value for c in cands), boot.upper.level)
+    fit, dev = chosen.fit, chosen.dev
+    return CalibrationError(estimate=boot.debiased if debias else chosen.plugin, mean_term=dev.mean_term,
+                            moment_term=dev.moment_term, degree=fit.cmap.degree, alpha=fit.cmap.alpha, n=dev.n,
+                            h=st.h, ci=interval, debiased=None if boot is None else boot.debiased,
+                            bias=None if boot is None else boot.bias,
+                            selection=dataclasses.replace(fit.selection, rule=rule), kind=kind,
+                            plugin=chosen.plugin, upper=bound)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A fitted degree with its CE average (pass 2) and, with ``debias``, its bootstrap."""
+
+    fit: Any
+    dev: DeviationStats
+    plugin: float
+    boot: Any  # intervals.BootstrapResult or None
+
+
+def _resolution_fit(stats, fit, st, func):
+    """The fit at the resolution degree ceil(1/(pi h)), when cross-validation chose a smaller degree and it fits."""
+    if st.degree is not None or st.h is None or fit.selection.method == "fixed" or not fit.selection.degrees:
+        return None
+    fine = resolution_degree(st.h)
+    if not fit.cmap.degree < fine <= max(fit.selection.degrees):
+        return None
+    alphas, sel_a = _resolve_alphas(func, st.alpha)
+    return select_and_fit(stats, degrees=(fine,), alphas=alphas, select=sel_a, search=st.search)
+
+
+_RESOLUTION_Z = 2.0
+
+
+def _choose_resolution(cands):
+    """Between the cross-validated fit and the one at the resolution degree: the resolution fit when the two
+    bias-corrected estimates differ by more than _RESOLUTION_Z standard errors of their difference (a two-candidate
+    Lepski rule: the smoother fit is kept unless the data show that it smoothed away some of the error).
+
+    Returns (the chosen candidate, what was decided and why)."""
+    if len(cands) == 1:
+        return cands[0], "cv"
+    cv, fine = cands
+    diff = fine.boot.debiased - cv.boot.debiased
+    se = float(np.std(fine.boot.deltas - cv.boot.deltas))  # coupled bootstraps: the difference's own spread
+    lf, lc = fine.fit.cmap.degree, cv.fit.cmap.degree
+    if abs(diff) > _RESOLUTION_Z * se:
+        return fine, (f"resolution degree {lf}: its estimate differs from degree {lc}'s by {diff:+.4g}, more than "
+                      f"{_RESOLUTION_Z:g} standard errors of {se:.2g}")
+    return cv, (f"cv: degree {lc}; the resolution degree {lf} differs by {diff:+.4g}, within {_RESOLUTION_Z:g} "
+                f"standard errors of {se:.2g}")
 
 
 _ESTIMATOR_NOTES = """
-    Bias at small n.  The plug-in L1 error is biased upwards when the truth is small, since noise in eta-hat
-    can only add to |eta-hat - score| on average.  Measured by benchmarks/bias_small_n.py on the raw-calibrated
-    population of :func:`socal.synthetic.calibrated_population` (h = 1/16, CE2^pert = 0.0965, 20 replicates per
-    n, default CV): mean plug-in bias +0.057 at n = 500, +0.018 at n = 2000, +0.008 at n = 10000; after
-    ``debias=True`` +0.019, -0.0002 and +0.0006.  The 90% interval covered the truth in 70%, 90% and 75% of the
-    replicates (it undercovers; see README "Bias at small n").  ``debias=True``
-    subtracts a parametric-bootstrap estimate of that bias: labels are redrawn from the fitted, projected
-    calibration functions (Binomial(k, f*) labels with f* having the fitted moments: for k = 2 their law depends on
-    those moments alone and is drawn exactly; other k take f* ~ Beta), the polynomial is refitted at the selected
-    degree and alpha, and the mean excess of the refitted estimates over the bootstrap world's truth is the bias.
+    The headline is bias-corrected.  The plug-in (Eq. (cehat); ``plugin`` of the result, and the estimate itself
+    with ``debias=False``) is biased upwards where the truth is small: noise in eta-hat can only add to
+    |eta-hat - score| on average (on the validation zoo at n = 5,000, h = 1/64: +0.024 to +0.035 on the members
+    with CE2^pert < 0.03).  A parametric bootstrap prices that noise.  Labels are redrawn ``n_boot`` times from the
+    fitted, projected calibration functions (Binomial(k, f*), f* with the fitted moments; for k = 2 the law of the
+    counts depends on those moments alone and is drawn exactly, other k take f* ~ Beta), the polynomial is refitted
+    at the selected degree and ridge, and each refit's plug-in is compared with its world's truth.  Two worlds
+    bracket the bias:
 
-    ``ci=level`` returns the basic bootstrap interval from the same replicates.  It covers label noise (with the
-    refit) and the sampling of scores in the final average (Poisson(1) weights per item, the mergeable form of
-    resampling items, so the same passes run on chunks and dask partitions); it does not cover
-    the randomness of the degree/alpha selection, nor how the fitted polynomial would move with a fresh draw of
-    scores, and it inherits any bias of the fitted calibration functions themselves.
+    * the fitted functions themselves (the one-step correction).  Their own noise already moves
+      |eta-hat - score| away from 0, so this world sees too little of the bias;
+    * the fitted miscalibration g-hat = eta-hat - score soft-thresholded at tau times its pointwise bootstrap
+      spread, with tau chosen so that this world's mean plug-in equals the observed plug-in.  It shrinks real
+      structure too, so it sees too much.
+
+    The estimate subtracts the mean of the two corrections, clipped at 0 (``bias`` of the result).
+
+    Degree.  Cross-validated squared error picks the degree that best predicts labels.  The CE functional can need
+    more: structure of width ~h in the score costs little squared error and is exactly the error (a calibrated
+    predictor with 6 score atoms at h = 1/64: CV picks degree 5 and the estimate is 0.019 low at n = 50,000).  So
+    when ``h`` is given and CV chose a degree below the resolution degree ceil(1/(pi h)), the estimate is also
+    computed at that degree (with the ridge cross-validated there).  That estimate is used when it differs from
+    the cross-validated one by more than 2 standard errors of the difference (a two-candidate Lepski rule; the
+    two bootstraps share their draws, so the spread of their differences is that standard error).  The result's
+    ``selection.rule`` says which was used and why.  With ``debias=False`` the degree is cross-validated, as in the
+    paper's "ERM, CV".
+
+    ``ci=level`` and ``upper=level`` come from the same bootstrap.  The interval takes the plug-in's bootstrap
+    fluctuation around both corrected values (from the larger correction's lower end to the smaller's upper end),
+    widened on each side by one bootstrap standard deviation plus half the distance between the two corrections,
+    for the smoothing bias that neither world sees.  When the resolution rule ran, it is the union of both
+    degrees' intervals, so it accounts for the choice between them.  The upper bound is the same construction,
+    one-sided.  Both always contain the estimate.  They cover label noise (with the refit), the sampling of
+    scores in the final average (Poisson(1) weights per item, the mergeable form of resampling items), the bias
+    correction's uncertainty and the degree choice.  They do not model how the fitted polynomial moves with a fresh
+    draw of scores; the coverage measured on the zoo includes it (each replicate draws new scores and selects
+    anew).  ``python benchmarks/coverage.py`` measures all of this on :func:`socal.synthetic.validation_zoo`;
+    README "Trustworthy numbers" has the table, and the cells where it undercovers.
 """
 
 
 def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None = None, labels: ArrayLike | None = None,
         *, counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
         alpha: Alpha = None, folds: int = 5, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
-        ci: float | None = None, debias: bool = False, n_boot: int = 200, rng: Seed = None,
+        ci: float | None = None, upper: float | None = None, debias: bool = True, n_boot: int = 200,
+        rng: Seed = None,
         progress: bool = False, search: str = "greedy") -> CalibrationError:
     """Estimate the second-order calibration error CE2 of a sech-perturbed predictor.
 
@@ -287,8 +386,8 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         The perturbation bandwidth.  With it the degree is capped by the paper's rule l = ceil(2 log n / log theta(h)).
     degree : None, 'paper', int or list of ints
         None: cross-validated over a halving schedule from min(max_degree, paper rule, sqrt(n_train) - 1) down to
-        4, or, when ``h`` is given and there are at least 50 training rows per coefficient, down to
-        ceil(1/(pi h)) (a heuristic: see the comment in ``_resolve_degrees`` for what it gains and costs).  'paper': exactly the paper's rule (needs ``h``).  An int: that degree.  A list: chosen from it.
+        4; with ``h`` and ``debias=True``, checked against the resolution degree ceil(1/(pi h)) (Notes).
+        'paper': exactly the paper's rule (needs ``h``).  An int: that degree.  A list: chosen from it.
     alpha : None, float or list of floats
         Relative ridge: lambda = alpha tr(G)/d.  None: chosen from 1e-6, 1e-5, ..., 1.
     folds : int
@@ -298,11 +397,14 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
     max_degree : int
         Cap of the automatic schedule (44, the paper's cap at h = 1/16; it used 88 at h = 1/64).
     ci : float, optional
-        Confidence level of a bootstrap interval (e.g. 0.9).
+        Confidence level of a two-sided interval (e.g. 0.9; see Notes for what it covers).
+    upper : float, optional
+        Confidence level of a one-sided upper bound (e.g. 0.95: "CE2 <= U with 95% confidence").
     debias : bool
-        Also compute the bias-corrected estimate (see Notes).
+        True (default): the estimate is bias-corrected (Notes).  False: the paper's plug-in alone, with no bootstrap
+        (``ci`` and ``upper`` need the bootstrap).
     n_boot : int
-        Bootstrap replicates for ``ci`` and ``debias``.
+        Bootstrap replicates for the bias correction, ``ci`` and ``upper``.
     rng : numpy.random.Generator or int, optional
         Fold assignment and bootstrap.  Same seed, same numbers.
     progress : bool
@@ -329,14 +431,16 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
     True
     """
     return _estimate("ce2", 2, mean, var, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,
-                     folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, debias=debias, n_boot=n_boot,
+                     folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, upper=upper, debias=debias,
+                     n_boot=n_boot,
                      rng=rng, show=progress, search=search)
 
 
 def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | None = None, *,
         counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
         alpha: Alpha = None, folds: int = 5, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
-        ci: float | None = None, debias: bool = False, n_boot: int = 200, rng: Seed = None,
+        ci: float | None = None, upper: float | None = None, debias: bool = True, n_boot: int = 200,
+        rng: Seed = None,
         progress: bool = False, search: str = "greedy") -> CalibrationError:
     """Estimate the first-order calibration error CE1 = E|E[Y | m~] - m~| of a sech-perturbed predictor.
 
@@ -357,7 +461,8 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
     True
     """
     return _estimate("ce1", 1, mean, None, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,
-                     folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, debias=debias, n_boot=n_boot,
+                     folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, upper=upper, debias=debias,
+                     n_boot=n_boot,
                      rng=rng, show=progress, search=search)
 
 

@@ -22,7 +22,8 @@ def test_ce2_and_ce1_within_0015_of_exact_truth_at_n_50000(name, h):
     r1 = socal.ce1(m, y, h=h, rng=0)
     assert abs(r2.estimate - pop.ce2(h).value) < 0.015
     assert abs(r1.estimate - pop.ce1(h).value) < 0.015
-    assert r2.estimate == pytest.approx(r2.mean_term + r2.moment_term)
+    assert r2.plugin == pytest.approx(r2.mean_term + r2.moment_term)
+    assert r2.estimate == pytest.approx(max(r2.plugin - r2.bias, 0.0))
 
 
 def test_error_shrinks_with_n():
@@ -30,7 +31,7 @@ def test_error_shrinks_with_n():
     truth = pop.ce2(h).value
     err = {}
     for n in (500, 20_000):
-        err[n] = np.mean([abs(socal.ce2(*pop.sample(n, h=h, rng=100 + r), h=h, rng=r).estimate - truth)
+        err[n] = np.mean([abs(socal.ce2(*pop.sample(n, h=h, rng=100 + r), h=h, rng=r, debias=False).estimate - truth)
                           for r in range(4)])
     assert err[20_000] < err[500] / 2, err
 
@@ -55,8 +56,8 @@ def test_truth_quadrature_agrees_with_monte_carlo_of_exact_calibration_functions
 def test_counts_input_equals_labels_input():
     pop = _pop("toy")
     m, v, y = pop.sample(3000, h=1 / 16, rng=2)
-    a = socal.ce2(m, v, y, degree=6, alpha=1e-3)
-    b = socal.ce2(m, v, counts=(y.sum(1), np.full(len(m), 2)), degree=6, alpha=1e-3)
+    a = socal.ce2(m, v, y, degree=6, alpha=1e-3, debias=False)
+    b = socal.ce2(m, v, counts=(y.sum(1), np.full(len(m), 2)), degree=6, alpha=1e-3, debias=False)
     assert a.estimate == pytest.approx(b.estimate, rel=1e-12)
 
 
@@ -67,8 +68,8 @@ def test_k_greater_than_two_uses_all_pairs_targets():
     e6, e2 = [], []
     for r in range(4):
         m, v, y = pop.sample(4000, h=h, k=6, rng=r)
-        e6.append(abs(socal.ce2(m, v, y, degree=8, alpha=1e-3).estimate - truth))
-        e2.append(abs(socal.ce2(m, v, y[:, :2], degree=8, alpha=1e-3).estimate - truth))
+        e6.append(abs(socal.ce2(m, v, y, degree=8, alpha=1e-3, debias=False).estimate - truth))
+        e2.append(abs(socal.ce2(m, v, y[:, :2], degree=8, alpha=1e-3, debias=False).estimate - truth))
     assert np.mean(e6) < np.mean(e2)
 
 
@@ -77,8 +78,8 @@ def test_same_seed_same_numbers_and_sample_order_invariance_at_fixed_degree():
     m, v, y = pop.sample(4000, h=1 / 16, rng=3)
     assert socal.ce2(m, v, y, rng=5) == socal.ce2(m, v, y, rng=5)
     perm = np.random.default_rng(0).permutation(len(m))
-    a = socal.ce2(m, v, y, degree=10, alpha=1e-4).estimate
-    b = socal.ce2(m[perm], v[perm], y[perm], degree=10, alpha=1e-4).estimate
+    a = socal.ce2(m, v, y, degree=10, alpha=1e-4, debias=False).estimate
+    b = socal.ce2(m[perm], v[perm], y[perm], degree=10, alpha=1e-4, debias=False).estimate
     assert a == pytest.approx(b, rel=1e-9)
 
 
@@ -93,8 +94,8 @@ def test_label_flip_equivariance_of_calibration_functions():
     s1, s2 = g.map.raw(1 - pts_m, pts_v).T
     np.testing.assert_allclose(s1, 1 - r1, atol=1e-9)
     np.testing.assert_allclose(s2, 1 - 2 * r1 + r2, atol=1e-9)
-    assert socal.ce1(m, y, degree=8, alpha=1e-3).estimate == pytest.approx(
-        socal.ce1(1 - m, 1 - y, degree=8, alpha=1e-3).estimate, rel=1e-9)
+    assert socal.ce1(m, y, degree=8, alpha=1e-3, debias=False).estimate == pytest.approx(
+        socal.ce1(1 - m, 1 - y, degree=8, alpha=1e-3, debias=False).estimate, rel=1e-9)
 
 
 def test_projected_calibration_functions_are_feasible():
@@ -111,10 +112,10 @@ def test_degree_paper_rule_and_cap():
     pop = _pop("toy")
     m, v, y = pop.sample(n, h=h, rng=0)
     with pytest.raises(ValueError, match="n too small"):
-        socal.ce2(m, v, y, h=h, degree="paper")  # l = 83: 7056 coefficients > 3000 rows
-    r = socal.ce2(m, v, y, h=1 / 2, degree="paper")  # large h: theta large, small degree
+        socal.ce2(m, v, y, h=h, degree="paper", debias=False)  # l = 83: 7056 coefficients > 3000 rows
+    r = socal.ce2(m, v, y, h=1 / 2, degree="paper", debias=False)  # large h: theta large, small degree
     assert r.degree == socal.paper_degree(n, 1 / 2)
-    auto = socal.ce2(m, v, y, h=h, rng=0)
+    auto = socal.ce2(m, v, y, h=h, rng=0, debias=False)
     assert max(auto.selection.degrees) <= min(44, socal.paper_degree(n, h))
     assert (max(auto.selection.degrees) + 1) ** 2 <= n
 
@@ -122,9 +123,9 @@ def test_degree_paper_rule_and_cap():
 def test_holdout_selection():
     pop = _pop("toy")
     m, v, y = pop.sample(4000, h=1 / 16, rng=0)
-    r = socal.ce2(m, v, y, holdout=0.3, rng=0, search="exhaustive")
+    r = socal.ce2(m, v, y, holdout=0.3, rng=0, search="exhaustive", debias=False)
     assert r.selection.method == "holdout" and np.isfinite(r.selection.cv_error).all()
-    g = socal.ce2(m, v, y, holdout=0.3, rng=0)  # greedy: fewer candidates tried, the same choice here
+    g = socal.ce2(m, v, y, holdout=0.3, rng=0, debias=False)  # greedy: fewer candidates tried, the same choice here
     assert (g.degree, g.alpha) == (r.degree, r.alpha) and np.isnan(g.selection.cv_error).any()
     tried = np.isfinite(g.selection.cv_error)
     np.testing.assert_allclose(g.selection.cv_error[tried], r.selection.cv_error[tried], rtol=1e-9)
@@ -152,29 +153,41 @@ _LAB = np.tile(np.array([[0, 1], [1, 1], [0, 0], [1, 0]]), (5, 1))
     (dict(alpha=-1.0), "'alpha'"),
     (dict(folds=1), "'folds'"),
     (dict(ci=1.5), "'ci'"),
+    (dict(upper=1.0), "'upper'"),
+    (dict(upper=-0.5), "'upper'"),
+    (dict(upper=float("nan")), "'upper'"),
+    (dict(debias="yes"), "'debias'"),
+    (dict(debias=1), "'debias'"),
 ])
 def test_bad_input_raises_value_error_naming_argument(kw, match):
     args = dict(mean=_GOOD["mean"], var=_GOOD["var"], labels=_LAB)
     args.update(kw)
     labels = args.pop("labels")
     with pytest.raises(ValueError, match=match):
-        socal.ce2(args.pop("mean"), args.pop("var"), labels, **args)
+        socal.ce2(args.pop("mean"), args.pop("var"), labels, **{"debias": False, **args})
+
+
+def test_interval_and_bound_need_the_bias_correction():
+    with pytest.raises(ValueError, match="need debias=True"):
+        socal.ce2(_GOOD["mean"], _GOOD["var"], _LAB, degree=2, alpha=1e-3, debias=False, ci=0.9)
+    with pytest.raises(ValueError, match="need debias=True"):
+        socal.ce1(_GOOD["mean"], _LAB, degree=2, alpha=1e-3, debias=False, upper=0.95)
 
 
 def test_counts_validation():
     m, v = _GOOD["mean"], _GOOD["var"]
     with pytest.raises(ValueError, match="at most counts\\[1\\]"):
-        socal.ce2(m, v, counts=(np.full(20, 3), np.full(20, 2)))
+        socal.ce2(m, v, counts=(np.full(20, 3), np.full(20, 2)), debias=False)
     with pytest.raises(ValueError, match="k-snapshot needs k >= 2"):
-        socal.ce2(m, v, counts=(np.zeros(20), np.ones(20)))
+        socal.ce2(m, v, counts=(np.zeros(20), np.ones(20)), debias=False)
     with pytest.raises(ValueError, match="not both"):
-        socal.ce2(m, v, _LAB, counts=(np.zeros(20), np.full(20, 2)))
+        socal.ce2(m, v, _LAB, counts=(np.zeros(20), np.full(20, 2)), debias=False)
 
 
 def test_ce1_accepts_single_label():
     m = np.linspace(0.05, 0.95, 200)
     y = (np.random.default_rng(0).random((200, 1)) < m[:, None]).astype(float)
-    assert socal.ce1(m, y, degree=3, alpha=1e-3).moment_term == 0.0
+    assert socal.ce1(m, y, degree=3, alpha=1e-3, debias=False).moment_term == 0.0
 
 
 def test_debiasing_reduces_small_n_bias_on_a_calibrated_population():
@@ -185,8 +198,8 @@ def test_debiasing_reduces_small_n_bias_on_a_calibrated_population():
     for r in range(8):
         m, v, y = pop.sample(n, h=h, rng=200 + r)
         res = socal.ce2(m, v, y, degree=6, alpha=1e-3, debias=True, n_boot=60, rng=r)
-        est.append(res.estimate)
-        deb.append(res.debiased)
+        est.append(res.plugin)
+        deb.append(res.estimate)
     bias_plugin, bias_deb = np.mean(est) - truth, np.mean(deb) - truth
     assert bias_plugin > 0
     assert abs(bias_deb) < 0.6 * bias_plugin, (bias_plugin, bias_deb)
@@ -199,3 +212,41 @@ def test_ci_is_ordered_and_reproducible():
     b = socal.ce2(m, v, y, degree=8, alpha=1e-3, ci=0.9, n_boot=40, rng=3)
     assert a.ci == b.ci and 0 <= a.ci.low <= a.ci.high
     assert a.ci.low <= a.debiased <= a.ci.high
+
+
+def test_headline_is_bias_corrected_and_plugin_is_eq_cehat():
+    pop = _pop("toy")
+    m, v, y = pop.sample(3000, h=1 / 16, rng=4)
+    a = socal.ce2(m, v, y, h=1 / 16, rng=0, ci=0.9, upper=0.95, n_boot=50)
+    b = socal.ce2(m, v, y, h=1 / 16, rng=0, debias=False)
+    assert a.plugin == pytest.approx(a.mean_term + a.moment_term)
+    assert a.estimate == a.debiased == pytest.approx(max(a.plugin - a.bias, 0.0))
+    assert b.estimate == b.plugin and b.bias is None and b.ci is None and b.upper is None
+    assert a.ci.low <= a.estimate <= a.ci.high and a.estimate <= a.upper.value
+    assert a.upper.level == 0.95 and a.to_dict()["upper"]["value"] == a.upper.value
+
+
+def test_resolution_rule_finds_structure_cv_smooths_away():
+    """6 raw atoms at h = 1/64: CV's squared error picks a low degree that cannot follow bumps of width ~h (the
+    plug-in there is ~0.019 low); the two-candidate rule moves to degree ceil(1/(pi h)) = 21."""
+    pop = socal.synthetic.validation_zoo()["calibrated-few"].population
+    h = 1 / 64
+    m, v, y = pop.sample(50_000, h=h, rng=0)
+    res = socal.ce2(m, v, y, h=h, rng=0, ci=0.9, n_boot=100)
+    assert res.degree == 21 and res.selection.rule.startswith("resolution degree 21"), res.selection.rule
+    assert abs(res.estimate - pop.ce2(h).value) < 0.006
+    assert res.ci.low <= pop.ce2(h).value <= res.ci.high
+    cv_only = socal.ce2(m, v, y, h=h, rng=0, debias=False)  # the paper's plug-in: CV alone
+    assert cv_only.degree < 21 and cv_only.selection.rule == "cv"
+
+
+def test_shrunken_world_interpolation():
+    from socal.intervals import _shrunk_estimate
+    truth = np.array([0.10, 0.08, 0.05, 0.0])
+    plug = np.array([0.14, 0.12, 0.09, 0.06])  # falls as tau grows
+    assert _shrunk_estimate(0.16, truth, plug) == pytest.approx(0.12)  # above the tau = 0 world: one-step shift
+    assert _shrunk_estimate(0.05, truth, plug) == 0.0  # below the pure-noise world
+    assert _shrunk_estimate(0.12, truth, plug) == pytest.approx(0.08)
+    assert _shrunk_estimate(0.105, truth, plug) == pytest.approx(0.065)
+    vals = [_shrunk_estimate(e, truth, plug) for e in np.linspace(0.0, 0.2, 41)]
+    assert np.all(np.diff(vals) >= -1e-15)  # monotone in the observed plug-in

@@ -21,9 +21,9 @@ def small():
 def test_ce2_without_var_is_refused_not_ce1(small):
     m, v, y = small
     with pytest.raises(ValueError, match="'var' parameter of ce2 .* use ce1"):
-        socal.ce2(m, None, y)
+        socal.ce2(m, None, y, debias=False)
     with pytest.raises(ValueError, match="'labels' parameter of ce2 must be an \\(n, k\\) array with k >= 2"):
-        socal.ce2(m, v, y[:, :1])
+        socal.ce2(m, v, y[:, :1], debias=False)
     with pytest.raises(ValueError, match="'labels' parameter of calibration_functions"):
         socal.calibration_functions(m, v, y[:, :1])
 
@@ -33,7 +33,7 @@ def test_ce2_without_var_is_refused_not_ce1(small):
 def test_degenerate_sizes_finish(small, kw, n):
     """These looped forever in the degree schedule (floor 0: 0 // 2 == 0); now they finish with a finite answer."""
     m, v, y = small
-    res = socal.ce2(m[:n], v[:n], y[:n], rng=0, **kw)
+    res = socal.ce2(m[:n], v[:n], y[:n], rng=0, **kw, debias=False)
     assert math.isfinite(res.estimate) and res.degree >= 0
 
 
@@ -49,7 +49,7 @@ def test_degree_schedule_terminates_everywhere():
 def test_too_few_items_for_the_folds(small):
     m, v, y = small
     with pytest.raises(ValueError, match="at least 10 items"):
-        socal.ce2(m[:9], v[:9], y[:9])
+        socal.ce2(m[:9], v[:9], y[:9], debias=False)
 
 
 def test_huge_and_overflowing_counts():
@@ -57,17 +57,19 @@ def test_huge_and_overflowing_counts():
     m, v = np.linspace(0.1, 0.9, n), np.zeros(n)  # f* = m and no spread: CE2 = 0 exactly
     k = np.full(n, 4e9)
     a = np.round(k * m)
-    res = socal.ce2(m, v, counts=(a, k), degree=2, alpha=1e-3)  # was: int64 overflow into negative targets
+    # was: int64 overflow into negative targets
+    res = socal.ce2(m, v, counts=(a, k), degree=2, alpha=1e-3, debias=False)
     assert 0 <= res.estimate < 0.01  # f* = m exactly (up to rounding a = k m): calibrated means
     k10 = np.full(n, 1e10)
-    res = socal.ce2(m, v, counts=(np.round(k10 * m), k10), degree=2, alpha=1e-3)  # was: a 74 GiB allocation
+    # was: a 74 GiB allocation
+    res = socal.ce2(m, v, counts=(np.round(k10 * m), k10), degree=2, alpha=1e-3, debias=False)
     assert 0 <= res.estimate < 0.01
     from socal._validation import MAX_TRIALS
 
     with pytest.raises(ValueError, match=rf"'counts\[1\] \(trials\)' parameter of ce2 must be in \[2, {MAX_TRIALS}\]"):
-        socal.ce2(m, v, counts=(a, np.full(n, 1e17)))
+        socal.ce2(m, v, counts=(a, np.full(n, 1e17)), debias=False)
     with pytest.raises(ValueError, match="whole numbers"):
-        socal.ce2(m, v, counts=(a + 0.5, k))
+        socal.ce2(m, v, counts=(a + 0.5, k), debias=False)
 
 
 @pytest.mark.parametrize("h,match", [(1e-17, "above the limit"), (1e200, "'h' parameter"), (-1, "'h' parameter"),
@@ -75,7 +77,7 @@ def test_huge_and_overflowing_counts():
 def test_bandwidth_extremes(small, h, match):
     m, v, y = small
     with pytest.raises(ValueError, match=match):
-        socal.ce2(m, v, y, h=h, degree="paper")
+        socal.ce2(m, v, y, h=h, degree="paper", debias=False)
     if match == "'h' parameter" or h == "1/16":
         with pytest.raises(ValueError, match="'h' parameter"):
             socal.SecondOrderPlatt(h=h).fit(m, v, y)
@@ -98,13 +100,13 @@ def test_paper_degree_domain():
 def test_bad_options_name_the_argument(small, kw, match):
     m, v, y = small
     with pytest.raises(ValueError, match=match):
-        socal.ce2(m, v, y, **kw)
+        socal.ce2(m, v, y, **kw, debias=False)
 
 
 def test_zero_dimensional_arrays_are_scalars(small):
     m, v, y = small
-    a = socal.ce2(m, v, y, degree=np.array(4), alpha=np.array(1e-3))
-    b = socal.ce2(m, v, y, degree=4, alpha=1e-3)
+    a = socal.ce2(m, v, y, degree=np.array(4), alpha=np.array(1e-3), debias=False)
+    b = socal.ce2(m, v, y, degree=4, alpha=1e-3, debias=False)
     assert a.estimate == b.estimate and a.degree == 4
 
 
@@ -114,17 +116,17 @@ def test_round_off_at_the_edges_is_clipped_beyond_is_refused(small):
     m2[0], v2[0] = 1 + 1e-12, -1e-17
     ref_m, ref_v = m.copy(), v.copy()
     ref_m[0], ref_v[0] = 1.0, 0.0
-    assert socal.ce2(m2, v2, y, degree=4, alpha=1e-3).estimate == socal.ce2(ref_m, ref_v, y, degree=4,
-                                                                          alpha=1e-3).estimate
+    assert socal.ce2(m2, v2, y, degree=4, alpha=1e-3, debias=False).estimate == socal.ce2(ref_m, ref_v, y, degree=4,
+                                                                          alpha=1e-3, debias=False).estimate
     m32 = m.astype(np.float32)
     m32[0] = np.float32(1.0000001)
-    assert math.isfinite(socal.ce2(m32, v, y, degree=4, alpha=1e-3).estimate)
+    assert math.isfinite(socal.ce2(m32, v, y, degree=4, alpha=1e-3, debias=False).estimate)
     m2[0] = 1 + 1e-6
     with pytest.raises(ValueError, match="'mean' parameter of ce2 must be in \\[0, 1\\]"):
-        socal.ce2(m2, v, y)
+        socal.ce2(m2, v, y, debias=False)
     v2[0] = 0.25 + 1e-6
     with pytest.raises(ValueError, match="'var' parameter of ce2 must be in \\[0, 1/4\\]"):
-        socal.ce2(m, v2, y)
+        socal.ce2(m, v2, y, debias=False)
 
 
 @pytest.mark.parametrize("bad", [np.array(["a"] * 400), np.zeros((400, 1)), np.full(400, np.nan), None,
@@ -132,7 +134,7 @@ def test_round_off_at_the_edges_is_clipped_beyond_is_refused(small):
 def test_bad_mean_arrays(small, bad):
     _, v, y = small
     with pytest.raises(ValueError, match="'mean' parameter of ce2|the same shape as 'mean'"):
-        socal.ce2(bad, v, y)
+        socal.ce2(bad, v, y, debias=False)
 
 
 def test_sech_kernel_centre_outside_support():

@@ -22,7 +22,7 @@ from socal._validation import edge_tolerance  # noqa: E402
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow],
                     derandomize=True)
 NAMED = re.compile(r"'(mean|var|labels|counts\[[01]\] \(positives\)|counts\[[01]\] \(trials\)|counts|degree|alpha|h|"
-                   r"folds|holdout|max_degree|ci|n_boot|rng)'")
+                   r"folds|holdout|max_degree|ci|upper|debias|n_boot|rng)'")
 
 # a value just outside [lo, hi]: beyond the edge tolerance (1e-9 for float64), so it must be refused
 EDGE_VALUES = [0.0, 1.0, 1 + 1e-12, -1e-17, 1 + 1e-6, -1e-6, 2.0, -3.0, np.nan, np.inf, -np.inf]
@@ -66,7 +66,7 @@ def test_ce2_domains(data, n, k):
     kw = data.draw(st.fixed_dictionaries({"degree": st.sampled_from([None, 0, 2, 4, [2, 3], "paper", -1, 300]),
                                           "alpha": st.sampled_from([None, 1e-3, 0.0, [1e-4, 1e-2], -1.0, np.nan]),
                                           "h": st.sampled_from([None, 1 / 16, 1 / 64, 0.0, 1e-17, 1e200])}))
-    res = _calls_ok(lambda: socal.ce2(m_in, v, y, rng=0, **kw))
+    res = _calls_ok(lambda: socal.ce2(m_in, v, y, rng=0, **kw, debias=False))
     if res is not None:  # an answer only for valid input (up to the documented round-off at the edges)
         tm, tv = edge_tolerance(m_in.dtype), edge_tolerance(v.dtype)
         mf = m_in.astype(np.float64)
@@ -82,7 +82,7 @@ def test_counts_domains(data, n):
     k = data.draw(hnp.arrays(np.float64, n, elements=st.sampled_from([2.0, 3.0, 10.0, 1.0, 0.0, 2.5, 4e9, 1e17])))
     a = np.floor(k * m)
     a[data.draw(st.integers(0, n - 1))] += data.draw(st.sampled_from([0.0, 0.0, 1.0, -1.0, 0.5]))
-    res = _calls_ok(lambda: socal.ce2(m, v, counts=(a, k), degree=2, alpha=1e-3))
+    res = _calls_ok(lambda: socal.ce2(m, v, counts=(a, k), degree=2, alpha=1e-3, debias=False))
     if res is not None:
         assert np.all(k >= 2) and np.all((a >= 0) & (a <= k)) and np.all(a == np.round(a)) and np.all(k <= 2**53)
 
@@ -97,8 +97,8 @@ def test_row_shuffle_invariance(data, n, k, select):
     y = (np.random.default_rng(data.draw(st.integers(0, 99))).random((n, k)) < f[:, None]).astype(float)
     perm = np.random.default_rng(1).permutation(n)
     kw = dict(degree=[1, 3], alpha=[1e-3, 1e-1]) if select else dict(degree=3, alpha=1e-2)
-    a = socal.ce2(m, v, y, rng=5, **kw)
-    b = socal.ce2(m[perm], v[perm], y[perm], rng=5, **kw)
+    a = socal.ce2(m, v, y, rng=5, **kw, debias=False)
+    b = socal.ce2(m[perm], v[perm], y[perm], rng=5, **kw, debias=False)
     assert (a.degree, a.alpha) == (b.degree, b.alpha)
     assert abs(a.estimate - b.estimate) < 1e-9
 
@@ -109,8 +109,9 @@ def test_label_column_permutation_invariance(data, n, k):
     m, v = data.draw(scores(n))
     y = data.draw(hnp.arrays(np.float64, (n, k), elements=st.sampled_from([0.0, 1.0])))
     cols = np.random.default_rng(data.draw(st.integers(0, 99))).permutation(k)
-    a = socal.ce2(m, v, y, rng=2)
-    b = socal.ce2(m, v, y[:, cols], rng=2)  # the targets depend on the counts only: the same rows, same folds
+    a = socal.ce2(m, v, y, rng=2, debias=False)
+    # the targets depend on the counts only: the same rows, same folds
+    b = socal.ce2(m, v, y[:, cols], rng=2, debias=False)
     assert abs(a.estimate - b.estimate) < 1e-12 and a.degree == b.degree
 
 
@@ -121,8 +122,8 @@ def test_ce1_flip_symmetry(data, n, k, degree):
     m = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0.0, 1.0)))
     y = data.draw(hnp.arrays(np.float64, (n, k), elements=st.sampled_from([0.0, 1.0])))
     assume((degree + 1) <= n)
-    a = socal.ce1(m, y, degree=degree, alpha=1e-3)
-    b = socal.ce1(1.0 - m, 1.0 - y, degree=degree, alpha=1e-3)
+    a = socal.ce1(m, y, degree=degree, alpha=1e-3, debias=False)
+    b = socal.ce1(1.0 - m, 1.0 - y, degree=degree, alpha=1e-3, debias=False)
     assert abs(a.estimate - b.estimate) < 1e-9
 
 
@@ -156,3 +157,24 @@ def test_sufficient_stats_parameters(kw):
         assert re.search(r"'(max_degree|folds|holdout|ndim)'", str(exc)), str(exc)
         return
     assert 0 <= stt.max_degree <= 200 and stt.ndim in (1, 2) and stt.n == 0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(data=st.data(), n=st.integers(20, 200), k=st.integers(2, 4))
+def test_interval_and_bound_hold_the_estimate(data, n, k):
+    """ci and upper at, beyond and far beyond their edges: refused naming the argument, or an interval and a bound
+    that are finite, >= 0 and hold the (bias-corrected) estimate."""
+    m, v = data.draw(scores(n))
+    y = data.draw(hnp.arrays(np.float64, (n, k), elements=st.sampled_from([0.0, 1.0])))
+    level = data.draw(st.sampled_from([0.5, 0.9, 0.99, 1e-300, 1 - 1e-16, 0.0, 1.0, -0.1, 2.0, np.nan, np.inf]))
+    upper = data.draw(st.sampled_from([0.95, 0.5, 0.999, 1 - 1e-16, 0.0, 1.0, 7.0, np.nan, None]))
+    h = data.draw(st.sampled_from([None, 1 / 16, 1 / 64]))
+    res = _calls_ok(lambda: socal.ce2(m, v, y, h=h, ci=level, upper=upper, n_boot=20, rng=1))
+    if res is None:
+        return
+    assert 0.0 < level < 1.0 and (upper is None or 0.0 < upper < 1.0)
+    lo, hi = res.ci
+    assert math.isfinite(lo) and math.isfinite(hi) and 0.0 <= lo <= res.estimate <= hi
+    assert res.plugin == pytest.approx(res.mean_term + res.moment_term)
+    if upper is not None:
+        assert math.isfinite(res.upper.value) and res.estimate <= res.upper.value

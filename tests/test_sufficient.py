@@ -86,9 +86,9 @@ def test_stats_route_equals_in_memory(sample, degree, alpha):
     got = socal.calibration_functions(st, chunks=chunks, h=1 / 16, degree=degree, alpha=alpha, rng=4)
     assert (got.degree, got.alpha) == (ref.degree, ref.alpha)
     assert _rel(got.map.beta, ref.map.beta) < COEF_RTOL
-    r_ref = socal.ce2(m, v, y, h=1 / 16, degree=degree, alpha=alpha, rng=4)
-    r_got = socal.ce2(st, chunks=chunks, h=1 / 16, degree=degree, alpha=alpha, rng=4)
-    r_stream = socal.ce2(chunks=chunks, h=1 / 16, degree=degree, alpha=alpha, rng=4)
+    r_ref = socal.ce2(m, v, y, h=1 / 16, degree=degree, alpha=alpha, rng=4, debias=False)
+    r_got = socal.ce2(st, chunks=chunks, h=1 / 16, degree=degree, alpha=alpha, rng=4, debias=False)
+    r_stream = socal.ce2(chunks=chunks, h=1 / 16, degree=degree, alpha=alpha, rng=4, debias=False)
     assert abs(r_got.estimate - r_ref.estimate) < CE_ATOL
     assert abs(r_stream.estimate - r_ref.estimate) < CE_ATOL
     assert r_got.n == r_ref.n == len(m)
@@ -97,16 +97,16 @@ def test_stats_route_equals_in_memory(sample, degree, alpha):
 def test_ce1_from_1d_stats_and_from_2d_marginal(sample):
     m, v, y = sample
     chunks = [(m[i:i + 5000], v[i:i + 5000], y[i:i + 5000]) for i in range(0, len(m), 5000)]
-    ref = socal.ce1(m, y, degree=8, alpha=1e-4)
+    ref = socal.ce1(m, y, degree=8, alpha=1e-4, debias=False)
     st1 = SufficientStats(max_degree=8, ndim=1)
     for c in chunks:
         st1.update(c[0], None, c[2])
-    assert abs(socal.ce1(st1, chunks=chunks, degree=8, alpha=1e-4).estimate - ref.estimate) < CE_ATOL
+    assert abs(socal.ce1(st1, chunks=chunks, degree=8, alpha=1e-4, debias=False).estimate - ref.estimate) < CE_ATOL
     # the 2-D statistics carry the 1-D ones (T_0(w) = 1); with a fixed degree the folds do not matter
     st2 = SufficientStats(max_degree=8)
     for c in chunks:
         st2.update(*c)
-    assert abs(socal.ce1(st2, chunks=chunks, degree=8, alpha=1e-4).estimate - ref.estimate) < CE_ATOL
+    assert abs(socal.ce1(st2, chunks=chunks, degree=8, alpha=1e-4, debias=False).estimate - ref.estimate) < CE_ATOL
 
 
 def test_platt_fit_from_stats_and_partial_fit(sample):
@@ -158,9 +158,9 @@ def test_save_load_round_trip_and_schema(tmp_path, sample):
 def test_one_shot_iterator_is_refused(sample):
     m, v, y = sample
     with pytest.raises(TypeError, match="re-iterable"):
-        socal.ce2(chunks=iter([(m, v, y)]))
+        socal.ce2(chunks=iter([(m, v, y)]), debias=False)
     with pytest.raises(ValueError, match="second pass"):
-        socal.ce2(SufficientStats().update(m, v, y))
+        socal.ce2(SufficientStats().update(m, v, y), debias=False)
 
 
 def test_streaming_interval_is_a_working_interval(sample):
@@ -184,7 +184,7 @@ def _write_csv(path, m, v, y, *, bom=False, blank_cells=()):
 def test_csv_and_parquet_chunks_equal_in_memory(tmp_path, sample):
     m, v, y = sample
     ref = socal.calibration_functions(m, v, y, h=1 / 16, rng=0)
-    ref_ce = socal.ce2(m, v, y, h=1 / 16, rng=0).estimate
+    ref_ce = socal.ce2(m, v, y, h=1 / 16, rng=0, debias=False).estimate
     _write_csv(tmp_path / "d.csv", m, v, y, bom=True)
     readers = [CSVChunks(tmp_path / "d.csv", mean="mean", var="var", labels=["y1", "y2"], chunk_rows=2500)]
     pa = pytest.importorskip("pyarrow")
@@ -198,7 +198,7 @@ def test_csv_and_parquet_chunks_equal_in_memory(tmp_path, sample):
     for rd in readers:
         got = socal.calibration_functions(chunks=rd, h=1 / 16, rng=0)
         assert got.degree == ref.degree and _rel(got.map.beta, ref.map.beta) < COEF_RTOL
-        assert abs(socal.ce2(chunks=rd, h=1 / 16, rng=0).estimate - ref_ce) < CE_ATOL
+        assert abs(socal.ce2(chunks=rd, h=1 / 16, rng=0, debias=False).estimate - ref_ce) < CE_ATOL
 
 
 def test_csv_errors_name_file_line_and_column(tmp_path, sample):
@@ -214,7 +214,7 @@ def test_csv_errors_name_file_line_and_column(tmp_path, sample):
     for name, body in cases.items():
         p.write_text(body + "\n")
         with pytest.raises(ValueError, match=r"bad\.csv, line \d+"):
-            socal.ce2(chunks=CSVChunks(p, mean="mean", var="var", labels=["y1", "y2"]))
+            socal.ce2(chunks=CSVChunks(p, mean="mean", var="var", labels=["y1", "y2"]), debias=False)
     p.write_text("mean,var,y1,y1\n0.5,0.1,0,1\n")
     with pytest.raises(ValueError, match="more than once"):
         CSVChunks(p, mean="mean", var="var", labels=["y1"])
@@ -238,10 +238,10 @@ def test_empty_label_cells_are_missing_votes(tmp_path, sample):
             fh.write(f"{float(m[i])!r},{float(v[i])!r},{int(y3[i, 0])},{int(y3[i, 1])},{c}\n")
     pos = y3.sum(1) - np.array([y3[i, 2] if i in blank else 0 for i in range(n)])
     trials = np.where(np.isin(np.arange(n), list(blank)), 2.0, 3.0)
-    ref = socal.ce2(m[:n], v[:n], counts=(pos, trials), degree=6, alpha=1e-3)
+    ref = socal.ce2(m[:n], v[:n], counts=(pos, trials), degree=6, alpha=1e-3, debias=False)
     with pytest.warns(MissingVotesWarning, match=f"{len(blank)} empty label cell"):
         got = socal.ce2(chunks=CSVChunks(p, mean="mean", var="var", labels=["a", "b", "c"], chunk_rows=1000),
-                        degree=6, alpha=1e-3)
+                        degree=6, alpha=1e-3, debias=False)
     assert abs(got.estimate - ref.estimate) < CE_ATOL
 
 
@@ -264,31 +264,32 @@ def test_dask_arrays_and_dataframe_equal_in_memory(dask_client, sample):
     import pandas as pd
 
     m, v, y = sample
-    ref = socal.ce2(m, v, y, h=1 / 16, rng=0)
+    ref = socal.ce2(m, v, y, h=1 / 16, rng=0, debias=False)
     ref_map = socal.calibration_functions(m, v, y, h=1 / 16, rng=0)
     dm, dv = da.from_array(m, chunks=2500), da.from_array(v, chunks=4000)  # misaligned: rechunked to mean's
     dy = da.from_array(y, chunks=(3000, 1))
-    got = socal.ce2(dm, dv, dy, h=1 / 16, rng=0)
+    got = socal.ce2(dm, dv, dy, h=1 / 16, rng=0, debias=False)
     assert abs(got.estimate - ref.estimate) < CE_ATOL and got.degree == ref.degree
     got_map = socal.calibration_functions(dm, dv, dy, h=1 / 16, rng=0)
     assert _rel(got_map.map.beta, ref_map.map.beta) < COEF_RTOL
     df = dd.from_pandas(pd.DataFrame({"m": m, "v": v, "y1": y[:, 0], "y2": y[:, 1]}), npartitions=5)
-    got_df = socal.ce2(df["m"], df["v"], df[["y1", "y2"]], h=1 / 16, rng=0)
+    got_df = socal.ce2(df["m"], df["v"], df[["y1", "y2"]], h=1 / 16, rng=0, debias=False)
     assert abs(got_df.estimate - ref.estimate) < CE_ATOL
-    got_counts = socal.ce2(df["m"], df["v"], counts=(df["y1"] + df["y2"], df["y1"] * 0 + 2), h=1 / 16, rng=0)
+    got_counts = socal.ce2(df["m"], df["v"], counts=(df["y1"] + df["y2"], df["y1"] * 0 + 2), h=1 / 16, rng=0,
+                           debias=False)
     assert abs(got_counts.estimate - ref.estimate) < CE_ATOL
-    r1 = socal.ce1(dm, dy, rng=0)
-    assert abs(r1.estimate - socal.ce1(m, y, rng=0).estimate) < CE_ATOL
+    r1 = socal.ce1(dm, dy, rng=0, debias=False)
+    assert abs(r1.estimate - socal.ce1(m, y, rng=0, debias=False).estimate) < CE_ATOL
     bad = da.from_array(np.r_[m[:-1], 1.5], chunks=2500)
     with pytest.raises(ValueError, match="'mean' parameter of ce2 \\(partition 4\\)"):
-        socal.ce2(bad, dv, dy)
+        socal.ce2(bad, dv, dy, debias=False)
 
 
 def _replicate(seed_seq):
     rng = np.random.default_rng(seed_seq)
     pop = socal.synthetic.toy_population()
     m, v, y = pop.sample(800, h=1 / 16, rng=rng)
-    return socal.ce2(m, v, y, degree=4, alpha=1e-3, rng=rng).estimate
+    return socal.ce2(m, v, y, degree=4, alpha=1e-3, rng=rng, debias=False).estimate
 
 
 def test_replicate_runner_loky_and_dask_identical(dask_client):

@@ -115,7 +115,7 @@ def run_seed(setup, seed, sizes=SIZES, hs=HS, estimators=ESTIMATORS):
                     n_tr = n - -(-n // 5)
                     degs, _ = _resolve_degrees("poly-cv", None, h, n, n_tr, _cap(h), 2, use_h_floor=False)
                     value = ce2(va[0], va[1], counts=(va[2], np.full(n, 2.0)), h=h, degree=list(degs),
-                                rng=seed).estimate
+                                debias=False, rng=seed).estimate  # the paper's plug-in (Eq. (cehat))
                 elif est == "poly-val":
                     value = _poly_val(tr, hy, va, h)
                 else:

@@ -1,0 +1,92 @@
+"""The headline estimate, its interval and its upper bound on the validation zoo (issue 10).
+
+Each cell draws R samples of a zoo member with exact CE2^pert / CE1^pert and counts how often the interval and the
+bound hold the truth.  A cell passes when the count is not too small for a true coverage of level - 0.02: the
+acceptance threshold is the binomial quantile with false-alarm rate ALPHA per cell (a correct interval fails a cell
+with probability <= ALPHA).  The default suite runs two cells at n = 1000 with R = 40; the slow marker runs the
+tuning and held-out members at both h and n in {1000, 5000} with R = 200 (README "Trustworthy numbers" has the
+whole grid, from benchmarks/coverage.py, with n = 50,000 too).
+"""
+
+import zlib
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import socal
+
+ALPHA = 1e-3
+LEVEL, UPPER = 0.9, 0.95
+
+
+def threshold(reps, level, alpha=ALPHA):
+    """Least count of covering replicates accepted: P(Binomial(reps, level - 0.02) < threshold) <= alpha."""
+    p = level - 0.02
+    c = int(stats.binom.ppf(alpha, reps, p))
+    while stats.binom.cdf(c - 1, reps, p) > alpha:  # ppf gives cdf(c) >= alpha; we need cdf(c - 1) <= alpha
+        c -= 1
+    return c
+
+
+def _cell(kind, name, h, n, reps):
+    pop = socal.synthetic.validation_zoo()[name].population
+    truth = float((pop.ce2(h) if kind == "ce2" else pop.ce1(h)).value)
+    rows = []
+    for rep in range(reps):
+        m, v, y = pop.sample(n, h=h, rng=np.random.default_rng([zlib.crc32(name.encode()), round(1 / h), n, rep]))
+        if kind == "ce2":
+            r = socal.ce2(m, v, y, h=h, ci=LEVEL, upper=UPPER, n_boot=100, rng=rep)
+        else:
+            r = socal.ce1(m, y, h=h, ci=LEVEL, upper=UPPER, n_boot=100, rng=rep)
+        rows.append((r.estimate, r.ci.low, r.ci.high, r.upper.value))
+    est, lo, hi, up = np.array(rows).T
+    return truth, est, lo, hi, up
+
+
+def _check(kind, name, h, n, reps):
+    truth, est, lo, hi, up = _cell(kind, name, h, n, reps)
+    assert np.all((lo <= est) & (est <= hi) & (est <= up)), "the interval and the bound must hold the estimate"
+    covered, covered_up = int(np.sum((lo <= truth) & (truth <= hi))), int(np.sum(truth <= up))
+    assert covered >= threshold(reps, LEVEL), (kind, name, h, n, covered, reps)
+    assert covered_up >= threshold(reps, UPPER), (kind, name, h, n, covered_up, reps)
+
+
+def test_threshold_is_a_binomial_quantile_and_rejects_undercoverage():
+    c = threshold(40, 0.9)
+    assert stats.binom.cdf(c - 1, 40, 0.88) <= ALPHA < stats.binom.cdf(c, 40, 0.88)
+    # the power of a 40-replicate cell: an interval that covers 60% of the time fails it with probability > 0.8
+    # (70%: 0.42), one at the edge (88%) with probability <= ALPHA
+    assert stats.binom.cdf(c - 1, 40, 0.60) > 0.8
+    rng = np.random.default_rng(0)
+    assert np.mean(rng.binomial(40, 0.60, size=2000) < c) > 0.8
+    assert np.mean(rng.binomial(40, 0.88, size=2000) < c) < 0.01
+
+
+def test_check_fails_an_interval_that_misses_the_truth(monkeypatch):
+    """Negative control of the harness itself: shift every interval away from the truth and it must fail."""
+    real = _cell
+
+    def shifted(*args):
+        truth, est, lo, hi, up = real(*args)
+        d = hi - lo + 0.05
+        return truth, est + d, lo + d, hi + d, up + d
+
+    monkeypatch.setitem(globals(), "_cell", shifted)
+    with pytest.raises(AssertionError):
+        _check("ce2", "toy", 1 / 16, 1000, 10)
+
+
+@pytest.mark.parametrize("kind, name, h", [("ce2", "calibrated-many", 1 / 64),
+                                           ("ce1", "underconfident", 1 / 16)])
+def test_interval_and_upper_bound_cover_reduced(kind, name, h):
+    _check(kind, name, h, 1000, 40)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [1000, 5000])
+@pytest.mark.parametrize("h", [1 / 16, 1 / 64])
+@pytest.mark.parametrize("kind", ["ce2", "ce1"])
+@pytest.mark.parametrize("name", list(socal.synthetic.validation_zoo()))
+def test_interval_and_upper_bound_cover_full(name, kind, h, n):
+    _check(kind, name, h, n, 200)
