@@ -58,7 +58,9 @@ def _resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=
             # socal.synthetic.calibrated_population -0.017, -0.017, -0.006; with the floor +0.007, +0.007, +0.008.
             # On the smooth scores of Experiment 1's ensemble the floor costs instead (h = 1/64: n = 2e4, +0.02
             # against +-0.003; n = 5e4, +0.01 against +-0.002), so it applies only with >= 50 training rows per
-            # coefficient.  Neither rule is right for every population: pass ``degree`` to choose yourself.
+            # coefficient.  Neither rule is right for every population: pass ``degree`` to choose yourself.  (The
+            # floor serves the plug-in alone and the function fits; the bias-corrected CE estimate passes
+            # use_h_floor=False and compares CV's degree with this one instead: _choose_resolution.)
             floor_h = resolution_degree(h)
             if 50 * size(floor_h) <= n_train:
                 floor = min(max(floor, floor_h), lmax)
@@ -385,8 +387,10 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
     chunks : re-iterable source of chunks, optional
         Data larger than memory: a list of chunks, a callable returning an iterator of chunks, or a reader of
         :mod:`socal.io` (CSV, Parquet).  A chunk is a mapping with 'mean', 'var' and 'labels' or 'counts', or a
-        tuple (mean, var, labels).  The data are read once for the statistics, once for the CE average, and twice
-        more for ``ci``/``debias``; the answer equals the in-memory one (coefficients to 1e-10 relative).
+        tuple (mean, var, labels).  The data are read once for the statistics, once for the CE average and twice
+        for the bootstrap (``debias=True``), and three times more when the degree rule compares two degrees.  The
+        fit and the plug-in equal the in-memory ones (coefficients to 1e-10 relative); the bootstrap draws per
+        chunk, so another chunking gives a statistically equivalent correction and interval.
     h : float, optional
         The perturbation bandwidth.  With it the degree is capped by the paper's rule l = ceil(2 log n / log theta(h)).
     degree : None, 'paper', int or list of ints
