@@ -314,7 +314,7 @@ def _choose_resolution(cands):
 _ESTIMATOR_NOTES = """
     The headline is bias-corrected.  The plug-in (Eq. (cehat); ``plugin`` of the result, and the estimate itself
     with ``debias=False``) is biased upwards where the truth is small: noise in eta-hat can only add to
-    |eta-hat - score| on average (on the validation zoo at n = 5,000, h = 1/64: +0.024 to +0.035 on the members
+    |eta-hat - score| on average (on the validation zoo at n = 5,000, h = 1/64: +0.032 to +0.041 on the members
     with CE2^pert < 0.03).  A parametric bootstrap prices that noise.  Labels are redrawn ``n_boot`` times from the
     fitted, projected calibration functions (Binomial(k, f*), f* with the fitted moments; for k = 2 the law of the
     counts depends on those moments alone and is drawn exactly, other k take f* ~ Beta), the polynomial is refitted

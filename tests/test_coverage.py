@@ -29,23 +29,23 @@ def threshold(reps, level, alpha=ALPHA):
     return c
 
 
-def _cell(kind, name, h, n, reps):
+def _cell(kind, name, h, n, reps, n_boot=100):
     pop = socal.synthetic.validation_zoo()[name].population
     truth = float((pop.ce2(h) if kind == "ce2" else pop.ce1(h)).value)
     rows = []
     for rep in range(reps):
         m, v, y = pop.sample(n, h=h, rng=np.random.default_rng([zlib.crc32(name.encode()), round(1 / h), n, rep]))
         if kind == "ce2":
-            r = socal.ce2(m, v, y, h=h, ci=LEVEL, upper=UPPER, n_boot=100, rng=rep)
+            r = socal.ce2(m, v, y, h=h, ci=LEVEL, upper=UPPER, n_boot=n_boot, rng=rep)
         else:
-            r = socal.ce1(m, y, h=h, ci=LEVEL, upper=UPPER, n_boot=100, rng=rep)
+            r = socal.ce1(m, y, h=h, ci=LEVEL, upper=UPPER, n_boot=n_boot, rng=rep)
         rows.append((r.estimate, r.ci.low, r.ci.high, r.upper.value))
     est, lo, hi, up = np.array(rows).T
     return truth, est, lo, hi, up
 
 
-def _check(kind, name, h, n, reps):
-    truth, est, lo, hi, up = _cell(kind, name, h, n, reps)
+def _check(kind, name, h, n, reps, n_boot=100):
+    truth, est, lo, hi, up = _cell(kind, name, h, n, reps, n_boot)
     assert np.all((lo <= est) & (est <= hi) & (est <= up)), "the interval and the bound must hold the estimate"
     covered, covered_up = int(np.sum((lo <= truth) & (truth <= hi))), int(np.sum(truth <= up))
     assert covered >= threshold(reps, LEVEL), (kind, name, h, n, covered, reps)
@@ -89,4 +89,5 @@ def test_interval_and_upper_bound_cover_reduced(kind, name, h):
 @pytest.mark.parametrize("kind", ["ce2", "ce1"])
 @pytest.mark.parametrize("name", list(socal.synthetic.validation_zoo()))
 def test_interval_and_upper_bound_cover_full(name, kind, h, n):
-    _check(kind, name, h, n, 200)
+    """The README's grid at n <= 5,000, cell by cell (the same seeds and n_boot as benchmarks/coverage.py)."""
+    _check(kind, name, h, n, 200, n_boot=200)
