@@ -60,7 +60,7 @@ def _resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=
             # against +-0.003; n = 5e4, +0.01 against +-0.002), so it applies only with >= 50 training rows per
             # coefficient.  Neither rule is right for every population: pass ``degree`` to choose yourself.  (The
             # floor serves the plug-in alone and the function fits; the bias-corrected CE estimate passes
-            # use_h_floor=False and compares CV's degree with this one instead: _choose_resolution.)
+            # use_h_floor=False and compares finer degrees of the schedule with CV's instead: _choose_degree.)
             floor_h = resolution_degree(h)
             if 50 * size(floor_h) <= n_train:
                 floor = min(max(floor, floor_h), lmax)
@@ -238,9 +238,7 @@ def _estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha
     fit, stats = _fit_from(source, stats, st, ndim, kind, show, use_h_floor=not debias)
     fits = [fit]
     if debias:
-        fine = _resolution_fit(stats, fit, st, kind)
-        if fine is not None:
-            fits.append(fine)
+        fits += _finer_fits(stats, fit, st, kind)
     # one seed, so the candidates' bootstraps are coupled; none drawn without them (a caller's generator stays put)
     seed = int(st.rng.integers(0, 2**63 - 1, dtype=np.int64)) if debias else None
     cands = []
@@ -250,15 +248,17 @@ def _estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha
         boot = (bootstrap(source, f, plugin, n_boot=st.n_boot, seed=seed, level=st.ci, upper=st.upper, show=show)
                 if debias else None)
         cands.append(_Candidate(f, dev, plugin, boot))
-    chosen, rule = _choose_resolution(cands)
+    k, rule = _choose_degree(cands)
+    chosen, kept = cands[k], cands
     boot, interval, bound = chosen.boot, None, None
     if boot is not None:
-        # with two candidates the interval and bound cover either one's: the choice between them is data-driven
+        # the interval and bound cover every candidate's: the choice between them is data-driven (a switch to a
+        # finer degree is likelier where noise lifted the finer estimate), and a finer degree has less smoothing bias
         if boot.ci is not None:
-            interval = ConfidenceInterval(min(c.boot.ci.low for c in cands), max(c.boot.ci.high for c in cands),
+            interval = ConfidenceInterval(min(c.boot.ci.low for c in kept), max(c.boot.ci.high for c in kept),
                                           boot.ci.level)
         if boot.upper is not None:
-            bound = UpperBound(max(c.boot.upper.value for c in cands), boot.upper.level)
+            bound = UpperBound(max(c.boot.upper.value for c in kept), boot.upper.level)
     fit, dev = chosen.fit, chosen.dev
     return CalibrationError(estimate=boot.debiased if debias else chosen.plugin, mean_term=dev.mean_term,
                             moment_term=dev.moment_term, degree=fit.cmap.degree, alpha=fit.cmap.alpha, n=dev.n,
@@ -278,37 +278,55 @@ class _Candidate:
     boot: Any  # intervals.BootstrapResult or None
 
 
-def _resolution_fit(stats, fit, st, func):
-    """The fit at the resolution degree ceil(1/(pi h)), when cross-validation chose a smaller degree and it fits."""
-    if st.degree is not None or st.h is None or fit.selection.method == "fixed" or not fit.selection.degrees:
-        return None
-    fine = resolution_degree(st.h)
-    if not fit.cmap.degree < fine <= max(fit.selection.degrees):
-        return None
+# a finer degree is a candidate only with this many training rows per coefficient: below it the bootstrap's bias
+# correction, of order (coefficients / rows), is itself too uncertain to be worth the smoothing bias it removes
+_MIN_ROWS_PER_COEF = 50
+_LEPSKI_Z = 2.0
+
+
+def _finer_fits(stats, fit, st, func):
+    """Fits at finer degrees than the cross-validated one (the ridge cross-validated at each), smallest first: the
+    schedule's degrees with at least _MIN_ROWS_PER_COEF training rows per coefficient, and, when ``h`` is given, the
+    resolution degree ceil(1/(pi h)) if the schedule reaches it (unless a schedule degree within 10% above it is
+    already there)."""
+    if st.degree is not None or fit.selection.method not in ("cv", "holdout") or not fit.selection.degrees:
+        return []
+    lc, top = fit.cmap.degree, max(fit.selection.degrees)
+    n_train = _n_train(stats.n, stats.folds, stats.holdout)
+    finer = {d for d in fit.selection.degrees if d > lc and _MIN_ROWS_PER_COEF * (d + 1) ** stats.ndim <= n_train}
+    if st.h is not None:
+        res = resolution_degree(st.h)
+        if lc < res <= top and not any(res <= d <= 1.1 * res for d in finer):
+            finer.add(res)
     alphas, sel_a = _resolve_alphas(func, st.alpha)
-    return select_and_fit(stats, degrees=(fine,), alphas=alphas, select=sel_a, search=st.search)
+    return [select_and_fit(stats, degrees=(d,), alphas=alphas, select=sel_a, search=st.search) for d in sorted(finer)]
 
 
-_RESOLUTION_Z = 2.0
+def _choose_degree(cands):
+    """Lepski's rule over the candidates (the cross-validated fit first, then finer degrees): the smallest degree
+    whose bias-corrected estimate is within _LEPSKI_Z standard errors of every finer one's.  The bootstraps share
+    their draws, so the spread of the difference of two candidates' bootstrap deviations is the standard error of
+    the difference of their estimates.  A coarser fit is kept unless the data show that it smoothed away some of
+    the error.
 
-
-def _choose_resolution(cands):
-    """Between the cross-validated fit and the one at the resolution degree: the resolution fit when the two
-    bias-corrected estimates differ by more than _RESOLUTION_Z standard errors of their difference (a two-candidate
-    Lepski rule: the smoother fit is kept unless the data show that it smoothed away some of the error).
-
-    Returns (the chosen candidate, what was decided and why)."""
+    Returns (the chosen candidate's index, what was decided and why)."""
+    lc = cands[0].fit.cmap.degree
     if len(cands) == 1:
-        return cands[0], "cv"
-    cv, fine = cands
-    diff = fine.boot.debiased - cv.boot.debiased
-    se = float(np.std(fine.boot.deltas - cv.boot.deltas))  # coupled bootstraps: the difference's own spread
-    lf, lc = fine.fit.cmap.degree, cv.fit.cmap.degree
-    if abs(diff) > _RESOLUTION_Z * se:
-        return fine, (f"resolution degree {lf}: its estimate differs from degree {lc}'s by {diff:+.4g}, more than "
-                      f"{_RESOLUTION_Z:g} standard errors of {se:.2g}")
-    return cv, (f"cv: degree {lc}; the resolution degree {lf} differs by {diff:+.4g}, within {_RESOLUTION_Z:g} "
-                f"standard errors of {se:.2g}")
+        return 0, "cv"
+    for k, c in enumerate(cands):
+        for f in cands[k + 1:]:
+            diff = f.boot.debiased - c.boot.debiased
+            se = float(np.std(f.boot.deltas - c.boot.deltas))
+            if abs(diff) > _LEPSKI_Z * se:
+                break
+        else:
+            lk = c.fit.cmap.degree
+            finer = ", ".join(str(f.fit.cmap.degree) for f in cands[1:])
+            if k == 0:
+                return 0, (f"cv: degree {lc}; the finer degrees {finer} agree within {_LEPSKI_Z:g} standard errors")
+            return k, (f"lepski: degree {lk}; cv's degree {lc} and the others below {lk} differ from a finer degree "
+                       f"by more than {_LEPSKI_Z:g} standard errors (finer degrees tried: {finer})")
+    raise AssertionError("the finest candidate always agrees with itself")  # pragma: no cover
 
 
 _ESTIMATOR_NOTES = """
