@@ -4,7 +4,8 @@ For every member of :func:`socal.synthetic.validation_zoo` x h x n: R replicates
 ``socal.ce2`` / ``socal.ce1`` with ``ci=level`` and ``upper=upper``).  Against the member's exact CE2^pert and
 CE1^pert it prints the plug-in's (Eq. (cehat)) and the headline (bias-corrected) estimate's mean error and RMSE, the
 interval's coverage and mean width (also in units of the headline's RMSE), the upper bound's coverage, how often the
-interval contains the headline estimate, how often Lepski's rule chose a degree finer than cross-validation's (fine), and seconds per call.
+interval contains the headline estimate, how often Lepski's rule chose a degree finer than cross-validation's
+('fine'), and seconds per call.
 Held-out members are printed after the tuning ones, under their own heading; a summary closes each table.
 Replicates run through joblib (``--jobs``); every replicate carries its own seed, so the numbers do not depend on
 the number of jobs.

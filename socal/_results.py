@@ -36,7 +36,7 @@ class SelectionReport:
 
     ``cv_error[i, j]`` is the held-out mean squared error (both responses summed) at ``degrees[i]``, ``alphas[j]``;
     NaN where a combination was not tried.  ``method`` is 'cv', 'holdout' or 'fixed'.  ``rule`` says how the CE
-    estimators chose between the cross-validated degree and the resolution degree (see :func:`socal.ce2`, Notes).
+    estimators chose between the cross-validated degree and finer ones (Lepski's rule; :func:`socal.ce2`, Notes).
     """
 
     method: str
