@@ -249,16 +249,16 @@ def _estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha
                 if debias else None)
         cands.append(_Candidate(f, dev, plugin, boot))
     k, rule = _choose_degree(cands)
-    chosen, kept = cands[k], cands
+    chosen = cands[k]
     boot, interval, bound = chosen.boot, None, None
     if boot is not None:
         # the interval and bound cover every candidate's: the choice between them is data-driven (a switch to a
         # finer degree is likelier where noise lifted the finer estimate), and a finer degree has less smoothing bias
         if boot.ci is not None:
-            interval = ConfidenceInterval(min(c.boot.ci.low for c in kept), max(c.boot.ci.high for c in kept),
+            interval = ConfidenceInterval(min(c.boot.ci.low for c in cands), max(c.boot.ci.high for c in cands),
                                           boot.ci.level)
         if boot.upper is not None:
-            bound = UpperBound(max(c.boot.upper.value for c in kept), boot.upper.level)
+            bound = UpperBound(max(c.boot.upper.value for c in cands), boot.upper.level)
     fit, dev = chosen.fit, chosen.dev
     return CalibrationError(estimate=boot.debiased if debias else chosen.plugin, mean_term=dev.mean_term,
                             moment_term=dev.moment_term, degree=fit.cmap.degree, alpha=fit.cmap.alpha, n=dev.n,
@@ -349,29 +349,29 @@ _ESTIMATOR_NOTES = """
 
     Degree.  Cross-validated squared error picks the degree that best predicts labels.  The CE functional can need
     more: structure of width ~h in the score costs little squared error and is exactly the error (a calibrated
-    predictor with 6 score atoms at h = 1/64: CV picks degree 5 and the estimate is 0.019 low at n = 50,000; CE1
-    of the underconfident member of the zoo at h = 1/64: CV picks ~5, the estimate ran 0.0045 low at n = 50,000
-    and its interval covered the truth in 30% of replicates).  So the estimate is also computed at finer degrees,
-    each with its ridge cross-validated: the degrees of the schedule above CV's with at least 50 training rows per
-    coefficient (below that the bias correction, of order coefficients / rows, is itself too uncertain: with 10
-    rows the rule chased noise on a nearly calibrated member at n = 1,000), and, when ``h`` is given, the
+    predictor with 6 score atoms at h = 1/64: CV picks degree 5 and the estimate is 0.019 low at n = 50,000; CE1 of
+    the underconfident member of the zoo at h = 1/64: CV picks ~5, the estimate ran 0.0045 low at n = 50,000 and its
+    interval covered the truth in 30% of replicates).  So the estimate is also computed at finer degrees, each with
+    its ridge cross-validated: the degrees of the schedule above CV's with at least 50 training rows per coefficient
+    (below that the bias correction, of order coefficients / rows, is itself too uncertain: with 10 rows the rule
+    chased noise on the zoo's calibrated-many member, CE1^pert 0.0014, at n = 1,000), and, when ``h`` is given, the
     resolution degree ceil(1/(pi h)) below which a polynomial cannot follow structure of width h.  Lepski's rule
-    chooses among them: the smallest degree whose bias-corrected estimate is within 2 standard errors of every
-    finer one's.  The bootstraps of all candidates share their draws, so the spread of the difference of two
-    candidates' bootstrap deviations is the standard error of the difference of their estimates.  A smoother fit
-    is kept unless the data show that it smoothed away some of the error; the result's ``selection.rule`` says
-    which degree was used and why.  With ``debias=False`` (the plug-in alone) the degree is chosen as before this
-    rule: CV over the schedule, floored at ceil(1/(pi h)) when there are >= 50 training rows per coefficient.  That
-    keeps the audit's Monte Carlo claims and the experiments' tables as they were; with CV alone, ``rate-table``'s
-    polynomial slope on the toy population at h = 1/16 fell from -0.77 to -0.68, behind the kernel baseline's -0.70.
+    chooses among them: the smallest degree whose bias-corrected estimate is within 2 standard errors of every finer
+    one's.  The bootstraps of all candidates share their draws, so the spread of the difference of two candidates'
+    bootstrap deviations is the standard error of the difference of their estimates.  A smoother fit is kept unless
+    the data show that it smoothed away some of the error; the result's ``selection.rule`` says which degree was
+    used and why.  With ``debias=False`` (the plug-in alone) the degree is chosen as before this rule: CV over the
+    schedule, floored at ceil(1/(pi h)) when there are >= 50 training rows per coefficient.  That keeps the audit's
+    Monte Carlo claims and the experiments' tables as they were; with CV alone, ``rate-table``'s polynomial slope on
+    the toy population at h = 1/16 fell from -0.77 to -0.68, behind the kernel baseline's -0.70.
 
     ``ci=level`` and ``upper=level`` come from the same bootstrap.  The interval takes the plug-in's bootstrap
     fluctuation around both corrected values (from the larger correction's lower end to the smaller's upper end),
     widened on each side by one bootstrap standard deviation plus half the distance between the two corrections, for
     the smoothing bias that neither world sees.  With finer candidates it is the union of every candidate's interval,
     so it accounts for the choice between them (a switch to a finer degree is likelier in replicates where noise
-    lifted the finer estimate; the union over the chosen and finer degrees alone covered a nearly calibrated member
-    in 87% of 200 replicates, the union over all in 94%).  The upper bound is the same construction, one-sided.  Both
+    lifted the finer estimate; on that calibrated-many member the union over the chosen and finer degrees alone
+    covered 87% of 200 replicates, the union over all 94%).  The upper bound is the same construction, one-sided.  Both
     always contain the estimate.  They cover label noise (with the refit), the sampling of scores in the final
     average (Poisson(1) weights per item, the mergeable form of resampling items), the bias correction's uncertainty
     and the degree choice.  They do not model how the fitted polynomial moves with a fresh draw of scores; the
