@@ -49,6 +49,38 @@ def test_mixed_precision_fold_solves_equal_float64(alpha, monkeypatch):
     assert mixed == pytest.approx(double, rel=1e-9)
 
 
+def test_shared_preconditioner_solves_every_fold_and_equals_float64(monkeypatch):
+    """At a large degree the fold systems are solved together by CG against one factor of the full-data system:
+    no fold is factorised on its own where CG converges, and the CV error is float64 Cholesky's."""
+    st = _stats("toy", 40000, 1 / 16, 32)
+    own = []
+    real = _FoldErrors._fold_sse
+    monkeypatch.setattr(_FoldErrors, "_fold_sse", lambda self, *a: own.append(a) or real(self, *a))
+    errors = _FoldErrors(st, list(st.splits))
+    shared = [errors.mean_sse(32, a) for a in (1.0, 0.1)]
+    assert own == [] and errors._shared_failed == -np.inf
+    monkeypatch.setattr(_fit, "_MIXED_MIN_SIZE", 10**9)
+    double = [_FoldErrors(st, list(st.splits)).mean_sse(32, a) for a in (1.0, 0.1)]
+    np.testing.assert_allclose(shared, double, rtol=1e-10)
+
+
+def test_shared_preconditioner_gives_up_and_folds_are_solved_on_their_own(monkeypatch):
+    """Negative control: with one CG step allowed the shared solve cannot converge; every fold is then solved on its
+    own (same CV error), and smaller ridge values at that degree do not try the shared factor again."""
+    st = _stats("toy", 40000, 1 / 16, 32)
+    exact = _FoldErrors(st, list(st.splits)).mean_sse(32, 0.1)
+    monkeypatch.setattr(_fit, "_SHARED_STEPS", 1)
+    tries = []
+    real = _FoldErrors._shared_sse
+    monkeypatch.setattr(_FoldErrors, "_shared_sse", lambda self, *a: tries.append(a) or real(self, *a))
+    errors = _FoldErrors(st, list(st.splits))
+    assert errors.mean_sse(32, 0.1) == pytest.approx(exact, rel=1e-10) and errors._shared_failed == 0.1
+    errors.mean_sse(32, 0.01)
+    assert tries == [(32, 0.1)]
+    errors.mean_sse(32, 1.0)  # a larger ridge may converge: it tries
+    assert tries == [(32, 0.1), (32, 1.0)]
+
+
 def test_mixed_precision_falls_back_when_float32_cannot_factorise(monkeypatch):
     st = _stats("calibrated", 3000, 1 / 16, 32)
     exact = _FoldErrors(st, list(st.splits)).mean_sse(32, 1e-4)
