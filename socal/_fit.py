@@ -252,10 +252,12 @@ class _FoldErrors:
 
     Fold f trains on the moments M_tot - M_f and validates on M_f: its held-out SSE is
     sum z^2 - 2 beta.b_f + beta' G_f beta (unclipped), so no pass over the data.  Systems of >= _MIXED_MIN_SIZE
-    features are factorised in float32 (half the time of float64 at d = 7,921) and refined to float64 accuracy by
-    conjugate gradients with that factor as preconditioner and the exact Gram applied by FFT from the moments
-    (:class:`socal.chebyshev.MomentOperator`); a system the float32 factor cannot resolve is redone in float64.
-    Either way the fold solution has relative residual <= _REFINE_TOL.  A fold's assembled system is kept while the
+    features (2-D) are first solved all folds together, by conjugate gradients against one float32 factor of the
+    full-data system (:meth:`_shared_sse`).  A fold that does not converge there is factorised on its own in
+    float32 (half the time of float64 at d = 7,921) and refined to float64 accuracy by conjugate gradients with that
+    factor as preconditioner; either way the exact Gram is applied by FFT from the moments
+    (:class:`socal.chebyshev.MomentOperator`), and a system the float32 factor cannot resolve is redone in float64.
+    Every fold solution has relative residual <= _REFINE_TOL.  A fold's assembled system is kept while the
     search stays at its degree (the ridge walk revisits it), within _CACHE_BYTES.
     """
 
@@ -412,7 +414,8 @@ def _search_greedy(errors, degrees, alphas):
       the walk starts at j0 + 1, goes up while the error falls and, if it never moved, checks j0 and stops there:
       the best alpha never fell from one degree to the next at these sizes (on 48 exhaustive grids at l = 44, from
       degree 22 to 44 it stayed 13 times, rose one step 33 times, two steps twice), so the top degree costs three
-      alphas x folds factorisations, two at the grid's edge.
+      alphas (two at the grid's edge): one float32 factorisation of the full-data system each, with the folds
+      solved against it (:meth:`_FoldErrors._shared_sse`), or one per fold where that does not converge.
     * The search stops at the first degree whose best error is not below the best so far: CV error against degree
       was U-shaped on every population measured, and the top degree, which costs nearly all the factorisations, is
       then never factorised.

@@ -346,7 +346,7 @@ def ridge_factor(G, alpha, *, warn=True, work=None):
         A *= inv[:, None]
         A[np.diag_indices(d)] += lam * inv**2
         A[0, 0] -= lam * inv[0] ** 2  # the constant T_0 T_0 is not penalised (exact under label flip y -> 1 - y)
-        anorm = np.linalg.norm(A, 1) if warn else np.nan
+        anorm = lapack.dlange("1", A) if warn else np.nan  # in place: a |A| temporary costs page faults at large d
         chol, info = lapack.dpotrf(A, lower=1, clean=0, overwrite_a=1)
         if info == 0:
             rcond = lapack.dpocon(chol, anorm, uplo="L")[0] if warn else np.nan  # not needed inside CV loops
