@@ -413,7 +413,7 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         Data larger than memory: a list of chunks, a callable returning an iterator of chunks, or a reader of
         :mod:`socal.io` (CSV, Parquet).  A chunk is a mapping with 'mean', 'var' and 'labels' or 'counts', or a
         tuple (mean, var, labels).  The data are read once for the statistics, once for the CE average and twice
-        for the bootstrap (``debias=True``), and three times more when the degree rule compares two degrees.  The
+        for the bootstrap (``debias=True``), and three times more for each finer degree Lepski's rule compares.  The
         fit and the plug-in equal the in-memory ones (coefficients to 1e-10 relative); the bootstrap draws per
         chunk, so another chunking gives a statistically equivalent correction and interval.
     h : float, optional

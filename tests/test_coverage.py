@@ -3,9 +3,9 @@
 Each cell draws R samples of a zoo member with exact CE2^pert / CE1^pert and counts how often the interval and the
 bound hold the truth.  A cell passes when the count is not too small for a true coverage of level - 0.02: the
 acceptance threshold is the binomial quantile with false-alarm rate ALPHA per cell (a correct interval fails a cell
-with probability <= ALPHA).  The default suite runs three cells (two at n = 1000, one at 5000) with R = 40; the slow marker runs the
-tuning and held-out members at both h and n in {1000, 5000} with R = 200 (README "Trustworthy numbers" has the
-whole grid, from benchmarks/coverage.py, with n = 50,000 too).
+with probability <= ALPHA).  The default suite runs three cells (two at n = 1000, one at 5000) with R = 40; the
+slow marker runs the tuning and held-out members at both h and n in {1000, 5000} with R = 200 (README "Trustworthy
+numbers" has the whole grid, from benchmarks/coverage.py, with n = 50,000 too).
 """
 
 import zlib
