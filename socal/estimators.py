@@ -16,7 +16,7 @@ from ._results import CalibrationError, ConfidenceInterval, UpperBound
 from ._typing import Alpha, ArrayLike, Chunks, Counts, Degree, Seed
 from ._validation import (check_bandwidth, check_choice, check_float, check_int, check_labels, check_mean,
                           check_rng, check_scores)
-from .intervals import bootstrap
+from .intervals import _PoissonWeights, bootstrap
 from .sufficient import DeviationStats, SufficientStats
 
 __all__ = ["ce2", "ce1", "calibration_functions", "CalibrationFunctions"]
@@ -241,12 +241,12 @@ def _estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha
         fits += _finer_fits(stats, fit, st, kind)
     # one seed, so the candidates' bootstraps are coupled; none drawn without them (a caller's generator stays put)
     seed = int(st.rng.integers(0, 2**63 - 1, dtype=np.int64)) if debias else None
-    cands = []
+    cands, weights = [], _PoissonWeights()  # the candidates' bootstraps share their item weights
     for f in fits:
         dev = source.map_reduce(_DeviationPass(f.cmap), show=show, desc="deviations")
         plugin = dev.mean_term + dev.moment_term
-        boot = (bootstrap(source, f, plugin, n_boot=st.n_boot, seed=seed, level=st.ci, upper=st.upper, show=show)
-                if debias else None)
+        boot = (bootstrap(source, f, plugin, n_boot=st.n_boot, seed=seed, level=st.ci, upper=st.upper, show=show,
+                          weights=weights) if debias else None)
         cands.append(_Candidate(f, dev, plugin, boot))
     k, rule = _choose_degree(cands)
     chosen = cands[k]

@@ -47,24 +47,42 @@ def _beta_sample(p1, p2, rng):
     return f
 
 
-def _snapshot_counts(p1, p2, k, rng):
-    """Positive counts a ~ Binomial(k, f*), f* with E f* = p1 and E f*^2 = p2 (the bootstrap world's labels).
+class _Snapshots:
+    """Draws of the positive counts a ~ Binomial(k, f*), f* with E f* = p1 and E f*^2 = p2 (the bootstrap world's
+    labels), the per-row law prepared once for many draws.
 
     For k = 2 the law of a depends on f* only through p1 and p2: (1 - 2 p1 + p2, 2 (p1 - p2), p2), whatever the
     spread of f*, so one uniform per row draws it (a third of the time of a Beta and a Binomial draw).  Other k draw
     f* ~ Beta with those moments (:func:`_beta_sample`), then the Binomial.
     """
-    a = np.empty(k.shape[0])
-    two = k == 2
-    if two.any():
-        q0 = np.clip(1.0 - 2.0 * p1[two] + p2[two], 0.0, 1.0)
-        q2 = np.clip(p2[two], 0.0, 1.0)
-        r = rng.random(q0.size)
-        a[two] = (r >= q0).astype(float) + (r >= 1.0 - q2)
-    other = ~two
-    if other.any():
-        a[other] = rng.binomial(k[other], _beta_sample(p1[other], p2[other], rng))
-    return a
+
+    def __init__(self, p1, p2, k):
+        self.k = k
+        self.two = k == 2
+        self.all_two = bool(self.two.all())
+        self.q0 = np.clip(1.0 - 2.0 * p1[self.two] + p2[self.two], 0.0, 1.0)
+        self.q2c = 1.0 - np.clip(p2[self.two], 0.0, 1.0)
+        other = ~self.two
+        self.other = other if other.any() else None
+        if self.other is not None:
+            self.p1o, self.p2o, self.ko = p1[other], p2[other], k[other]
+
+    def draw(self, rng):
+        r = rng.random(self.q0.size)
+        a2 = (r >= self.q0).astype(float)
+        a2 += r >= self.q2c
+        if self.all_two:
+            return a2
+        a = np.empty(self.k.shape[0])
+        a[self.two] = a2
+        if self.other is not None:
+            a[self.other] = rng.binomial(self.ko, _beta_sample(self.p1o, self.p2o, rng))
+        return a
+
+
+def _snapshot_counts(p1, p2, k, rng):
+    """One draw of :class:`_Snapshots`."""
+    return _Snapshots(p1, p2, k).draw(rng)
 
 
 def _terms(pred, m, v):
@@ -103,16 +121,18 @@ class _PassA:
         u, w = to_unit(m, vv)
         W = np.zeros((B, R, basis.degree + 1, basis.deg_w + 1))
         kk = k.astype(np.int64)
+        law = _Snapshots(p1, p2, kk)
         block = int(max(1, min(64, _REP_FLOATS // max(1, m.size * R))))  # draws do not depend on the block size
+        Zt = np.empty((block * R, m.size))  # the response table, one row per (label set, response)
         for start in range(0, B, block):
-            reps = range(start, min(start + block, B))
-            Z = []
-            for _ in reps:
-                a_b = _snapshot_counts(p1, p2, kk, rng)
-                z1, z2 = targets(a_b, k)
-                Z.extend([z1, z2][:R])
-            Wb = response_moments(u, w, np.column_stack(Z), basis.degree, basis.deg_w)
-            W[start: start + len(reps)] = Wb.reshape(len(reps), R, basis.degree + 1, basis.deg_w + 1)
+            reps = min(block, B - start)
+            for j in range(reps):
+                z1, z2 = targets(law.draw(rng), k)
+                Zt[R * j] = z1
+                if R == 2:
+                    Zt[R * j + 1] = z2
+            Wb = response_moments(u, w, Zt[: R * reps].T, basis.degree, basis.deg_w)
+            W[start: start + reps] = Wb.reshape(reps, R, basis.degree + 1, basis.deg_w + 1)
         return _Sums((W, np.array([m.size, t1.sum() + t2.sum()])))
 
 
@@ -132,20 +152,26 @@ class _PassB:
     row and sigma_ir its spread over the refits.  The world with threshold tau has truth g_tau = soft(g, tau sigma),
     g = p - score: it keeps what stands out of the noise.  Its truth sums |g_tau| and its mean plug-in sums
     |g_tau + e_b| over the first _N_SHRINK refits, per tau in _TAUS (all sums, so chunks merge).
+
+    Arrays are laid out (response, refit, row), so the sums over refits add whole contiguous rows.  ``weights`` (a
+    :class:`_PoissonWeights`) hands out the Poisson(1) weights, drawn once per chunk and shared by the candidates'
+    bootstraps where they fit its budget.
     """
 
-    def __init__(self, cmap, betas, seed):
+    def __init__(self, cmap, betas, seed, weights=None):
         self.cmap, self.betas, self.seed = cmap, betas, seed  # betas: (d, B, R)
+        self.weights = weights if weights is not None else _PoissonWeights(0)
 
     def __call__(self, index, m, v, a, k):
         cmap = self.cmap
         basis, ndim = cmap.basis, cmap.ndim
         d, B, R = self.betas.shape
-        rng = np.random.default_rng([self.seed, 1, index])
+        draw = self.weights.get(self.seed, index, m.size, B)
         num, den = np.zeros(B), np.zeros(B)
         shrunk_truth, shrunk_plug = np.zeros(len(_TAUS)), np.zeros(len(_TAUS))
         nb = min(B, _N_SHRINK)
-        coef = basis.to_tensor(self.betas.reshape(d, B * R)).reshape(B * R, -1)  # (B R, d) in the tensor layout
+        # (R B, d) in the tensor layout, response-major
+        coef = basis.to_tensor(self.betas.transpose(0, 2, 1).reshape(d, R * B)).reshape(R * B, -1)
         u, w = to_unit(m, v if ndim == 2 else None)
         rows = max(64, _BLOCK_FLOATS // (B * R * (basis.degree + 1)))
         for start in range(0, m.size, rows):
@@ -153,21 +179,46 @@ class _PassB:
             mm = m[sl]
             vv = v[sl] if ndim == 2 else None
             phi = tensor_features(u[sl], w[sl], basis.degree, basis.deg_w)
-            pred = np.clip((coef @ phi).T, 0.0, 1.0).reshape(-1, B, R)
-            score = mm[:, None] if R == 1 else np.column_stack([mm, mm * mm + vv])
-            s = np.abs(pred - score[:, None, :]).sum(axis=2)
-            wts = rng.poisson(1.0, size=s.shape).astype(float)
-            num += np.einsum("ib,ib->b", wts, s)
+            pred = coef @ phi
+            pred = np.clip(pred, 0.0, 1.0, out=pred).reshape(R, B, -1)
+            score = mm[None, :] if R == 1 else np.stack([mm, mm * mm + vv])
+            dev = np.abs(pred - score[:, None, :])
+            s = dev[0] if R == 1 else dev[0] + dev[1]  # (B, rows)
+            wts = draw(sl)  # (rows, B)
+            num += np.einsum("ib,bi->b", wts, s)
             den += wts.sum(axis=0)
-            p = cmap.predict(mm, vv, project=True)[:, :R]
-            e = pred - p[:, None, :]
+            p = cmap.predict(mm, vv, project=True)[:, :R].T
+            e = np.subtract(pred, p[:, None, :], out=pred)
             sigma = e.std(axis=1)
             g = p - score
+            en = e[:, :nb, :]
             for j, tau in enumerate(_TAUS):
                 gt = np.zeros_like(g) if np.isinf(tau) else _soft(g, tau * sigma)
                 shrunk_truth[j] += np.abs(gt).sum()
-                shrunk_plug[j] += np.abs(gt[:, None, :] + e[:, :nb, :]).sum() / nb
+                shrunk_plug[j] += np.abs(gt[:, None, :] + en).sum() / nb
         return _Sums((num, den, shrunk_truth, shrunk_plug))
+
+
+class _PoissonWeights:
+    """Pass B's Poisson(1) weights per (row, refit), from ``SeedSequence([seed, 1, chunk index])``.
+
+    The candidates of one call share a seed, so they share these weights: a chunk's (rows x B) table is drawn once
+    and kept while the tables kept stay within ``budget`` bytes (as uint8); beyond it every call draws its own, the
+    same numbers block by block (the generator's stream does not depend on the block shape).
+    """
+
+    def __init__(self, budget=2**26):
+        self.budget, self.kept = budget, {}
+
+    def get(self, seed, index, n, B):
+        key = (seed, index, n, B)
+        if key not in self.kept and n * B <= self.budget - sum(t.size for t in self.kept.values()):
+            self.kept[key] = np.random.default_rng([seed, 1, index]).poisson(1.0, size=(n, B)).astype(np.uint8)
+        if key in self.kept:
+            table = self.kept[key]
+            return lambda sl: table[sl]
+        rng = np.random.default_rng([seed, 1, index])
+        return lambda sl: rng.poisson(1.0, size=(sl.stop - sl.start, B))  # blocks come in order
 
 
 def _shrunk_estimate(est, truth, plug):
@@ -199,7 +250,7 @@ class BootstrapResult:
     deltas: np.ndarray
 
 
-def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, show=False):
+def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, show=False, weights=None):
     """Parametric-bootstrap bias correction, interval and upper bound for a plug-in CE estimate ``est`` from ``fit``.
 
     With D_b = (refit b's plug-in) - (its world's truth) in the world of the fitted functions, the one-step bias is
@@ -223,7 +274,7 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, show=False):
     b = np.stack([np.stack([response_vector(W[r, q], basis) for q in range(R)], axis=1) for r in range(n_boot)],
                  axis=1)  # (d, B, R)
     betas = fit.factor.solve(b.reshape(b.shape[0], -1)).reshape(b.shape)
-    num, den, st_sum, sp_sum = source.map_reduce(_PassB(cmap, betas, seed), show=show,
+    num, den, st_sum, sp_sum = source.map_reduce(_PassB(cmap, betas, seed, weights), show=show,
                                                  desc="bootstrap (refits)").arrays
     deltas = num / np.maximum(den, 1.0) - truth_world
     one_step = float(deltas.mean())
