@@ -127,10 +127,11 @@ class _PassA:
         for start in range(0, B, block):
             reps = min(block, B - start)
             for j in range(reps):
-                z1, z2 = targets(law.draw(rng), k)
-                Zt[R * j] = z1
-                if R == 2:
-                    Zt[R * j + 1] = z2
+                a_b = law.draw(rng)
+                if R == 1:
+                    np.divide(a_b, k, out=Zt[j])  # first order: z1 = a / k alone
+                else:
+                    Zt[2 * j], Zt[2 * j + 1] = targets(a_b, k)
             Wb = response_moments(u, w, Zt[: R * reps].T, basis.degree, basis.deg_w)
             W[start: start + reps] = Wb.reshape(reps, R, basis.degree + 1, basis.deg_w + 1)
         return _Sums((W, np.array([m.size, t1.sum() + t2.sum()])))
