@@ -377,7 +377,7 @@ _ESTIMATOR_NOTES = """
     and the degree choice.  They do not model how the fitted polynomial moves with a fresh draw of scores; the
     coverage measured on the zoo includes it (each replicate draws new scores and selects anew).  ``python
     benchmarks/coverage.py`` measures all of this on :func:`socal.synthetic.validation_zoo`; README "Trustworthy
-    numbers" has the table, and the cells where it undercovers.
+    numbers" has the table, cell by cell (coverage, bias, RMSE and width against RMSE).
 """
 
 
