@@ -12,27 +12,36 @@ from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_bandwidth, check_float, check_labels, check_rng, check_scores
 from .estimators import ce1, ce2
 from .perturb import perturb
+from .testing import CalibrationTest, calibration_test
 from .truth import CalibratedReference, calibrated_reference
 
-__all__ = ["evaluate", "Evaluation"]
+__all__ = ["evaluate", "Evaluation", "evaluate_recalibrated", "RecalibratedEvaluation"]
 
 
 @dataclass(frozen=True)
 class Evaluation:
-    """What :func:`socal.evaluate` found.
+    """What :func:`socal.evaluate` found: a test on the raw scores, then the size of the error after perturbation.
 
     Attributes
     ----------
+    test : socal.CalibrationTest
+        The second-order calibration test on the raw scores (:func:`socal.calibration_test`): ``test.pvalue``,
+        where the evidence is, and the smallest effects it would likely see at this n.  No perturbation involved.
     ce2, ce1 : CalibrationError
-        The estimates for the perturbed predictor, with bootstrap intervals and bias-corrected values.
+        CE2 and CE1 of the perturbed predictor, with bootstrap intervals and bias-corrected values.
     reference : socal.truth.CalibratedReference
         CE2^pert and CE1^pert of a perfectly calibrated raw predictor with the same raw scores at the same h.
     mean, var : ndarray, shape (n,)
         The perturbed scores: what to deploy (and to feed :class:`socal.SecondOrderPlatt`).
     h : float
     seed : int or None, the seed the perturbation and bootstrap were drawn from (None if a Generator was passed).
+    var_shift, var_spread : float
+        The median absolute difference between the perturbed and the raw variances, and the interquartile range of
+        the raw variances: when the first exceeds the second, the perturbation swamps the reported variances (the
+        perturbed CE2 then says little about them; the test on the raw scores is unaffected).
     """
 
+    test: CalibrationTest
     ce2: CalibrationError
     ce1: CalibrationError
     reference: CalibratedReference
@@ -40,6 +49,8 @@ class Evaluation:
     var: np.ndarray = field(repr=False)
     h: float
     seed: int | None
+    var_shift: float = float("nan")
+    var_spread: float = float("nan")
 
     @property
     def n(self) -> int:
@@ -47,25 +58,32 @@ class Evaluation:
 
     @property
     def verdict(self) -> str:
-        """'above reference', 'consistent with calibrated' or 'below reference': where the CE2 interval lies
-        relative to the calibrated reference."""
+        """'above reference', 'within reference' or 'below reference': where the perturbed CE2's interval lies
+        relative to the calibrated reference (the size of the error; the test is :attr:`test`)."""
         lo, hi = self.ce2.ci
         ref = self.reference.ce2.value
         if lo > ref:
             return "above reference"
         if hi < ref:
             return "below reference"
-        return "consistent with calibrated"
+        return "within reference"
+
+    @property
+    def swamped(self) -> bool:
+        """True when the perturbation moved the variances by more than the raw variances' interquartile range."""
+        return bool(self.var_shift > self.var_spread)
 
     def summary(self) -> str:
-        """A short plain-language reading of the numbers."""
+        """The reading in plain words: the test first, then the size of the error."""
         r2, r1, ref = self.ce2, self.ce1, self.reference
         level = int(round(r2.ci.level * 100))
         hs = _fmt_h(self.h)
-        lines = [
-            f"n = {self.n} items, scores perturbed at h = {hs}"
-            + ("" if self.seed is None else f" (seed {self.seed})") + ".",
+        prose = [self.test.summary()]
+        head = [f"Test on the raw scores (n = {self.n} items; no perturbation):"]
+        table = [
             "",
+            f"Size of the error, for the scores perturbed at h = {hs}"
+            + ("" if self.seed is None else f" (seed {self.seed})") + ":",
             f"{'':<22}{'estimate':>10}   {f'{level}% interval':<18}{'calibrated reference':>22}",
             f"{'CE2 (mean and var)':<22}{r2.estimate:>10.4f}   [{r2.ci.low:.4f}, {r2.ci.high:.4f}]  "
             f"{ref.ce2.value:>20.4f}",
@@ -73,35 +91,40 @@ class Evaluation:
             f"{'  variance term':<22}{r2.moment_term:>10.4f}   {'(plug-in)':<18}{ref.moment_term.value:>22.4f}",
             f"{'CE1 (mean only)':<22}{r1.estimate:>10.4f}   [{r1.ci.low:.4f}, {r1.ci.high:.4f}]  "
             f"{ref.ce1.value:>20.4f}",
-            "",
-            f"The reference is what a predictor with nothing wrong (E[f*] = mean and Var[f*] = var at every raw "
-            f"score) would score with these raw scores at h = {hs}: the perturbation alone costs that much.",
         ]
+        after = [f"The reference is the CE2 that a predictor with nothing wrong (E[f*] = mean and Var[f*] = var at "
+                 f"every raw score) would have after the same perturbation: read the estimate against it, not "
+                 f"against 0."]
         v = self.verdict
         if v == "above reference":
-            excess_m = r2.mean_term - ref.mean_term.value
-            excess_v = r2.moment_term - ref.moment_term.value
-            worse = "variances" if excess_v > excess_m else "means"
-            lines.append(f"Reading: CE2 is above the reference (the whole interval is), so the predictor is not "
-                         f"second-order calibrated; the larger excess is in the {worse} "
-                         f"(mean term +{excess_m:.4f}, variance term +{excess_v:.4f} over the reference).  "
-                         f"socal.SecondOrderPlatt fitted on the perturbed scores recalibrates both.")
+            over = [f"{name} +{est - rv:.4f}" for name, est, rv in
+                    (("mean term", r2.mean_term, ref.mean_term.value),
+                     ("variance term", r2.moment_term, ref.moment_term.value)) if est > rv]
+            after.append(f"The perturbed CE2 is above the reference (the whole interval is, by "
+                         f"{r2.ci.low - ref.ce2.value:.4f} at least)" + (f"; over the reference: {', '.join(over)}"
+                                                                       if over else "") + ".  "
+                         f"socal.SecondOrderPlatt fitted on the perturbed scores (Evaluation.mean, .var) removes the "
+                         f"error it measures.")
         elif v == "below reference":
-            lines.append("Reading: CE2 is below the reference (the whole interval is): the deployed predictor is "
-                         "closer to calibrated than a raw-calibrated one would be after the same perturbation.  That "
-                         "is not evidence that the raw scores are calibrated: the perturbation blurs the variance "
-                         "axis, and variances reported too small can look better once blurred.  Evaluate at a "
-                         "smaller h to test the variances more sharply.")
+            after.append("The perturbed CE2 is below the reference (the whole interval is): the perturbed predictor "
+                         "is closer to calibrated than a raw-calibrated one would be after the same perturbation.  "
+                         "That says nothing in favour of the raw scores: the perturbation blurs them; the test above "
+                         "is the check of the raw scores.")
         else:
-            lines.append(f"Reading: the interval contains the reference: at n = {self.n} and h = {hs} the deployed "
-                         f"predictor cannot be told apart from a calibrated one.  A larger n narrows the interval; "
-                         f"a smaller h blurs the variances less (at large h miscalibrated variances can hide).")
-        if r1.ci.low > ref.ce1.value:
-            lines.append("The means alone are also miscalibrated (CE1 above its reference).")
-        lines.append("Deploy the perturbed scores (Evaluation.mean, .var): the guarantee is about them.  The "
-                     "interval is a bootstrap interval; see socal.ce2 (Notes) for what it covers.")
-        table, prose = lines[:8], lines[8:]
-        return "\n".join(table + [textwrap.fill(p, 100) for p in prose])
+            after.append(f"The perturbed CE2's interval contains the reference: at n = {self.n} and h = {hs} the "
+                         f"error after perturbation is not told apart from the perturbation's own (the test above is "
+                         f"the sharper check of the raw scores).")
+        if self.swamped:
+            after.append(f"Warning: the perturbation moved the variances by {self.var_shift:.3g} (median), more "
+                         f"than the spread of the raw variances ({self.var_spread:.3g}, interquartile range): at "
+                         f"h = {hs} the perturbed variances carry little of the reported ones.  A smaller h keeps "
+                         f"more of them, at the price of a larger degree and more data for the CE2 estimate.")
+        else:
+            after.append(f"The perturbation moved the variances by {self.var_shift:.3g} (median) against a spread "
+                         f"of {self.var_spread:.3g} (interquartile range) in the raw variances.")
+        after.append("Deploy the perturbed scores (Evaluation.mean, .var): the CE2 guarantee is about them.")
+        wrap = (lambda ps: [textwrap.fill(p, 110) for p in ps])
+        return "\n".join(head + wrap(prose[0].split("\n")) + table + [""] + wrap(after))
 
     def __str__(self) -> str:
         return self.summary()
@@ -109,7 +132,8 @@ class Evaluation:
     def to_dict(self) -> dict:
         """JSON-safe summary (without the perturbed scores)."""
         ref = self.reference
-        return {"n": self.n, "h": self.h, "seed": self.seed, "verdict": self.verdict,
+        return {"n": self.n, "h": self.h, "seed": self.seed, "test": self.test.to_dict(), "verdict": self.verdict,
+                "var_shift": self.var_shift, "var_spread": self.var_spread, "swamped": self.swamped,
                 "ce2": self.ce2.to_dict(), "ce1": self.ce1.to_dict(),
                 "reference": {"ce2": ref.ce2.value, "ce2_error": ref.ce2.error, "mean_term": ref.mean_term.value,
                               "moment_term": ref.moment_term.value, "ce1": ref.ce1.value, "method": ref.method}}
@@ -125,14 +149,16 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
              progress: bool = False) -> Evaluation:
     """Evaluate a predictor's (mean, variance) for second-order calibration, the guided way.
 
+    0. Test second-order calibration of the raw scores (:func:`socal.calibration_test`): a p-value, where the
+       evidence is, and the smallest effects the test would likely see at this n.  It needs no perturbation.
     1. Perturb the raw scores with the sech kernel at bandwidth ``h`` (:func:`socal.perturb`), from ``rng``.  Why:
        the paper's guarantee (rate O(log^{3/2} n / sqrt(n))) is about the *perturbed* predictor, whose calibration
        functions are analytic; the perturbed scores are what you deploy, and what is measured.
     2. Estimate CE2 and CE1 of the perturbed predictor from the labels (:func:`socal.ce2`, :func:`socal.ce1`, with
        bootstrap intervals at level ``ci`` and bias correction).
     3. Compute the reference (:func:`socal.truth.calibrated_reference`): the CE2^pert and CE1^pert that a perfectly
-       calibrated raw predictor with exactly these raw scores would have at this h.  A predictor is read as
-       miscalibrated when its interval lies above the reference, not above 0.
+       calibrated raw predictor with exactly these raw scores would have at this h: the size of the error is read
+       against the reference, not against 0.
 
     Parameters
     ----------
@@ -176,8 +202,8 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     >>> pop = socal.synthetic.calibrated_population()
     >>> m, v, f, y = pop.sample_raw(3000, rng=0)
     >>> res = socal.evaluate(m, v, y, h=1/16, rng=0, n_boot=50)
-    >>> res.verdict
-    'consistent with calibrated'
+    >>> res.test.pvalue > 0.05, res.verdict
+    (True, 'within reference')
     """
     func = "evaluate"
     m, v = check_scores(raw_mean, raw_var, func, raw=True)
@@ -188,10 +214,109 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     # child streams: a user who drew the data from default_rng(seed) and passes the same seed here must not get
     # perturbations made of the same uniforms (they would correlate with the data)
     pert_rng, boot_rng = check_rng(rng).spawn(2)
+    test = calibration_test(m, v, labels, counts=counts)
     pm, pv = perturb(m, v, h=h, rng=pert_rng)
+    shift = float(np.median(np.abs(pv - v)))
+    spread = float(np.subtract(*np.percentile(v, [75, 25])))
     kw = dict(counts=counts, h=h, ci=ci, n_boot=n_boot, rng=boot_rng, progress=progress)
     r2 = ce2(pm, pv, labels, **kw)
     r1 = ce1(pm, labels, **kw)
     ref = calibrated_reference(m, v, h)
-    return Evaluation(ce2=r2, ce1=r1, reference=ref, mean=pm, var=pv, h=h,
-                      seed=None if seed is None else int(seed))
+    return Evaluation(test=test, ce2=r2, ce1=r1, reference=ref, mean=pm, var=pv, h=h,
+                      seed=None if seed is None else int(seed), var_shift=shift, var_spread=spread)
+
+
+@dataclass(frozen=True)
+class RecalibratedEvaluation:
+    """What :func:`evaluate_recalibrated` found for recalibrated scores on held-out items.
+
+    Attributes
+    ----------
+    test : socal.CalibrationTest
+        The second-order calibration test of the recalibrated predictor on its own level sets.
+    ce2 : CalibrationError
+        CE2 of the recalibrated predictor, estimated on its own scores (no further perturbation); its calibrated
+        reference is 0 (Proposition "Exact second-order Platt scaling": the exact map is calibrated).
+    mean, var : ndarray, shape (n,)
+        The recalibrated scores (m', var') of the held-out items.
+    """
+
+    test: CalibrationTest
+    ce2: CalibrationError
+    mean: np.ndarray = field(repr=False)
+    var: np.ndarray = field(repr=False)
+
+    def summary(self) -> str:
+        r = self.ce2
+        level = int(round(r.ci.level * 100))
+        lines = [f"Recalibrated scores on {r.n} held-out items (test of their own calibration):"]
+        lines += [textwrap.fill(p, 110) for p in self.test.summary().split("\n")]
+        lines += [""] + textwrap.wrap(f"CE2 of the recalibrated predictor: {r.estimate:.4f}, {level}% interval "
+                                      f"[{r.ci.low:.4f}, {r.ci.high:.4f}] (reference 0: the exact recalibration map "
+                                      f"is calibrated on its level sets).", 110)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def to_dict(self) -> dict:
+        return {"n": self.ce2.n, "test": self.test.to_dict(), "ce2": self.ce2.to_dict()}
+
+
+def evaluate_recalibrated(recalibrator, mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,
+                          counts: Counts | None = None, ci: float = 0.9, n_boot: int = 200,
+                          rng: Seed = None) -> RecalibratedEvaluation:
+    """Evaluate a fitted :class:`socal.SecondOrderPlatt` on held-out items: the one route for recalibrated scores.
+
+    The recalibrated scores T(S) = (eta1-hat(S), eta2-hat(S) - eta1-hat(S)^2) (Eq. (That)) are already a function of
+    the perturbed scores S, so they are evaluated as they are, with no second perturbation (perturbing them again
+    would measure another predictor).  The test (:func:`socal.calibration_test`) asks whether T is second-order
+    calibrated on its own level sets; CE2 is estimated on T's scores by :func:`socal.ce2` (with ``h=None``: the
+    degree is chosen by cross-validation), and its reference is 0, since the exact map is calibrated (Proposition
+    "Exact second-order Platt scaling"; Corollary "approx_recal" bounds the estimated map's CE2 by
+    O(log^{3/2} n / sqrt(n))).
+
+    Parameters
+    ----------
+    recalibrator : SecondOrderPlatt
+        Fitted on *other* items' perturbed scores and labels (on the same items the test is biased towards
+        calibration).
+    mean, var : array_like, shape (n,)
+        The held-out items' perturbed scores (what :func:`socal.evaluate` returns as ``Evaluation.mean, .var``).
+    labels, counts
+        The held-out items' labels (k >= 2).
+    ci, n_boot, rng
+        As in :func:`socal.ce2`.
+
+    Returns
+    -------
+    RecalibratedEvaluation
+
+    Notes
+    -----
+    Where the fitted eta2-hat reaches eta1-hat, the projected map claims var' = m' (1 - m'), that f* is 0 or 1;
+    a held-out item there whose labels disagree cannot occur under that claim, and the test rejects with p = 0
+    (it says how many such items there are).  That is a real defect of the fitted map, not of the data.
+
+    Examples
+    --------
+    >>> import socal
+    >>> m, v, f, y = socal.synthetic.toy_population().sample_raw(6000, rng=0)
+    >>> ev = socal.evaluate(m, v, y, rng=0, n_boot=20)
+    >>> platt = socal.SecondOrderPlatt(h=1/16).fit(ev.mean[:3000], ev.var[:3000], y[:3000])
+    >>> after = socal.evaluate_recalibrated(platt, ev.mean[3000:], ev.var[3000:], y[3000:], rng=0, n_boot=20)
+    >>> bool(ev.test.mean_part.pvalue < 1e-10 < after.test.mean_part.pvalue)   # the means, before and after
+    True
+    """
+    func = "evaluate_recalibrated"
+    if not hasattr(recalibrator, "transform") or not hasattr(recalibrator, "predict_moments"):
+        raise ValueError(f"The 'recalibrator' parameter of {func} must be a fitted socal.SecondOrderPlatt. Got "
+                         f"{type(recalibrator).__name__} instead.")
+    m, v = check_scores(mean, var, func)
+    check_labels(labels, m.shape[0], func, counts=counts)
+    mt, vt = recalibrator.transform(m, v)
+    mt = np.clip(mt, 0.0, 1.0)
+    vt = np.minimum(vt, mt * (1.0 - mt))  # (eta1, eta2) projected: var' <= m'(1 - m') up to round-off
+    test = calibration_test(mt, vt, labels, counts=counts)
+    r2 = ce2(mt, vt, labels, counts=counts, ci=ci, n_boot=n_boot, rng=rng)
+    return RecalibratedEvaluation(test=test, ce2=r2, mean=mt, var=vt)

@@ -98,7 +98,21 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
 
 def check_mean(mean, func, name="mean"):
     """A vector of mean predictions in [0, 1] (round-off at the ends clipped)."""
-    return check_array(mean, name, func, lo=0.0, hi=1.0, rule="in [0, 1]", clip_edges=True)
+    try:
+        return check_array(mean, name, func, lo=0.0, hi=1.0, rule="in [0, 1]", clip_edges=True)
+    except ValueError as exc:
+        raise ValueError(str(exc) + _percent_hint(mean)) from None
+
+
+def _percent_hint(x):
+    """' (percentages? divide by 100)' when every value lies in [0, 100] and some above 1."""
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        return ""
+    if arr.size and np.all(np.isfinite(arr)) and arr.min() >= 0 and 1 < arr.max() <= 100:
+        return " (percentages? divide by 100)"
+    return ""
 
 
 def check_scores(mean, var, func, *, raw=False):

@@ -156,13 +156,20 @@ def _label_columns(args):
 
 def _evaluate(args):
     import csv as _csv
+    import warnings
 
     from ._evaluate import evaluate
-    from .io import read_chunks
+    from .io import MissingVotesWarning, read_chunks
+
+    _check_output_paths(args, "out", "plot")
+    if args.plot:
+        _require("evaluate --plot", "plot", "matplotlib")
 
     reader = read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows,
                          **_label_columns(args))
-    parts = list(reader.chunks())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingVotesWarning)  # reported below, with the rows dropped
+        parts = list(reader.chunks())
     if not parts:
         raise ValueError(f"{args.file} has no data rows")
     m = np.concatenate([c["mean"] for c in parts])
@@ -175,34 +182,74 @@ def _evaluate(args):
                                                                                        float(c["labels"].shape[1])))
         cs = [as_counts(c) for c in parts]
         labels, counts = None, (np.concatenate([a for a, _ in cs]), np.concatenate([k for _, k in cs]))
+        few = counts[1] < args.min_labels
+        if few.all():
+            raise ValueError(f"every row of {args.file} has fewer than {args.min_labels} labels (--min-labels)")
+        if few.any():
+            rows = np.flatnonzero(few)
+            first = ", ".join(str(int(r) + 1) for r in rows[:5]) + (", ..." if rows.size > 5 else "")
+            print(f"socal evaluate: note: dropped {rows.size} of {few.size} rows with fewer than {args.min_labels} "
+                  f"labels (missing votes; data rows {first}); --min-labels sets the threshold (at least 2)",
+                  file=sys.stderr)
+            keep = ~few
+            m, v, counts = m[keep], v[keep], (counts[0][keep], counts[1][keep])
     res = evaluate(m, v, labels, counts=counts, h=args.h, ci=args.ci, n_boot=args.n_boot, rng=args.seed,
                    progress=not args.json and sys.stderr.isatty())
-    if args.out:
-        with open(args.out, "w", newline="") as fh:
-            w = _csv.writer(fh)
-            w.writerow(["perturbed_mean", "perturbed_var"])
-            w.writerows(zip(res.mean.tolist(), res.var.tolist()))
-    if args.plot:
-        _require("evaluate --plot", "plot", "matplotlib")
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        from .plot import evaluation_figure
-
-        fig = evaluation_figure(res.mean, res.var, labels, counts=counts, h=args.h, rng=args.seed)
-        fig.savefig(args.plot, dpi=110)
-        plt.close(fig)
+    # the numbers first: a file that cannot be written must not cost the result
     if args.json:
         print(json.dumps(res.to_dict(), indent=2))
     else:
         print(res.summary())
-        if args.plot:
-            print(f"figure (reliability before/after recalibration, residual map): {args.plot}")
-        if args.out:
-            print(f"perturbed scores (one row per input row, same order): {args.out}")
-    return 0
+    sys.stdout.flush()
+    failed = 0
+    if args.out:
+        try:
+            with open(args.out, "w", newline="") as fh:
+                w = _csv.writer(fh)
+                w.writerow(["perturbed_mean", "perturbed_var"])
+                w.writerows(zip(res.mean.tolist(), res.var.tolist()))
+            if not args.json:
+                print(f"perturbed scores (one row per input row, same order): {args.out}")
+        except OSError as exc:
+            print(f"socal evaluate: could not write --out {args.out}: {exc.strerror or exc}", file=sys.stderr)
+            failed = 1
+    if args.plot:
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+
+            from .plot import evaluation_figure
+
+            fig = evaluation_figure(res.mean, res.var, labels, counts=counts, h=args.h, rng=args.seed)
+            fig.savefig(args.plot, dpi=110)
+            plt.close(fig)
+            if not args.json:
+                print(f"figure (reliability before/after recalibration, residual map): {args.plot}")
+        except OSError as exc:
+            print(f"socal evaluate: could not write --plot {args.plot}: {exc.strerror or exc}", file=sys.stderr)
+            failed = 1
+    return failed
+
+
+def _check_output_paths(args, *names):
+    """Refuse, before any work, an output path whose folder does not exist or that is a folder."""
+    import os
+
+    for name in names:
+        path = getattr(args, name, None)
+        if not path:
+            continue
+        folder = os.path.dirname(os.path.abspath(path))
+        if os.path.isdir(path):
+            raise ValueError(f"--{name} {path} is a folder; give a file name")
+        if not os.path.isdir(folder):
+            raise ValueError(f"--{name} {path}: the folder {os.path.dirname(path) or '.'} does not exist (create it "
+                             f"first; nothing was computed)")
+        if not os.access(folder, os.W_OK):
+            raise ValueError(f"--{name} {path}: the folder {os.path.dirname(path) or '.'} is not writable (nothing "
+                             f"was computed)")
 
 
 def _demo(args):
@@ -432,6 +479,8 @@ def build_parser():
                          "1.6 h; smaller h keeps the scores closer to yours and tests the variances more sharply "
                          "but needs more items (see socal.evaluate's docstring)")
     _run_args(ev, "seed of the perturbation and the bootstrap (same seed, same numbers)")
+    ev.add_argument("--min-labels", type=_int_in(2, 10**6), default=2,
+                    help="rows with fewer labels (empty cells are missing votes) are dropped, with a note (default 2)")
     ev.add_argument("--out", help="write the perturbed scores (the ones to deploy) to this CSV file")
     ev.add_argument("--plot", metavar="FILE.png", help="also draw second-order reliability diagrams (before and "
                     "after recalibration) and a residual map to this image file (needs matplotlib)")

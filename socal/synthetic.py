@@ -11,7 +11,7 @@ from .perturb import perturb
 from .truth import discrete_calibration_functions, discrete_ce1, discrete_ce2, discrete_recalibrated_ce2
 
 __all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population",
-           "ZooMember", "validation_zoo"]
+           "ZooMember", "validation_zoo", "EnsembleLikePopulation"]
 
 
 @dataclass(frozen=True)
@@ -200,6 +200,50 @@ def validation_zoo(*, include_held_out=True):
                   "held out: constant reported variance, shrunk means, uneven weights, 16 atoms", True),
     ]
     return {z.name: z for z in members if include_held_out or not z.held_out}
+
+
+@dataclass(frozen=True)
+class EnsembleLikePopulation:
+    """Smooth scores like an ensemble's, with a known way of being miscalibrated (for the calibration test's size and
+    power).
+
+    The true mean is m ~ Beta(2, 2) (clipped to [0.01, 0.99]); given it, f* ~ Beta with mean m and variance c u m (1
+    - m), with c = ``var_level`` / E[m (1 - m)] = 5 ``var_level`` and u ~ Uniform(0.25, 1.75) per item (the relative
+    variance spreads, as an ensemble's does), so the average Var f* is ``var_level`` (at most 0.1). The *reported*
+    scores distort the truth: the mean is tempered (sigmoid(logit(m) / temperature)) and shifted by ``mean_shift``
+    (clipped to [0.001, 0.999]); the variance is the true one times ``var_factor`` (only where the true mean is at
+    least ``region_from``, when given), capped at the feasible m (1 - m). The defaults report the truth: a
+    calibrated predictor.
+    """
+
+    var_level: float = 0.01
+    var_factor: float = 1.0
+    mean_shift: float = 0.0
+    temperature: float = 1.0
+    region_from: float | None = None
+
+    def sample_raw(self, n, *, k=2, rng=None):
+        """Reported means and variances, f* values and (n, k) labels."""
+        n = check_int(n, "n", "EnsembleLikePopulation.sample_raw", 1, 10**9)
+        k = check_int(k, "k", "EnsembleLikePopulation.sample_raw", 1, 10**6)
+        if not 0 < self.var_level <= 0.1:
+            raise ValueError(f"The 'var_level' parameter of EnsembleLikePopulation must be in (0, 0.1]. Got "
+                             f"{self.var_level!r} instead.")
+        rng = check_rng(rng)
+        m = np.clip(rng.beta(2.0, 2.0, n), 0.01, 0.99)
+        c = 5.0 * self.var_level * rng.uniform(0.25, 1.75, n)
+        s = 1.0 / c - 1.0  # alpha + beta of the Beta law of f*: variance m (1 - m) / (s + 1) = c m (1 - m)
+        f = rng.beta(m * s, (1.0 - m) * s)
+        labels = (rng.random((n, k)) < f[:, None]).astype(float)
+        v = c * m * (1.0 - m)
+        mr = m
+        if self.temperature != 1.0:
+            mr = 1.0 / (1.0 + np.exp(-(np.log(m) - np.log1p(-m)) / self.temperature))
+        mr = np.clip(mr + self.mean_shift, 0.001, 0.999) if self.mean_shift else mr
+        factor = self.var_factor if self.region_from is None else np.where(m >= self.region_from,
+                                                                           self.var_factor, 1.0)
+        vr = np.minimum(v * factor, mr * (1.0 - mr))
+        return mr, vr, f, labels
 
 
 class GaussianMixtureTask:

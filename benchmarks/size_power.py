@@ -1,0 +1,219 @@
+"""Size and power of socal.calibration_test, with first-order peers on the same draws; its cost against one pass.
+
+    python benchmarks/size_power.py --size          # size table: every calibrated population x n, 2,000 replicates
+    python benchmarks/size_power.py --power         # power curves (docs/_static/power.png) and their table
+    python benchmarks/size_power.py --timing        # calibration_test vs one SufficientStats pass, n = 1e6
+
+Populations with exact truth: the calibrated members of the validation zoo (calibrated-few, calibrated-many,
+nearly-calibrated) and smooth ensemble-like calibrated populations (socal.synthetic.EnsembleLikePopulation) with
+average Var f* in {1e-4, 1e-3, 1e-2, 0.05}.  Every replicate draws k = 2 labels per item; on the same draw the script
+runs the order-2 test (both labels), the order-1 test (both labels, and the first label alone) and the two classical
+first-order tests on the first label: Spiegelhalter's z (two-sided) and Hosmer-Lemeshow (10 groups by deciles of
+the mean, chi-square on 8 df).  Seeds: replicate r of cell c draws from numpy.random.default_rng([c, r]).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+from scipy import stats
+
+import socal
+from socal.synthetic import EnsembleLikePopulation, validation_zoo
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+METHODS = ("order 2", "order 1", "order 1 (1 label)", "Spiegelhalter z", "Hosmer-Lemeshow")
+
+
+def populations_null():
+    zoo = validation_zoo()
+    pops = {name: zoo[name].population for name in ("calibrated-few", "calibrated-many", "nearly-calibrated")}
+    for lvl in (1e-4, 1e-3, 1e-2, 0.05):
+        pops[f"ensemble Var f* {lvl:g}"] = EnsembleLikePopulation(lvl)
+    return pops
+
+
+def populations_alt():
+    base = 0.01
+    return {
+        "variances x0.1": EnsembleLikePopulation(base, var_factor=0.1),
+        "variances x0.5": EnsembleLikePopulation(base, var_factor=0.5),
+        "variances x2": EnsembleLikePopulation(base, var_factor=2.0),
+        "means +0.02": EnsembleLikePopulation(base, mean_shift=0.02),
+        "means tempered T=1.25": EnsembleLikePopulation(base, temperature=1.25),
+        "variances x0.3 where m >= 0.7": EnsembleLikePopulation(base, var_factor=0.3, region_from=0.7),
+    }
+
+
+def spiegelhalter(m, y):
+    """Spiegelhalter's z for labels y of means m (two-sided p-value)."""
+    w = 1.0 - 2.0 * m
+    z = np.sum((y - m) * w) / np.sqrt(np.sum(w * w * m * (1.0 - m)))
+    return 2.0 * stats.norm.sf(abs(z))
+
+
+def hosmer_lemeshow(m, y, groups=10):
+    """Hosmer-Lemeshow's C-hat: groups of equal size by the sorted mean, chi-square on groups - 2 df."""
+    order = np.argsort(m, kind="stable")
+    H = 0.0
+    for idx in np.array_split(order, groups):
+        o, e, n = y[idx].sum(), m[idx].sum(), idx.size
+        denom = e * (1.0 - e / n)
+        if denom > 0:
+            H += (o - e) ** 2 / denom
+    return stats.chi2.sf(H, groups - 2)
+
+
+def pvalues(m, v, y):
+    return (socal.calibration_test(m, v, y).pvalue,
+            socal.calibration_test(m, None, y, order=1).pvalue,
+            socal.calibration_test(m, None, y[:, :1], order=1).pvalue,
+            spiegelhalter(m, y[:, 0]),
+            hosmer_lemeshow(m, y[:, 0]))
+
+
+def run_cell(args):
+    cell, pop, n, reps = args
+    out = np.empty((reps, len(METHODS)))
+    for r in range(reps):
+        m, v, _, y = pop.sample_raw(n, rng=np.random.default_rng([cell, r]))
+        out[r] = pvalues(m, v, y)
+    return out
+
+
+def run(pops, sizes, reps, jobs):
+    tasks, keys = [], []
+    for i, (name, pop) in enumerate(pops.items()):
+        for j, n in enumerate(sizes):
+            tasks.append((1000 * i + j, pop, n, reps))
+            keys.append((name, n))
+    t0 = time.perf_counter()
+    results = {}
+    with ProcessPoolExecutor(jobs) as ex:
+        for done, (key, ps) in enumerate(zip(keys, ex.map(run_cell, tasks)), 1):
+            results[key] = ps
+            print(f"  [{done}/{len(tasks)}] {key[0]}, n = {key[1]}: {time.perf_counter() - t0:.0f} s", file=sys.stderr,
+                  flush=True)
+    return results
+
+
+def size_table(results, reps):
+    lines = [f"Rejection rate of calibrated populations ({reps} replicates per cell; asked: within alpha +- 0.015).",
+             "",
+             "| population | n | " + " | ".join(f"{m} @0.05 / @0.10" for m in METHODS) + " |",
+             "| --- | --- | " + " | ".join("---" for _ in METHODS) + " |"]
+    worst = {m: 0.0 for m in METHODS}
+    for (name, n), ps in results.items():
+        cells = []
+        for j, meth in enumerate(METHODS):
+            r05, r10 = np.mean(ps[:, j] < 0.05), np.mean(ps[:, j] < 0.10)
+            worst[meth] = max(worst[meth], abs(r05 - 0.05), abs(r10 - 0.10))
+            cells.append(f"{r05:.3f} / {r10:.3f}")
+        lines.append(f"| {name} | {n:,} | " + " | ".join(cells) + " |")
+    lines += ["", "Largest |rejection rate - alpha| over all cells: "
+              + ", ".join(f"{m} {w:.3f}" for m, w in worst.items())]
+    return "\n".join(lines), worst
+
+
+def power_table(results, sizes):
+    lines = ["| alternative | method | " + " | ".join(f"{n:,}" for n in sizes) + " |",
+             "| --- | --- | " + " | ".join("---" for _ in sizes) + " |"]
+    names = list(dict.fromkeys(k[0] for k in results))
+    for name in names:
+        for j, meth in enumerate(METHODS):
+            row = [np.mean(results[(name, n)][:, j] < 0.05) for n in sizes]
+            lines.append(f"| {name} | {meth} | " + " | ".join(f"{p:.2f}" for p in row) + " |")
+    return "\n".join(lines)
+
+
+def power_figure(results, sizes, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(dict.fromkeys(k[0] for k in results))
+    fig, axes = plt.subplots(2, 3, figsize=(13, 7.5), sharex=True, sharey=True)
+    styles = {"order 2": ("C3", "-", "o"), "order 1": ("C0", "-", "s"), "order 1 (1 label)": ("C0", ":", "s"),
+              "Spiegelhalter z": ("C2", "--", "^"), "Hosmer-Lemeshow": ("C7", "--", "v")}
+    for ax, name in zip(axes.ravel(), names):
+        for j, meth in enumerate(METHODS):
+            c, ls, mk = styles[meth]
+            ax.plot(sizes, [np.mean(results[(name, n)][:, j] < 0.05) for n in sizes], color=c, ls=ls, marker=mk,
+                    ms=4, label=meth)
+        ax.axhline(0.05, color="k", lw=0.6, ls=":")
+        ax.set_xscale("log")
+        ax.set_title(name, fontsize=10)
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+    for ax in axes[1]:
+        ax.set_xlabel("n (items, 2 labels each)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("rejection rate at level 0.05")
+    axes[0, 0].legend(fontsize=8, loc="upper left")
+    fig.suptitle("Power of socal.calibration_test (orders 2 and 1) and first-order peers; ensemble-like predictor, "
+                 "average Var f* = 0.01", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def timing(n, repeats):
+    """calibration_test against one SufficientStats pass (degree 44, the estimators' default cap), same data."""
+    pop = EnsembleLikePopulation(0.01)
+    m, v, _, y = pop.sample_raw(n, rng=0)
+    rows = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        socal.calibration_test(m, v, y)
+        t1 = time.perf_counter()
+        socal.SufficientStats(max_degree=44).update(m, np.clip(v, 0, 0.25), y)
+        t2 = time.perf_counter()
+        socal.SufficientStats(max_degree=12).update(m, np.clip(v, 0, 0.25), y)
+        t3 = time.perf_counter()
+        rows.append((t1 - t0, t2 - t1, t3 - t2))
+    med = np.median(np.array(rows), axis=0)
+    print(f"n = {n:,}, medians of {repeats}: calibration_test {med[0]:.3f} s; one SufficientStats pass at degree 44 "
+          f"{med[1]:.3f} s (ratio {med[0] / med[1]:.2f}); at degree 12 {med[2]:.3f} s (ratio {med[0] / med[2]:.2f})")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--size", action="store_true")
+    p.add_argument("--power", action="store_true")
+    p.add_argument("--timing", action="store_true")
+    p.add_argument("--reps", type=int, default=None, help="replicates per cell (size 2000, power 500)")
+    p.add_argument("--sizes", default=None, help="comma-separated n")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--out", default=str(ROOT / "benchmarks" / "results"), help="folder for the JSON results")
+    p.add_argument("--figure", default=str(ROOT / "docs" / "_static" / "power.png"))
+    args = p.parse_args(argv)
+    out = pathlib.Path(args.out)
+    if args.size:
+        reps = args.reps or 2000
+        sizes = [int(float(s)) for s in (args.sizes or "500,2000,10000,100000").split(",")]
+        res = run(populations_null(), sizes, reps, args.jobs)
+        table, _ = size_table(res, reps)
+        print(table)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "size.json").write_text(json.dumps({f"{k[0]}|{k[1]}": v.tolist() for k, v in res.items()}))
+    if args.power:
+        reps = args.reps or 500
+        sizes = [int(float(s)) for s in (args.sizes or "500,1000,2000,5000,10000,20000,50000,100000").split(",")]
+        res = run(populations_alt(), sizes, reps, args.jobs)
+        print(f"Power at level 0.05 ({reps} replicates per cell):\n")
+        print(power_table(res, sizes))
+        power_figure(res, sizes, args.figure)
+        print(f"\nfigure: {args.figure}")
+    if args.timing:
+        timing(int(float(args.sizes or 1e6)), args.reps or 5)
+
+
+if __name__ == "__main__":
+    main()

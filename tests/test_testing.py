@@ -1,0 +1,237 @@
+"""socal.calibration_test (issue 23): the null covariance against the labels' exact law, size and power on
+populations with known truth, mergeability and invariances, where the evidence is, and bad input."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import socal
+from socal import synthetic
+from socal.testing import CalibrationTestStats, default_degree
+
+
+def _exact_cov(m, v, k, fvals, fprobs):
+    """Covariance of (a/k, a(a-1)/(k(k-1))) by enumerating a ~ Binomial(k, f*), f* a discrete law: slow reference."""
+    z = []
+    p = []
+    for f, pf in zip(fvals, fprobs):
+        for a in range(k + 1):
+            z.append((a / k, a * (a - 1) / (k * (k - 1))))
+            p.append(pf * stats.binom.pmf(a, k, f))
+    z, p = np.array(z), np.array(p)
+    mu = p @ z
+    assert mu == pytest.approx([m, m * m + v], abs=1e-12)  # the null holds for this law
+    d = z - mu
+    return (d * p[:, None]).T @ d
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 7])
+def test_null_covariance_matches_the_labels_law(k):
+    """The per-row covariance the statistics add has expectation equal to the exact one: identical for k = 2 (the
+    null fixes the law), unbiased through the higher-moment estimates for k >= 3."""
+    m, v = 0.3, 0.05
+    t = np.sqrt(v / (m * (1 - m)))
+    fvals, fprobs = [m * (1 - t), m + t * (1 - m)], [1 - m, m]
+    exact = _exact_cov(m, v, k, fvals, fprobs)
+    # expectation of the added covariance columns over the law of a
+    got = np.zeros((2, 2))
+    for f, pf in zip(fvals, fprobs):
+        for a in range(k + 1):
+            w = pf * stats.binom.pmf(a, k, f)
+            s = CalibrationTestStats().add_validated(np.array([m]), np.array([v]), np.array([float(a)]),
+                                                     np.array([float(k)]))
+            c11, c12, c22 = (s.sums[j].sum() for j in (3, 4, 5))
+            if k == 2:  # no label enters: the same matrix for every a
+                assert [c11, c12, c22] == pytest.approx([exact[0, 0], exact[0, 1], exact[1, 1]], abs=1e-14)
+            got += w * np.array([[c11, c12], [c12, c22]])
+    assert got == pytest.approx(exact, abs=1e-12)
+
+
+def test_merge_order_chunks_and_sources_agree():
+    m, v, _, y = synthetic.toy_population().sample_raw(6000, rng=3)
+    whole = socal.calibration_test(m, v, y)
+    perm = np.random.default_rng(0).permutation(len(m))
+    shuffled = socal.calibration_test(m[perm], v[perm], y[perm])
+    pieces = [dict(mean=m[i::7], var=v[i::7], labels=y[i::7]) for i in range(7)]
+    chunked = socal.calibration_test(chunks=pieces)
+    merged = sum((CalibrationTestStats().update(c["mean"], c["var"], c["labels"]) for c in pieces[1:]),
+                 CalibrationTestStats().update(pieces[0]["mean"], pieces[0]["var"], pieces[0]["labels"]))
+    from_stats = socal.calibration_test(merged)
+    counts = socal.calibration_test(m, v, counts=(y.sum(axis=1), np.full(len(m), 2.0)))
+    for other in (shuffled, chunked, from_stats, counts):
+        assert other.statistic == pytest.approx(whole.statistic, rel=1e-12)
+        assert other.pvalue == pytest.approx(whole.pvalue, rel=1e-9, abs=1e-300)
+        assert other.df == whole.df and other.n == whole.n
+
+
+def test_dask_partitions_agree():
+    da = pytest.importorskip("dask.array")
+    m, v, _, y = synthetic.calibrated_population().sample_raw(5000, rng=4)
+    res = socal.calibration_test(da.from_array(m, chunks=900), da.from_array(v, chunks=900),
+                                 da.from_array(y, chunks=(900, 2)))
+    ref = socal.calibration_test(m, v, y)
+    assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
+
+
+def _rejections(pop, n, reps, order=2, alpha=0.05, k=2):
+    hits = 0
+    for r in range(reps):
+        m, v, _, y = pop.sample_raw(n, k=k, rng=np.random.default_rng([17, r]))
+        res = socal.calibration_test(m, v if order == 2 else None, y, order=order)
+        hits += res.pvalue < alpha
+    return hits
+
+
+@pytest.mark.parametrize("name", ["calibrated-few", "calibrated-many"])
+@pytest.mark.parametrize("order", [2, 1])
+def test_size_on_calibrated_populations_reduced(name, order):
+    """A reduced size check (the full table: benchmarks/size_power.py --size).  300 replicates at n = 1,000: the
+    count of rejections at 0.05 must lie in the central 99.9% of Binomial(300, 0.05 + -0.02) (false alarm < 0.2%
+    per cell when the true size is within 0.02 of alpha)."""
+    pop = synthetic.validation_zoo()[name].population
+    hits = _rejections(pop, 1000, 300, order=order)
+    lo, hi = stats.binom.ppf(0.0005, 300, 0.03), stats.binom.isf(0.0005, 300, 0.07)
+    assert lo <= hits <= hi, f"{hits} rejections of 300"
+
+
+def test_size_for_k3_and_tiny_variances():
+    """k = 3 labels (the higher-moment estimates in the covariance) and an ensemble-like population with average
+    Var f* = 1e-4 (the relative variance spans its log scale)."""
+    lo, hi = stats.binom.ppf(0.0005, 200, 0.03), stats.binom.isf(0.0005, 200, 0.07)
+    assert lo <= _rejections(synthetic.EnsembleLikePopulation(0.01), 2000, 200, k=3) <= hi
+    assert lo <= _rejections(synthetic.EnsembleLikePopulation(1e-4), 2000, 200) <= hi
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["calibrated-few", "calibrated-many", "nearly-calibrated"])
+def test_size_full(name):
+    pop = synthetic.validation_zoo()[name].population
+    for n in (500, 10_000):
+        hits = _rejections(pop, n, 2000)
+        assert abs(hits / 2000 - 0.05) <= 0.015
+
+
+def test_power_finds_miscalibrated_variances_and_says_where():
+    """Negative controls: variances reported at a tenth of the truth (zoo 'overconfident'), means shifted (zoo
+    'mean-shifted'), and variances too small only at high m."""
+    m, v, _, y = synthetic.overconfident_population().sample_raw(5000, rng=0)
+    res = socal.calibration_test(m, v, y, alpha=0.01)
+    assert res.rejected and res.variance_part.pvalue < 1e-6 < res.mean_part.pvalue
+    reg = res.where()
+    assert reg.part == "variance" and reg.z > 0 and "too small" in reg.describe()
+    assert "variances" in " ".join(str(res).split()) and "too small" in str(res)
+    m, v, _, y = synthetic.validation_zoo()["mean-shifted"].population.sample_raw(5000, rng=0)
+    res = socal.calibration_test(m, v, y)
+    assert res.pvalue < 1e-10 and res.mean_part.pvalue < res.variance_part.pvalue
+    pop = synthetic.EnsembleLikePopulation(0.02, var_factor=0.05, region_from=0.75)
+    m, v, _, y = pop.sample_raw(40_000, rng=1)
+    res = socal.calibration_test(m, v, y)
+    reg = res.where()
+    assert res.pvalue < 1e-4 and reg.part == "variance" and reg.mean_label == "high" and reg.z > 0
+    # order 1 sees the means and is blind to the variances
+    m, v, _, y = synthetic.overconfident_population().sample_raw(5000, rng=0)
+    assert socal.calibration_test(m, None, y, order=1).pvalue > 1e-3
+
+
+def test_detectable_effects_shrink_like_one_over_root_n_and_predict_power():
+    pop = synthetic.EnsembleLikePopulation(0.01)
+    d = {}
+    for n in (10_000, 40_000):
+        m, v, _, y = pop.sample_raw(n, rng=2)
+        d[n] = socal.calibration_test(m, v, y, degree=2).detectable
+    for key in ("variance_factor", "mean_shift", "temperature"):
+        assert d[40_000][key] == pytest.approx(d[10_000][key] / 2, rel=0.15)
+    # at the predicted 80%-power mean shift the test rejects about 80% of the time (60 replicates: 0.6-0.95)
+    shift = d[10_000]["mean_shift"]
+    alt = synthetic.EnsembleLikePopulation(0.01, mean_shift=-shift)
+    hits = 0
+    for r in range(60):
+        m, v, _, y = alt.sample_raw(10_000, rng=np.random.default_rng([5, r]))
+        hits += socal.calibration_test(m, v, y, degree=2).pvalue < 0.05
+    assert 0.6 <= hits / 60 <= 0.95
+
+
+def test_impossible_labels_reject_with_p_zero():
+    m, v, _, y = synthetic.calibrated_population().sample_raw(500, rng=0)
+    m, v = m.copy(), v.copy()
+    m[0], v[0], y[0] = 0.0, 0.0, [1.0, 0.0]
+    res = socal.calibration_test(m, v, y)
+    assert res.pvalue == 0.0 and res.impossible == 1 and "cannot occur" in str(res)
+
+
+def test_degree_rule_and_explicit_degree():
+    assert [default_degree(n) for n in (500, 2000, 20_000, 200_000)] == [1, 2, 3, 4]
+    assert [default_degree(n, 1) for n in (500, 2000, 20_000, 200_000)] == [2, 4, 6, 8]
+    m, v, _, y = synthetic.toy_population().sample_raw(3000, rng=0)
+    assert socal.calibration_test(m, v, y, degree=0).df <= 2
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(order=3), "'order'"), (dict(order=True), "'order'"), (dict(alpha=0.0), "'alpha'"),
+    (dict(alpha=1.0), "'alpha'"), (dict(alpha=float("nan")), "'alpha'"), (dict(degree=-1), "'degree'"),
+    (dict(degree=21), "'degree'"), (dict(degree=2.5), "'degree'"),
+])
+def test_bad_options(kw, match):
+    m, v, _, y = synthetic.toy_population().sample_raw(200, rng=0)
+    with pytest.raises(ValueError, match=match):
+        socal.calibration_test(m, v, y, **kw)
+
+
+def test_bad_data():
+    m, v, _, y = synthetic.toy_population().sample_raw(200, rng=0)
+    with pytest.raises(ValueError, match="'var'.*mean\\*\\(1-mean\\)"):
+        socal.calibration_test(m, np.full(200, 0.25), y)
+    with pytest.raises(ValueError, match="'var'.*order=1"):
+        socal.calibration_test(m, v, y, order=1)
+    with pytest.raises(ValueError, match="'labels'.*k >= 2"):
+        socal.calibration_test(m, v, y[:, :1])
+    bad = y.copy()
+    bad[3, 0] = np.nan
+    with pytest.raises(ValueError, match="'labels'.*finite"):
+        socal.calibration_test(m, v, bad)
+    with pytest.raises(ValueError, match="'labels'.*0 or 1"):
+        socal.calibration_test(m, v, y * 2)
+    with pytest.raises(ValueError, match="'mean'.*in \\[0, 1\\]"):
+        socal.calibration_test(m * 100, v, y)
+    with pytest.raises(ValueError, match="at least 10 items"):
+        socal.calibration_test(m[:5], v[:5], y[:5])
+    with pytest.raises(ValueError, match="same order"):
+        CalibrationTestStats(order=1) + CalibrationTestStats(order=2)
+    with pytest.raises(ValueError, match="'order'.*statistics"):
+        socal.calibration_test(CalibrationTestStats(order=2).update(m, v, y), order=1)
+    with pytest.raises(ValueError, match="either arrays or 'chunks'"):
+        socal.calibration_test(m, v, y, chunks=[dict(mean=m, var=v, labels=y)])
+
+
+scores = st.integers(min_value=20, max_value=300).flatmap(
+    lambda n: st.tuples(st.just(n), st.integers(0, 2**32 - 1), st.sampled_from([1, 2])))
+
+
+@settings(max_examples=30, deadline=None)
+@given(scores)
+def test_properties_p_in_unit_interval_and_label_flip_invariance(case):
+    """p in [0, 1], T >= 0, and flipping the classes (m -> 1 - m, labels -> 1 - labels, var kept) leaves the
+    statistic unchanged: the residuals transform linearly, (r1, r2) -> (-r1, r2 - 2 r1), the null covariance with
+    them, and the basis on the mirrored ranks spans the same functions."""
+    n, seed, order = case
+    rng = np.random.default_rng(seed)
+    m = rng.uniform(0.02, 0.98, n)
+    v = rng.uniform(0, 1, n) * m * (1 - m)
+    y = (rng.random((n, 2)) < rng.uniform(0, 1, (n, 1))).astype(float)
+    a = socal.calibration_test(m, v if order == 2 else None, y, order=order)
+    b = socal.calibration_test(1 - m, v if order == 2 else None, 1 - y, order=order)
+    assert 0.0 <= a.pvalue <= 1.0 and a.statistic >= 0.0
+    assert b.df == a.df
+    assert b.statistic == pytest.approx(a.statistic, rel=1e-6, abs=1e-8)
+
+
+def test_statistics_are_row_order_invariant_bitwise_up_to_summation():
+    m, v, _, y = synthetic.toy_population().sample_raw(3000, rng=9)
+    for perm in itertools.islice(itertools.permutations(range(3)), 3):
+        idx = np.concatenate([np.arange(i, 3000, 3) for i in perm])
+        s = CalibrationTestStats().update(m[idx], v[idx], y[idx])
+        assert np.allclose(s.sums, CalibrationTestStats().update(m, v, y).sums, rtol=1e-12, atol=1e-12)
