@@ -5,7 +5,9 @@ import socal
 project = "socal"
 author = "the socal developers"
 release = version = socal.__version__
-extensions = ["sphinx.ext.autodoc", "sphinx.ext.autosummary", "sphinx.ext.mathjax", "numpydoc"]
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.autosummary", "sphinx.ext.mathjax", "numpydoc", "myst_parser"]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+myst_heading_anchors = 3  # '#fix-second-order-platt-scaling' links between the pages, as on GitHub
 autosummary_generate = True
 autodoc_typehints = "none"  # the signatures carry the hints; numpydoc's Parameters sections carry the prose
 numpydoc_show_class_members = False
