@@ -3,6 +3,7 @@
     python benchmarks/size_power.py --size          # size table: every calibrated population x n, 2,000 replicates
     python benchmarks/size_power.py --power         # power curves (docs/_static/power.png) and their table
     python benchmarks/size_power.py --timing        # calibration_test vs one SufficientStats pass, n = 1e6
+    python benchmarks/size_power.py --sandwich      # why the null covariance: its size against a sandwich's
 
 Populations with exact truth: the calibrated members of the validation zoo (calibrated-few, calibrated-many,
 nearly-calibrated) and smooth ensemble-like calibrated populations (socal.synthetic.EnsembleLikePopulation) with
@@ -164,6 +165,34 @@ def power_figure(results, sizes, path):
     fig.savefig(path, dpi=110)
 
 
+def _sandwich_cell(args):
+    cell, pop, n, reps = args
+    out = np.empty((reps, 4))
+    for r in range(reps):
+        m, v, _, y = pop.sample_raw(n, rng=np.random.default_rng([cell, r]))
+        out[r] = [socal.calibration_test(m, v, y).pvalue,
+                  socal.calibration_test(m, v, y, covariance="sandwich").pvalue,
+                  socal.calibration_test(m, None, y, order=1).pvalue,
+                  socal.calibration_test(m, None, y, order=1, covariance="sandwich").pvalue]
+    return out
+
+
+def sandwich(reps, jobs):
+    """Size at 0.05 of the null covariance (the default) against the sandwich, orders 2 and 1, on the same draws."""
+    pops = populations_null()
+    names = ["calibrated-few", "ensemble Var f* 0.01", "ensemble Var f* 0.0001"]
+    sizes = (500, 2000, 10000)
+    tasks = [(5000 + 10 * i + j, pops[nm], n, reps) for i, nm in enumerate(names) for j, n in enumerate(sizes)]
+    with ProcessPoolExecutor(jobs) as ex:
+        res = list(ex.map(_sandwich_cell, tasks))
+    print(f"Rejection rate at 0.05 of calibrated populations, {reps} replicates per cell:\n")
+    print("| population | n | order 2 null | order 2 sandwich | order 1 null (pooled) | order 1 sandwich |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for (_, pop, n, _), ps in zip(tasks, res):
+        name = next(k for k, p in pops.items() if p is pop)
+        print(f"| {name} | {n:,} | " + " | ".join(f"{np.mean(ps[:, j] < 0.05):.3f}" for j in range(4)) + " |")
+
+
 def timing(n, repeats):
     """calibration_test against one SufficientStats pass (degree 44, the estimators' default cap), same data."""
     pop = EnsembleLikePopulation(0.01)
@@ -188,6 +217,7 @@ def main(argv=None):
     p.add_argument("--size", action="store_true")
     p.add_argument("--power", action="store_true")
     p.add_argument("--timing", action="store_true")
+    p.add_argument("--sandwich", action="store_true")
     p.add_argument("--reps", type=int, default=None, help="replicates per cell (size 2000, power 500)")
     p.add_argument("--sizes", default=None, help="comma-separated n")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -213,6 +243,8 @@ def main(argv=None):
         print(f"\nfigure: {args.figure}")
     if args.timing:
         timing(int(float(args.sizes or 1e6)), args.reps or 5)
+    if args.sandwich:
+        sandwich(args.reps or 1000, args.jobs)
 
 
 if __name__ == "__main__":

@@ -140,6 +140,8 @@ class Evaluation:
 
 
 def _fmt_h(h):
+    if isinstance(h, tuple):
+        return f"({_fmt_h(h[0])} on the mean, {_fmt_h(h[1])} on the variance)"
     inv = 1.0 / h
     return f"1/{round(inv)}" if abs(inv - round(inv)) < 1e-9 else f"{h:g}"
 
@@ -208,7 +210,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     func = "evaluate"
     m, v = check_scores(raw_mean, raw_var, func, raw=True)
     check_labels(labels, m.shape[0], func, counts=counts)
-    h = check_bandwidth(h, func)
+    h = check_bandwidth(h, func, per_axis=True)
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)
     seed = rng if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
     # child streams: a user who drew the data from default_rng(seed) and passes the same seed here must not get

@@ -13,7 +13,7 @@ import numpy as np
 from scipy.linalg import lapack
 
 from ._results import SelectionReport
-from ._validation import check_bandwidth, check_float
+from ._validation import bandwidth_axes, check_bandwidth, check_float
 from .chebyshev import RIDGE_FLOOR, MomentOperator, TensorBasis, evaluate, response_vector, ridge_factor, tensor_gram
 from .sufficient import SufficientStats, response_moments, target_classes, targets
 
@@ -35,11 +35,18 @@ def theta(h: float) -> float:
     return math.exp(math.asinh(h * math.pi))
 
 
-def paper_degree(n: float, h: float) -> int:
-    """The degree rule of Proposition "main": l = ceil(2 log n / log theta(h)), log theta(h) = asinh(h pi)."""
+def paper_degree(n: float, h: float | tuple[float, float]) -> int:
+    """The degree rule of Proposition "main": l = ceil(2 log n / log theta(h)), log theta(h) = asinh(h pi).
+
+    With one bandwidth per axis, h = (h_mean, h_var), each axis has its own ellipse after mapping its interval to
+    [-1, 1]: log theta_mean = asinh(h_mean pi) on [0, 1], log theta_var = asinh(4 h_var pi) on [0, 1/4] (the strip
+    of half-width h_var pi/2 becomes 4 h_var pi wide); the equal-degree tensor basis needs the smaller.  A single h
+    gives theta_mean (the variance axis's ellipse is then the larger), as in the paper.
+    """
     n = check_float(n, "n", "paper_degree", 1.0, math.inf)  # real n: the bounds evaluate it between sample sizes
-    h = check_bandwidth(h, "paper_degree")
-    return int(math.ceil(2.0 * math.log(n) / math.asinh(h * math.pi)))
+    h_mean, h_var = bandwidth_axes(check_bandwidth(h, "paper_degree", per_axis=True))
+    log_theta = min(math.asinh(h_mean * math.pi), math.asinh(4.0 * h_var * math.pi))
+    return int(math.ceil(2.0 * math.log(n) / log_theta))
 
 
 def degree_schedule(lmax, floor=MIN_DEGREE):

@@ -23,6 +23,7 @@ __all__ = [
     "check_mean",
     "check_labels",
     "check_bandwidth",
+    "bandwidth_axes",
     "check_int",
     "check_float",
     "check_choice",
@@ -63,6 +64,7 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
     """
     if x is None:
         raise _fail(name, func, "an array of real numbers", "None")
+    x = _from_pandas(x)
     src_dtype = getattr(x, "dtype", None)
     if src_dtype is not None and (np.dtype(src_dtype).kind in "OUSVc" or np.dtype(src_dtype).kind == "M"):
         what = " (Complex data not supported)" if np.dtype(src_dtype).kind == "c" else ""
@@ -94,6 +96,18 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
             raise _fail(name, func, rule or f"in [{low}, {high}]",
                         f"{int(np.count_nonzero(out))} value(s) outside it, e.g. {first!r}")
     return arr
+
+
+def _from_pandas(x):
+    """pandas objects with extension dtypes (nullable Float64, Int64, boolean) as float arrays, pd.NA as NaN (then
+    refused, or read as a missing vote, by the caller's rule); other input unchanged."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or isinstance(dtype, np.dtype) or not hasattr(x, "to_numpy"):
+        return x
+    try:
+        return x.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        return np.asarray(x, dtype=object)
 
 
 def check_mean(mean, func, name="mean"):
@@ -182,13 +196,32 @@ def check_labels(labels, n, func, *, counts=None, min_k=2):
 H_MAX = 1e6  # a bandwidth this wide is a uniform perturbation; the domain stops there
 
 
-def check_bandwidth(h, func, *, allow_none=False):
-    """h in (0, 1e6]: the perturbation bandwidth (floats and numpy scalars; not bool)."""
+def check_bandwidth(h, func, *, allow_none=False, per_axis=False):
+    """h in (0, 1e6]: the perturbation bandwidth (floats and numpy scalars; not bool).
+
+    With ``per_axis``, also a pair (h_mean, h_var): one bandwidth per axis of R = [0, 1] x [0, 1/4], returned as a
+    tuple of two floats (a single float is returned as it is and applies to both axes).
+    """
     if h is None and allow_none:
         return None
+    if per_axis and isinstance(h, (tuple, list, np.ndarray)) and np.ndim(h) == 1 and len(h) == 2:
+        try:
+            return tuple(check_bandwidth(x.item() if isinstance(x, np.generic) else x, func) for x in h)
+        except ValueError:
+            raise _fail("h", func, f"a positive float in the range (0, {H_MAX:g}] or a pair (h_mean, h_var) of such "
+                        f"floats (the perturbation bandwidths)", repr(h)) from None
     if isinstance(h, bool) or not isinstance(h, numbers.Real) or not np.isfinite(h) or not 0 < h <= H_MAX:
-        raise _fail("h", func, f"a positive float in the range (0, {H_MAX:g}] (the perturbation bandwidth)", repr(h))
+        rule = f"a positive float in the range (0, {H_MAX:g}]" + (" or a pair (h_mean, h_var) of such floats"
+                                                                  if per_axis else "")
+        raise _fail("h", func, rule + " (the perturbation bandwidth)", repr(h))
     return float(h)
+
+
+def bandwidth_axes(h):
+    """(h_mean, h_var) of a validated bandwidth: a float applies to both axes."""
+    if isinstance(h, tuple):
+        return h
+    return float(h), float(h)
 
 
 def check_int(x, name, func, lo, hi, *, allow_none=False):
@@ -227,7 +260,10 @@ def check_rng(rng):
     """A ``numpy.random.Generator`` from a Generator, a seed, or None (fresh entropy)."""
     if isinstance(rng, np.random.Generator):
         return rng
-    if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence)):
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and rng < 0:
+        raise ValueError(f"The 'rng' parameter must be a numpy.random.Generator, an int seed >= 0 or None. Got "
+                         f"{int(rng)} instead.")
+    if rng is None or (isinstance(rng, (numbers.Integral, np.random.SeedSequence)) and not isinstance(rng, bool)):
         return np.random.default_rng(rng)
     raise ValueError(f"The 'rng' parameter must be a numpy.random.Generator, an int seed or None. "
                      f"Got {type(rng).__name__} instead.")

@@ -19,16 +19,18 @@ __all__ = ["main"]
 
 
 def _bandwidth(text):
-    """--h: a positive number, as a decimal (0.0625) or a fraction (1/16)."""
+    """--h: a positive number, as a decimal (0.0625) or a fraction (1/16); or two, 'h_mean,h_var' (1/16,1/64)."""
     from fractions import Fraction
 
+    parts = text.split(",")
     try:
-        h = float(Fraction(text.strip()))
+        hs = [float(Fraction(p.strip())) for p in parts]
     except (ValueError, ZeroDivisionError):
-        raise argparse.ArgumentTypeError(f"must be a positive number such as 0.0625 or 1/16 (got {text!r})") from None
-    if not (h > 0 and np.isfinite(h)):
-        raise argparse.ArgumentTypeError(f"must be a positive number such as 0.0625 or 1/16 (got {text!r})")
-    return h
+        hs = []
+    if len(parts) > 2 or not hs or not all(h > 0 and np.isfinite(h) for h in hs):
+        raise argparse.ArgumentTypeError(f"must be a positive number such as 0.0625 or 1/16, or two for the mean and "
+                                         f"the variance axes such as 1/16,1/64 (got {text!r})")
+    return hs[0] if len(hs) == 1 else tuple(hs)
 
 
 def _level(text):

@@ -77,6 +77,9 @@ def from_judgments(name, rows, classes, *, gold=None, on_duplicate="keep-first",
         raise ValueError(f"The 'max_votes' parameter of {name} must be None or an int >= 1 (votes kept per item). "
                          f"Got {max_votes!r} instead.")
     cls_index = {c: i for i, c in enumerate(classes)}
+    if len(cls_index) < 2:
+        raise ValueError(f"The 'classes' parameter of {name} must name at least 2 distinct classes. Got "
+                         f"{list(classes)!r} instead.")
     seen, per_item, order = set(), {}, []
     dups = []
     for r, (worker, item, label) in enumerate(rows):
@@ -94,6 +97,8 @@ def from_judgments(name, rows, classes, *, gold=None, on_duplicate="keep-first",
             per_item[item] = []
             order.append(item)
         per_item[item].append(cls_index[label])
+    if not order:
+        raise ValueError(f"{name}: no (worker, item, label) rows: nothing to build k-snapshots from.")
     truncated = 0
     if max_votes is not None:
         for it in order:

@@ -14,8 +14,8 @@ from ._fit import (DEFAULT_ALPHAS, DEFAULT_MAX_DEGREE, MIN_DEGREE, SEARCHES, deg
                    select_and_fit)
 from ._results import CalibrationError, ConfidenceInterval, UpperBound
 from ._typing import Alpha, ArrayLike, Chunks, Counts, Degree, Seed
-from ._validation import (check_bandwidth, check_choice, check_float, check_int, check_labels, check_mean,
-                          check_rng, check_scores)
+from ._validation import (bandwidth_axes, check_bandwidth, check_choice, check_float, check_int, check_labels,
+                          check_mean, check_rng, check_scores)
 from .intervals import _PoissonWeights, bootstrap
 from .sufficient import DeviationStats, SufficientStats
 
@@ -83,8 +83,13 @@ def _resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=
 
 
 def resolution_degree(h):
-    """ceil(1/(pi h)): the degree below which a polynomial cannot follow structure of width ~h in the score."""
-    return math.ceil(1.0 / (math.pi * h))
+    """ceil(1/(pi h)): the degree below which a polynomial cannot follow structure of width ~h in the score.
+
+    Per axis (h_mean, h_var): structure of width h_var on [0, 1/4] is as fine as width 4 h_var on [0, 1], so the
+    finer of h_mean and 4 h_var decides.
+    """
+    h_mean, h_var = bandwidth_axes(h)
+    return math.ceil(1.0 / (math.pi * min(h_mean, 4.0 * h_var)))
 
 
 def _resolve_alphas(func, alpha):
@@ -120,7 +125,10 @@ class _Settings:
 
 def _settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search="greedy", upper=None):
     rng = check_rng(rng) if rng is not None else None
-    return _Settings(h=check_bandwidth(h, func, allow_none=True), degree=degree, alpha=alpha,
+    h = check_bandwidth(h, func, allow_none=True, per_axis=True)
+    if func == "ce1" and isinstance(h, tuple):  # the first-order error lives on the mean axis alone
+        h = h[0]
+    return _Settings(h=h, degree=degree, alpha=alpha,
                      folds=check_int(folds, "folds", func, 2, 100),
                      holdout=check_float(holdout, "holdout", func, 0.0, 1.0, lo_open=True, hi_open=True,
                                          allow_none=True),
@@ -416,8 +424,9 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         for the bootstrap (``debias=True``), and three times more for each finer degree Lepski's rule compares.  The
         fit and the plug-in equal the in-memory ones (coefficients to 1e-10 relative); the bootstrap draws per
         chunk, so another chunking gives a statistically equivalent correction and interval.
-    h : float, optional
-        The perturbation bandwidth.  With it the degree is capped by the paper's rule l = ceil(2 log n / log theta(h)).
+    h : float or (float, float), optional
+        The perturbation bandwidth, or one per axis (h_mean, h_var).  With it the degree is capped by the paper's
+        rule l = ceil(2 log n / log theta(h)) (per axis: :func:`socal.paper_degree`).
     degree : None, 'paper', int or list of ints
         None: cross-validated over a halving schedule from min(max_degree, paper rule, sqrt(n_train) - 1) down to
         4; with ``debias=True``, checked against finer degrees by Lepski's rule (Notes; with ``debias=False`` and
@@ -560,4 +569,7 @@ def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: 
     st = _settings("calibration_functions", h, degree, alpha, folds, holdout, max_degree, rng, None, 200, search)
     source, stats = _source("calibration_functions", 2, mean, var, labels, counts, chunks)
     fit, _ = _fit_from(source, stats, st, 2, "calibration_functions")
+    if not isinstance(project, (bool, np.bool_)):
+        raise ValueError(f"The 'project' parameter of calibration_functions must be True or False. Got {project!r} "
+                         f"instead.")
     return CalibrationFunctions(fit.cmap, bool(project))

@@ -355,7 +355,8 @@ class _PlattBase:
         if isinstance(nf, bool) or not isinstance(nf, int) or nf < 1:
             raise bad("n_samples_fit", "an int >= 1", nf)
         checks = {"ndim": lambda x: x in (1, 2) and not isinstance(x, bool),
-                  "h": lambda x: x is None or (_is_real(x) and 0 < x <= 1e6),
+                  "h": lambda x: x is None or (_is_real(x) and 0 < x <= 1e6)
+                  or (isinstance(x, list) and len(x) == 2 and all(_is_real(e) and 0 < e <= 1e6 for e in x)),
                   "degree": lambda x: x is None or x == "paper" or _is_int(x, 0, 200)
                   or (isinstance(x, list) and len(x) > 0 and all(_is_int(e, 0, 200) for e in x)),
                   "alpha": lambda x: x is None or (_is_real(x) and 0 <= x <= 1e6)

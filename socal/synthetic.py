@@ -56,17 +56,17 @@ class DiscretePopulation:
 
     def ce2(self, h, *, parts=False):
         e1, e2 = self.eta_orig
-        return discrete_ce2(check_bandwidth(h, "ce2"), self.means, self.vars, self.weights, e1, e2, parts=parts)
+        return discrete_ce2(check_bandwidth(h, "ce2", per_axis=True), self.means, self.vars, self.weights, e1, e2, parts=parts)
 
     def ce1(self, h):
         e1, _ = self.eta_orig
-        return discrete_ce1(check_bandwidth(h, "ce1"), self.means, self.weights, e1)
+        return discrete_ce1(check_bandwidth(h, "ce1", per_axis=True), self.means, self.weights, e1)
 
     def recalibrated_ce2(self, h, moments, *, panels=256):
         """CE2 of a recalibrated predictor whose claimed moments at perturbed scores are ``moments(m, var)``
         (e.g. ``SecondOrderPlatt.predict_moments``); see :func:`socal.truth.discrete_recalibrated_ce2`."""
         e1, e2 = self.eta_orig
-        return discrete_recalibrated_ce2(check_bandwidth(h, "recalibrated_ce2"), self.means, self.vars,
+        return discrete_recalibrated_ce2(check_bandwidth(h, "recalibrated_ce2", per_axis=True), self.means, self.vars,
                                          self.weights, e1, e2, moments, panels=panels)
 
     def calibration_functions(self, h, mean, var):

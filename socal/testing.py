@@ -298,10 +298,14 @@ class CalibrationTestStats:
     (True, 4000)
     """
 
-    def __init__(self, *, order: int = 2) -> None:
+    def __init__(self, *, order: int = 2, covariance: str = "null") -> None:
         if isinstance(order, bool) or order not in (1, 2):
             raise ValueError(f"The 'order' parameter of CalibrationTestStats must be 1 or 2. Got {order!r} instead.")
+        if covariance not in ("null", "sandwich"):
+            raise ValueError(f"The 'covariance' parameter of CalibrationTestStats must be 'null' or 'sandwich'. Got "
+                             f"{covariance!r} instead.")
         self.order = int(order)
+        self.covariance = covariance
         cols = _COLS2 if self.order == 2 else _COLS1
         cells = GRID_MEAN * (GRID_RELVAR if self.order == 2 else 1)
         self.sums = np.zeros((len(cols), cells))
@@ -342,6 +346,8 @@ class CalibrationTestStats:
             q = m * (1.0 - m)
             w = 1.0 - 1.0 / k
             cols = (np.ones_like(m), z1 - m, q / k, w * q, w * (_falling(a, k, 2) - 2.0 * m * z1 + m * m), g)
+            if self.covariance == "sandwich":  # the row's own squared residual, no pooled epistemic part
+                cols = (cols[0], cols[1], cols[1] ** 2, np.zeros_like(m), np.zeros_like(m), g)
             cell = mi
         else:
             q = m * (1.0 - m)
@@ -359,7 +365,10 @@ class CalibrationTestStats:
             c22 = ((k - 2.0) * (k - 3.0) * mu4 + 4.0 * (k - 2.0) * mu3 + 2.0 * mu2) / (k * (k - 1.0)) - mu2 * mu2
             # where var = m (1 - m), f* is 0 or 1: disagreeing labels are impossible
             bad |= (v >= q) & (q > 0) & (a > 0) & (a < k) & np.isclose(v, q, rtol=1e-12, atol=0.0)
-            cols = (np.ones_like(m), z1 - m, z2 - mu2, c11, c12, c22, v, m, g, m * g)
+            r1, r2 = z1 - m, z2 - mu2
+            if self.covariance == "sandwich":  # the rows' own residual products: consistent under any k, estimated
+                c11, c12, c22 = r1 * r1, r1 * r2, r2 * r2
+            cols = (np.ones_like(m), r1, r2, c11, c12, c22, v, m, g, m * g)
         size = self.sums.shape[1]
         if bad.any():  # counted apart: they decide the p-value (0) but would distort the statistic of the rest
             ok = ~bad
@@ -371,11 +380,12 @@ class CalibrationTestStats:
 
     def merge(self, other: CalibrationTestStats) -> CalibrationTestStats:
         """Exact, associative merge."""
-        if not isinstance(other, CalibrationTestStats) or other.order != self.order:
-            raise ValueError("Only CalibrationTestStats of the same order can be merged. Got "
+        if not isinstance(other, CalibrationTestStats) or other.order != self.order or \
+                other.covariance != self.covariance:
+            raise ValueError("Only CalibrationTestStats of the same order and covariance can be merged. Got "
                              f"{type(other).__name__}" + (f" of order {other.order}" if
                                                            isinstance(other, CalibrationTestStats) else "") + ".")
-        out = CalibrationTestStats(order=self.order)
+        out = CalibrationTestStats(order=self.order, covariance=self.covariance)
         out.sums = self.sums + other.sums
         out.impossible = self.impossible + other.impossible
         return out
@@ -537,19 +547,19 @@ def _regions(S, occ, x, y, order, C11):
 
 
 class _TestPass:
-    def __init__(self, order, checked=False):
-        self.order, self.checked = order, checked
+    def __init__(self, order, checked=False, covariance="null"):
+        self.order, self.checked, self.covariance = order, checked, covariance
 
     def __call__(self, index, m, v, a, k):
         if self.order == 2 and not self.checked:
             m, v = check_scores(m, v, "calibration_test", raw=True)  # sources check var <= 1/4; raw needs m (1 - m)
-        return CalibrationTestStats(order=self.order).add_validated(m, v, a, k)
+        return CalibrationTestStats(order=self.order, covariance=self.covariance).add_validated(m, v, a, k)
 
 
 def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: ArrayLike | None = None,
                      labels: ArrayLike | None = None, *, counts: Counts | None = None, order: int = 2,
                      alpha: float | None = None, degree: int | None = None, chunks=None,
-                     progress: bool = False) -> CalibrationTest:
+                     covariance: str = "null", progress: bool = False) -> CalibrationTest:
     """Test whether a predictor's raw (mean, variance) are calibrated, and say where they are not.
 
     The null hypothesis (order 2) is second-order calibration of the raw scores (the paper's Definition 1, Eq.
@@ -578,6 +588,10 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
         A level: sets :attr:`CalibrationTest.rejected` and the level of the detectable effects (0.05 otherwise).
     degree : int, optional
         Basis degree per axis; default :func:`default_degree` (n), fixed in advance.
+    covariance : {'null', 'sandwich'}
+        'null' (the default): the covariance of the moment conditions under the null (exact for k = 2).
+        'sandwich': the rows' own residual products (valid for any law of the labels, but estimated; measured too
+        liberal at small n, see the docs page of the test).
     chunks : re-iterable of chunks, optional
         Instead of arrays: chunks (mappings with 'mean', 'var', 'labels' or 'counts'), a callable returning them, or
         a :mod:`socal.io` reader.  Dask collections are accepted as ``mean``, ``var``, ``labels``.
@@ -627,5 +641,8 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
             m, v = check_mean(mean, func), None
         a, k = check_labels(labels, m.shape[0], func, counts=counts, min_k=order)
         source = ArraySource(m, v, a, k)
-    st = source.map_reduce(_TestPass(order, isinstance(source, ArraySource)), show=progress, desc="calibration test")
+    if covariance not in ("null", "sandwich"):
+        raise ValueError(f"The 'covariance' parameter of {func} must be 'null' or 'sandwich'. Got {covariance!r} "
+                         f"instead.")
+    st = source.map_reduce(_TestPass(order, isinstance(source, ArraySource), covariance), show=progress, desc="calibration test")
     return st.test(alpha=alpha, degree=degree)

@@ -24,6 +24,7 @@ from typing import Literal
 import numpy as np
 
 from ._typing import ArrayLike
+from ._validation import bandwidth_axes
 from .kernels import SechKernel
 from .perturb import MEAN_DOMAIN, VAR_DOMAIN
 
@@ -53,8 +54,9 @@ def _gl_panels(lo, hi, panels, order=8):
 
 
 def _kernels(h, means, vars_, t1, t2):
-    K1 = SechKernel(h, *MEAN_DOMAIN).pdf(t1[None, :], means[:, None])  # (J, N1)
-    K2 = None if t2 is None else SechKernel(h, *VAR_DOMAIN).pdf(t2[None, :], vars_[:, None])  # (J, N2)
+    h_mean, h_var = bandwidth_axes(h)
+    K1 = SechKernel(h_mean, *MEAN_DOMAIN).pdf(t1[None, :], means[:, None])  # (J, N1)
+    K2 = None if t2 is None else SechKernel(h_var, *VAR_DOMAIN).pdf(t2[None, :], vars_[:, None])  # (J, N2)
     return K1, K2
 
 
@@ -104,8 +106,9 @@ def discrete_calibration_functions(h, means, vars_, weights, e1, e2, t1, t2):
     """The exact perturbed eta1, eta2 at points (t1, t2) (arrays of equal shape)."""
     means, vars_, pis, e1, e2 = (np.asarray(x, dtype=float) for x in (means, vars_, weights, e1, e2))
     t1, t2 = np.broadcast_arrays(np.asarray(t1, dtype=float), np.asarray(t2, dtype=float))
-    k1 = SechKernel(h, *MEAN_DOMAIN).pdf(t1.ravel()[None, :], means[:, None])
-    k2 = SechKernel(h, *VAR_DOMAIN).pdf(t2.ravel()[None, :], vars_[:, None])
+    h_mean, h_var = bandwidth_axes(h)
+    k1 = SechKernel(h_mean, *MEAN_DOMAIN).pdf(t1.ravel()[None, :], means[:, None])
+    k2 = SechKernel(h_var, *VAR_DOMAIN).pdf(t2.ravel()[None, :], vars_[:, None])
     wk = k1 * k2 * pis[:, None]
     den = wk.sum(axis=0)
     return ((e1 @ wk) / den).reshape(t1.shape), ((e2 @ wk) / den).reshape(t1.shape)
@@ -236,8 +239,9 @@ def _grid_truth(mean, var, e1, e2, h, weights, shape):
     n1, n2 = shape
     t1, t2 = np.linspace(0, 1, n1), np.linspace(0, 0.25, n2)
     mass = _deposit(mean, var, (np.ones_like(e1), e1, e2), w, shape)
-    K1 = SechKernel(h, *MEAN_DOMAIN).pdf(t1[:, None], t1[None, :])
-    K2 = SechKernel(h, *VAR_DOMAIN).pdf(t2[:, None], t2[None, :])
+    h_mean, h_var = bandwidth_axes(h)
+    K1 = SechKernel(h_mean, *MEAN_DOMAIN).pdf(t1[:, None], t1[None, :])
+    K2 = SechKernel(h_var, *VAR_DOMAIN).pdf(t2[:, None], t2[None, :])
     D, N1, N2 = (K1 @ M @ K2.T for M in mass)
     w1, w2 = _trap(n1, 1.0), _trap(n2, 0.25)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -318,8 +322,8 @@ def calibrated_reference(raw_mean: ArrayLike, raw_var: ArrayLike, h: float, *,
     ----------
     raw_mean, raw_var : array_like, shape (n,)
         Raw (unperturbed) scores: mean in [0, 1], var in [0, mean (1 - mean)].
-    h : float
-        The perturbation bandwidth.
+    h : float or (float, float)
+        The perturbation bandwidth, or one per axis (h_mean, h_var).
     method : {'auto', 'exact', 'grid'}
         'exact': quadrature over the distinct raw scores (cost grows with their number).  'grid': bilinear deposit
         of the raw scores on the 1025 x 257 grid of R, then exact kernel matrices (:func:`grid_truth`), cost
@@ -340,7 +344,7 @@ def calibrated_reference(raw_mean: ArrayLike, raw_var: ArrayLike, h: float, *,
     from ._validation import check_bandwidth, check_choice, check_scores
 
     m, v = check_scores(raw_mean, raw_var, "calibrated_reference", raw=True)
-    h = check_bandwidth(h, "calibrated_reference")
+    h = check_bandwidth(h, "calibrated_reference", per_axis=True)
     method = check_choice(method, "method", "calibrated_reference", ("auto", "exact", "grid"))
     atoms, counts = np.unique(np.column_stack([m, v]), axis=0, return_counts=True)
     if method == "auto":

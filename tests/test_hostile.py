@@ -339,3 +339,27 @@ def test_missing_optional_dependency_is_reported_before_work(capsys, monkeypatch
     code, out, err = _run(capsys, ["reproduce", "rate", "--quick", "--out", str(tmp_path / "r")])
     assert code == 2 and "pip install 'socal[experiments]'" in err and "sklearn" in err
     assert not (tmp_path / "r").exists()  # nothing was started
+
+
+def test_issue26_hostile_inputs_get_socal_errors():
+    """pandas nullable Float64 with NA, a negative seed, an empty list of judgments, a string for a bool: each gets
+    socal's one-line error naming the argument (and a nullable Float64 without NA is just floats)."""
+    pd = pytest.importorskip("pandas")
+    import socal
+    from socal import datasets
+
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(300, rng=0)
+    with_na = pd.Series(m, dtype="Float64")
+    with_na[3] = pd.NA
+    with pytest.raises(ValueError, match="'mean'.*finite"):
+        socal.calibration_test(with_na, v, y)
+    clean = socal.calibration_test(pd.Series(m, dtype="Float64"), pd.Series(v, dtype="Float64"), y)
+    assert clean.statistic == pytest.approx(socal.calibration_test(m, v, y).statistic, rel=1e-12)
+    with pytest.raises(ValueError, match="'rng'.*>= 0.*Got -1"):
+        socal.evaluate(m, v, y, rng=-1)
+    with pytest.raises(ValueError, match="no \\(worker, item, label\\) rows"):
+        datasets.from_judgments("mine", [], (0, 1))
+    with pytest.raises(ValueError, match="'project'.*True or False"):
+        socal.calibration_functions(m, v, y, project="no")
+    with pytest.raises(ValueError, match="percentages\\? divide by 100"):
+        socal.calibration_test(m * 100, v, y)

@@ -410,6 +410,41 @@ def check_degree_rule(*, quick, factor):
 
 
 # --------------------------------------------------------------------------------------------------------------------
+@claim("bandwidth-axes", "Lemma 'Analyticity' (2D) with Lemma 'Bernstein ellipse theorem on [0,1]', per axis "
+       "(socal's per-axis bandwidth h = (h_mean, h_var))",
+       "The variance axis [0, 1/4] maps to [-1, 1] by v = (x + 1)/8, so its strip of half-width h_var pi/2 becomes "
+       "8 times wider: theta_var = 4 h_var pi + sqrt(16 h_var^2 pi^2 + 1), equal to the mean axis's "
+       "theta(h_mean) = h_mean pi + sqrt(h_mean^2 pi^2 + 1) exactly when h_var = h_mean / 4; the equal-degree "
+       "tensor basis needs the smaller theta (socal.paper_degree).",
+       paper={"ratio": "1/4"}, wrong={"ratio": "1/2"})
+def check_bandwidth_axes(*, quick, ratio):
+    h, x = sp.symbols("h x", positive=True)
+    r = sp.Rational(ratio)
+    rho_m, rho_v = h * sp.pi / 2, r * h * sp.pi / 2
+    # the Bernstein lemma's proof: g(x) = f(a + (b - a)(x + 1)/2) has strip 2 rho / (b - a); theta = s + sqrt(s^2 + 1)
+    strip_m, strip_v = 2 * rho_m / 1, 2 * rho_v / sp.Rational(1, 4)
+    scale_ok = sp.simplify(sp.im(((sp.I * x) + 1) / 8) - x / 8) == 0  # Im((x + 1)/8) = Im(x)/8
+    theta_m = strip_m + sp.sqrt(strip_m**2 + 1)
+    theta_v = strip_v + sp.sqrt(strip_v**2 + 1)
+    equal = sp.simplify(theta_v - theta_m) == 0
+    hs = [sp.Rational(1, 2**k) for k in (2, 4, 6, 8)]
+    ns = [10**k for k in (2, 3, 4, 6)]
+    pd_ok = all(paper_degree(n, (float(hh), float(r * hh))) == paper_degree(n, float(hh)) for hh in hs for n in ns)
+    ev = {"strip_scale_1/8_proved": bool(scale_ok), "theta_var_minus_theta_mean_is_zero": bool(equal),
+          "ratio": ratio, "socal.paper_degree(n, (h, ratio h)) == paper_degree(n, h)": pd_ok}
+    if not equal:
+        h0 = sp.Rational(1, 16)
+        ev["counterexample"] = {"h_mean": "1/16", "h_var": str(r * h0),
+                                "theta_mean": float(theta_m.subs(h, h0)), "theta_var": float(theta_v.subs(h, h0))}
+        return Result(Verdict.FAILS, f"theta_var != theta_mean at h_var = {ratio} h_mean (sympy: the difference is "
+                                     f"not identically 0)", ev)
+    if not (scale_ok and pd_ok):
+        return Result(Verdict.FAILS, "the strip scaling or socal.paper_degree disagrees", ev)
+    return Result(Verdict.HOLDS, f"theta_var(h_mean/4) = theta_mean(h_mean) identically (sympy); socal.paper_degree "
+                                 f"gives (h, h/4) the degree of h", ev)
+
+
+# --------------------------------------------------------------------------------------------------------------------
 @claim("sampler", "Appendix 'Experiment 1': G^-1(u; s, h) = s + 2h artanh(tan(u/(2h)))",
        "The closed-form inverse CDF of the truncated sech kernel, u uniform on [G(a), G(b)], "
        "G(t) = int_s^t sech((v-s)/h) dv.",

@@ -78,6 +78,10 @@ STATEMENTS = [
       "sqrt(4 rho^2 + 1)", "inequality", "bernstein"),
     S("cor-approx", "Corollary 'cor:approx'", "eps_l <= B_theta theta^{-l}, B_theta = 2/(theta - 1), theta = h pi + "
       "sqrt(h^2 pi^2 + 1); we set M = 1 conservatively", "constant", "approx-corollary"),
+    S("cor-approx-axes", "Corollary 'cor:approx' (2D, on R)", "approximated by degree-l (tensor product) polynomials "
+      "... theta = h pi + sqrt(h^2 pi^2 + 1)", "constant", "bandwidth-axes",
+      "per axis: [0, 1/4] maps to [-1, 1] with a factor 8, so the variance axis's theta is 4 h pi + sqrt(16 h^2 pi^2 "
+      "+ 1), larger than the mean axis's; the two are equal at h_var = h_mean / 4"),
     S("degree-rule", "Section 3.3", "l = ceil(2 log n / log theta) makes eps_l = O(n^{-2})", "rate", "degree-rule"),
     S("basis-size", "Section 3.4", "phi has d = (l+1)^2 components", "constant", "covering"),
     S("erm-responses", "Section 3.4", "Y_i^(1) in {0,1} for eta1-hat; P_i = Y^(1) Y^(2) in {0,1} for eta2-hat",
