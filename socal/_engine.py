@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from ._progress import progress
+from ._progress import Bar
 from .sufficient import _validate_chunk, iter_chunks
 
 __all__ = ["ArraySource", "ChunkSource", "DaskSource", "is_dask", "merge_all"]
@@ -26,6 +26,22 @@ def merge_all(parts):
     return parts[0]
 
 
+def _run(fn, bar, index, chunk):
+    """One call of a pass, with the bar: a pass with a ``bar`` attribute counts its own work (replicates, row
+    blocks); any other counts the chunk's rows when it is done."""
+    if hasattr(fn, "bar"):
+        fn.bar = bar
+        return fn(index, *chunk)
+    out = fn(index, *chunk)
+    bar.update(chunk[0].shape[0])
+    return out
+
+
+def _total(fn, rows):
+    """The bar's total for a pass over ``rows`` rows (a pass may count other units: ``fn.work(rows)``)."""
+    return fn.work(rows) if hasattr(fn, "work") else rows
+
+
 class ArraySource:
     """Validated in-memory arrays: one chunk."""
 
@@ -33,7 +49,8 @@ class ArraySource:
         self.chunk = (m, v, a, k)
 
     def map_reduce(self, fn, *, show=False, desc=None):
-        return fn(0, *self.chunk)
+        with Bar(show, desc, _total(fn, self.chunk[0].shape[0]), getattr(fn, "unit", "rows")) as bar:
+            return _run(fn, bar, 0, self.chunk)
 
 
 class ChunkSource:
@@ -45,10 +62,10 @@ class ChunkSource:
 
     def map_reduce(self, fn, *, show=False, desc=None):
         acc = None
-        for i, chunk in enumerate(progress(iter_chunks(self.source, self.func, self.ndim, self.min_k), show, desc=desc,
-                                           total=self.total)):
-            part = fn(i, *chunk)
-            acc = part if acc is None else acc.merge(part)
+        with Bar(show, desc, None, getattr(fn, "unit", "rows")) as bar:  # rows: unknown until read
+            for i, chunk in enumerate(iter_chunks(self.source, self.func, self.ndim, self.min_k)):
+                part = _run(fn, bar, i, chunk)
+                acc = part if acc is None else acc.merge(part)
         if acc is None:
             raise ValueError(f"The 'chunks' source of {self.func} gave no chunks.")
         return acc

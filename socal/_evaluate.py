@@ -147,7 +147,7 @@ def _fmt_h(h):
 
 
 def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None = None, *, counts: Counts | None = None,
-             h: float = 1 / 16, ci: float = 0.9, n_boot: int = 200, rng: Seed = None,
+             h: float = 1 / 16, ci: float = 0.9, n_boot: int = 200, rng: Seed = 0,
              progress: bool = False) -> Evaluation:
     """Evaluate a predictor's (mean, variance) for second-order calibration, the guided way.
 
@@ -188,10 +188,11 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
         Level of the bootstrap intervals.
     n_boot : int
         Bootstrap replicates.
-    rng : numpy.random.Generator or int, optional
-        Perturbation and bootstrap (same seed, same numbers).
+    rng : numpy.random.Generator or int, default 0
+        Perturbation and bootstrap (same seed, same numbers; the CLI's ``--seed`` has the same default).
     progress : bool
-        Progress bars for the bootstrap (needs tqdm).
+        Progress bars on stderr counting the work done (rows read, bootstrap label sets drawn, rows evaluated under
+        the refits), kept with their elapsed time; tqdm's when it is installed, a plain counter otherwise.
 
     Returns
     -------
@@ -216,7 +217,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     # child streams: a user who drew the data from default_rng(seed) and passes the same seed here must not get
     # perturbations made of the same uniforms (they would correlate with the data)
     pert_rng, boot_rng = check_rng(rng).spawn(2)
-    test = calibration_test(m, v, labels, counts=counts)
+    test = calibration_test(m, v, labels, counts=counts, progress=progress)
     pm, pv = perturb(m, v, h=h, rng=pert_rng)
     shift = float(np.median(np.abs(pv - v)))
     spread = float(np.subtract(*np.percentile(v, [75, 25])))

@@ -120,10 +120,9 @@ def check_mean(mean, func, name="mean"):
 
 def _percent_hint(x):
     """' (percentages? divide by 100)' when every value lies in [0, 100] and some above 1."""
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
+    if np.asarray(x).dtype.kind not in "iuf":
         return ""
+    arr = np.asarray(x, dtype=np.float64)
     if arr.size and np.all(np.isfinite(arr)) and arr.min() >= 0 and 1 < arr.max() <= 100:
         return " (percentages? divide by 100)"
     return ""
@@ -178,7 +177,13 @@ def check_labels(labels, n, func, *, counts=None, min_k=2):
         return a, k
     if labels is None:
         raise ValueError(f"{func} needs 'labels' (an (n, k) array of 0/1) or 'counts' (positives, trials).")
-    y = check_array(labels, "labels", func, ndim=2)
+    try:
+        y = check_array(labels, "labels", func, ndim=2)
+    except ValueError as exc:
+        if "finite" in str(exc):  # NaN labels are usually missing votes
+            raise ValueError(f"{exc} (missing votes? pass counts=(positives, trials) with each item's own number of "
+                             f"labels instead)") from None
+        raise
     if y.shape[0] != n:
         raise _fail("labels", func, f"an array with {n} rows (one per score)", f"an array of shape {y.shape}")
     if y.shape[1] < min_k:

@@ -106,7 +106,7 @@ def _estimate(args):
     ci = None if args.no_interval else args.ci
     upper = None if args.no_interval else args.upper
     kw = dict(h=args.h, ci=ci, upper=upper, debias=not args.no_interval, n_boot=args.n_boot,
-              progress=not args.json and sys.stderr.isatty())
+              progress=_show_progress(args))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         r2 = ce2(chunks=reader, rng=args.seed, **kw)
@@ -140,6 +140,13 @@ def _run_args(parser, seed_help):
     parser.add_argument("--chunk-rows", type=_int_in(1000, 10**9), default=1_000_000,
                         help="rows read at a time (memory is bounded by this; default 1,000,000)")
     parser.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help=seed_help)
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress bars on stderr (rows read, bootstrap replicates; default: on when stderr is a "
+                             "terminal and --json is not given)")
+
+
+def _show_progress(args):
+    return args.progress if args.progress is not None else (not args.json and sys.stderr.isatty())
 
 
 def _label_columns(args):
@@ -196,7 +203,7 @@ def _evaluate(args):
             keep = ~few
             m, v, counts = m[keep], v[keep], (counts[0][keep], counts[1][keep])
     res = evaluate(m, v, labels, counts=counts, h=args.h, ci=args.ci, n_boot=args.n_boot, rng=args.seed,
-                   progress=not args.json and sys.stderr.isatty())
+                   progress=_show_progress(args))
     # the numbers first: a file that cannot be written must not cost the result
     if args.json:
         print(json.dumps(res.to_dict(), indent=2))

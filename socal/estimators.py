@@ -205,7 +205,7 @@ def _fit_from(source, stats, st, ndim, func, show=False, responses=None, use_h_f
             cap = _stream_cap(func, st)
         template = SufficientStats(max_degree=cap, ndim=ndim, folds=st.folds, holdout=st.holdout,
                                    rng=st.fold_rng, responses=responses)
-        stats = source.map_reduce(_StatsPass(template), show=show, desc="statistics")
+        stats = source.map_reduce(_StatsPass(template), show=show, desc=f"{func}: statistics")
     n = stats.n
     _check_n(func, n, stats.folds)
     n_train = _n_train(n, stats.folds, stats.holdout)
@@ -251,10 +251,10 @@ def _estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha
     seed = int(st.rng.integers(0, 2**63 - 1, dtype=np.int64)) if debias else None
     cands, weights = [], _PoissonWeights()  # the candidates' bootstraps share their item weights
     for f in fits:
-        dev = source.map_reduce(_DeviationPass(f.cmap), show=show, desc="deviations")
+        dev = source.map_reduce(_DeviationPass(f.cmap), show=show, desc=f"{kind}: deviations at degree {f.cmap.degree}")
         plugin = dev.mean_term + dev.moment_term
         boot = (bootstrap(source, f, plugin, n_boot=st.n_boot, seed=seed, level=st.ci, upper=st.upper, show=show,
-                          weights=weights) if debias else None)
+                          weights=weights, name=f"{kind} bootstrap at degree {f.cmap.degree}") if debias else None)
         cands.append(_Candidate(f, dev, plugin, boot))
     k, rule = _choose_degree(cands)
     chosen = cands[k]

@@ -105,8 +105,14 @@ class _Sums:
 class _PassA:
     """Response moments of B bootstrap label sets, and the bootstrap world's CE sums."""
 
+    unit = "label sets"
+
     def __init__(self, cmap, n_boot, seed):
         self.cmap, self.n_boot, self.seed = cmap, n_boot, seed
+        self.bar = None  # set by the source: counts the label sets drawn
+
+    def work(self, rows):
+        return self.n_boot
 
     def __call__(self, index, m, v, a, k):
         cmap, B = self.cmap, self.n_boot
@@ -134,6 +140,8 @@ class _PassA:
                     Zt[2 * j], Zt[2 * j + 1] = targets(a_b, k)
             Wb = response_moments(u, w, Zt[: R * reps].T, basis.degree, basis.deg_w)
             W[start: start + reps] = Wb.reshape(reps, R, basis.degree + 1, basis.deg_w + 1)
+            if self.bar is not None:
+                self.bar.update(reps)
         return _Sums((W, np.array([m.size, t1.sum() + t2.sum()])))
 
 
@@ -162,6 +170,7 @@ class _PassB:
     def __init__(self, cmap, betas, seed, weights=None):
         self.cmap, self.betas, self.seed = cmap, betas, seed  # betas: (d, B, R)
         self.weights = weights if weights is not None else _PoissonWeights(0)
+        self.bar = None  # set by the source: counts the rows evaluated under all refits
 
     def __call__(self, index, m, v, a, k):
         cmap = self.cmap
@@ -197,6 +206,8 @@ class _PassB:
                 gt = np.zeros_like(g) if np.isinf(tau) else _soft(g, tau * sigma)
                 shrunk_truth[j] += np.abs(gt).sum()
                 shrunk_plug[j] += np.abs(gt[:, None, :] + en).sum() / nb
+            if self.bar is not None:
+                self.bar.update(sl.stop - sl.start)
         return _Sums((num, den, shrunk_truth, shrunk_plug))
 
 
@@ -251,7 +262,7 @@ class BootstrapResult:
     deltas: np.ndarray
 
 
-def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, show=False, weights=None):
+def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, show=False, weights=None, name="bootstrap"):
     """Parametric-bootstrap bias correction, interval and upper bound for a plug-in CE estimate ``est`` from ``fit``.
 
     With D_b = (refit b's plug-in) - (its world's truth) in the world of the fitted functions, the one-step bias is
@@ -267,7 +278,7 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, show=False, 
     Returns a :class:`BootstrapResult`.
     """
     cmap = fit.cmap
-    A = source.map_reduce(_PassA(cmap, n_boot, seed), show=show, desc="bootstrap (labels)")
+    A = source.map_reduce(_PassA(cmap, n_boot, seed), show=show, desc=f"{name}: label sets drawn")
     W, (n, world_sum) = A.arrays
     truth_world = world_sum / n
     basis = cmap.basis
@@ -276,7 +287,7 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, show=False, 
                  axis=1)  # (d, B, R)
     betas = fit.factor.solve(b.reshape(b.shape[0], -1)).reshape(b.shape)
     num, den, st_sum, sp_sum = source.map_reduce(_PassB(cmap, betas, seed, weights), show=show,
-                                                 desc="bootstrap (refits)").arrays
+                                                 desc=f"{name}: rows under the refits").arrays
     deltas = num / np.maximum(den, 1.0) - truth_world
     one_step = float(deltas.mean())
     shrunk_bias = est - _shrunk_estimate(est, st_sum / n, sp_sum / n)

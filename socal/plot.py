@@ -189,17 +189,26 @@ def _pyplot():
     return plt
 
 
-def _panel(ax, centre, curve, band, edges, count, label, xlabel, ylabel, color):
-    ax.plot([edges[0], edges[-1]], [edges[0], edges[-1]], color="0.6", lw=1, ls="--", label="calibrated")
+def _panel(ax, centre, curve, band, edges, count, label, xlabel, ylabel, color, *, fit_range=False):
+    """One reliability panel; ``fit_range`` zooms the x axis onto the bins that hold items (where the user's scores
+    are), not the whole domain."""
+    lo, hi = edges[0], edges[-1]
+    if fit_range and np.any(count > 0):
+        occupied = np.flatnonzero(count > 0)
+        lo, hi = edges[occupied[0]], edges[occupied[-1] + 1]
+    ax.plot([lo, hi], [lo, hi], color="0.6", lw=1, ls="--", label="calibrated")
     if np.any(np.isfinite(band)):
         ax.fill_between(centre, band[0], band[1], color=color, alpha=0.25, lw=0)
     ax.plot(centre, curve, "o-", color=color, ms=3, label=label)
-    ax.set_xlim(edges[0], edges[-1])
+    ax.set_xlim(lo, hi)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     hist = ax.inset_axes([0.0, 0.0, 1.0, 0.15], sharex=ax)
     hist.bar(edges[:-1], count, width=np.diff(edges), align="edge", color="0.75")
     hist.set_axis_off()
+    if np.any(count > 0):
+        hist.text(0.99, 0.95, f"items per bin (grey; tallest {int(np.max(count)):,})", transform=hist.transAxes,
+                  ha="right", va="top", fontsize=7, color="0.4")
 
 
 def plot_reliability(data: ReliabilityData, *, axes: Any = None, label: str = "fitted", color: str = "C0") -> Any:
@@ -209,11 +218,11 @@ def plot_reliability(data: ReliabilityData, *, axes: Any = None, label: str = "f
         _, axes = plt.subplots(1, 2, figsize=(9, 4))
     a1, a2 = axes
     _panel(a1, data.mean_centre, data.eta1, data.eta1_band, data.mean_edges, data.mean_count, label,
-           "predicted mean m", "E[Y | S]  (fitted eta1, binned)", color)
-    a1.set_title("first moment")
+           "predicted mean", "E[Y | score]: how often the label is 1", color)
+    a1.set_title("means: observed against predicted")
     _panel(a2, data.var_centre, data.cond_var, data.cond_var_band, data.var_edges, data.var_count, label,
-           "predicted variance", "Var[f*(X) | S]  (fitted eta2 - eta1^2, binned)", color)
-    a2.set_title("second moment")
+           "predicted variance", "Var[f* | score]: spread of the true probability", color, fit_range=True)
+    a2.set_title("variances: observed against predicted")
     a1.legend(loc="upper left", fontsize=8)
     return axes
 
@@ -224,7 +233,7 @@ def plot_residual_map(data: ResidualMap, *, axes: Any = None) -> Any:
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, res, title in zip(axes, (data.mean_residual, data.var_residual),
-                              ("eta1 - mean", "(eta2 - eta1^2) - var")):
+                              ("E[Y | score] - predicted mean", "Var[f* | score] - predicted variance")):
         lim = np.nanmax(np.abs(res)) if np.any(np.isfinite(res)) else 1.0
         mesh = ax.pcolormesh(data.mean_edges, data.var_edges, res.T, cmap="RdBu_r", vmin=-lim, vmax=lim)
         ax.figure.colorbar(mesh, ax=ax, label="residual")
@@ -271,6 +280,11 @@ def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None 
     fig, axes = plt.subplots(2, 2, figsize=(10, 8))
     plot_before_after(before, after, axes=axes[0])
     plot_residual_map(residual_map(m, v, counts=(a, k), h=h, rng=rng), axes=axes[1])
-    fig.suptitle("before: the perturbed scores; after: socal.SecondOrderPlatt (fitted on other items)", fontsize=9)
+    axes[0, 0].set_title("means: before (red) and after (blue) recalibration", fontsize=10)
+    axes[0, 1].set_title("variances: before (red) and after (blue) recalibration", fontsize=10)
+    for ax in axes[1]:
+        ax.set_title(ax.get_title() + "\n(perturbed scores, before recalibration)", fontsize=9)
+    fig.suptitle("before: the perturbed scores; after: socal.SecondOrderPlatt (fitted on other items, drawn on "
+                 "held-out items)", fontsize=9)
     fig.tight_layout()
     return fig
