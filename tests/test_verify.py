@@ -184,3 +184,21 @@ def test_audit_progress_moves_within_a_claim(monkeypatch):
         assert res[0][1].verdict == Verdict.HOLDS and seen == [0, 1, 2, 3, 4] and _core._INNER is None
     finally:
         unregister("test-steps")
+
+
+def test_chebyshev_decay_decides_beyond_round_off_only():
+    """approx-corollary's coefficient check (issue 25): coefficients at the round-off floor decide nothing, and a
+    bound perturbed by 1e-12 relative changes no count (the negative control at the edge)."""
+    from socal.verify.claims_analytic import chebyshev_decay
+    from socal.verify.strip import TEST_DISTRIBUTIONS
+
+    dists = TEST_DISTRIBUTIONS[:2]
+    rows = chebyshev_decay((1 / 16,), dists, 1.0, 1.0, 600)
+    assert all(r["coeffs above the bound (certified)"] == 0 for r in rows)
+    for scale in (1 - 1e-12, 1 + 1e-12):
+        again = chebyshev_decay((1 / 16,), dists, 1.0, 1.0, 600, bound_scale=scale)
+        assert [(r["coeffs above the bound (certified)"], r["within round-off of the bound"]) for r in again] == \
+            [(r["coeffs above the bound (certified)"], r["within round-off of the bound"]) for r in rows]
+    # a bound far too small is still caught where the coefficients stand clear of the round-off floor
+    low = chebyshev_decay((1 / 16,), dists, 1.0, 1.0, 600, bound_scale=1e-6)
+    assert all(r["coeffs above the bound (certified)"] > 0 for r in low)
