@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from ._progress import Bar
-from .sufficient import _validate_chunk, iter_chunks
+from .sufficient import iter_chunks, validate_chunk
 
 __all__ = ["ArraySource", "ChunkSource", "DaskSource", "is_dask", "merge_all"]
 
@@ -102,7 +102,7 @@ def _apply(fn, func, ndim, min_k, index, mean, var, labels, pos, trials):
     counts = None if pos is None else (np.asarray(pos), np.asarray(trials))
     chunk = {"mean": np.asarray(mean), "var": None if var is None else np.asarray(var),
              "labels": None if labels is None else np.asarray(labels), "counts": counts}
-    return fn(index, *_validate_chunk(chunk, f"{func} (partition {index})", ndim, min_k))
+    return fn(index, *validate_chunk(chunk, f"{func} (partition {index})", ndim, min_k))
 
 
 def _merge2(a, b):

@@ -30,6 +30,7 @@ __all__ = [
     "check_rng",
     "check_probability",
     "edge_tolerance",
+    "percent_hint",
 ]
 
 MAX_TRIALS = 2**53  # labels per item: whole numbers above 2^53 are not exact in float64
@@ -115,10 +116,10 @@ def check_mean(mean, func, name="mean"):
     try:
         return check_array(mean, name, func, lo=0.0, hi=1.0, rule="in [0, 1]", clip_edges=True)
     except ValueError as exc:
-        raise ValueError(str(exc) + _percent_hint(mean)) from None
+        raise ValueError(str(exc) + percent_hint(mean)) from None
 
 
-def _percent_hint(x):
+def percent_hint(x):
     """' (percentages? divide by 100)' when every value lies in [0, 100] and some above 1."""
     if np.asarray(x).dtype.kind not in "iuf":
         return ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._typing import ArrayLike
-from ._validation import _percent_hint, check_array, check_int
+from ._validation import check_array, check_int, percent_hint
 
 __all__ = ["from_members"]
 
@@ -43,7 +43,7 @@ def from_members(probabilities: ArrayLike, *, ddof: int = 1) -> tuple[np.ndarray
         p = check_array(probabilities, "probabilities", func, ndim=2, lo=0.0, hi=1.0,
                         rule="in [0, 1] (members' probabilities P(Y = 1))", clip_edges=True)
     except ValueError as exc:
-        raise ValueError(str(exc) + _percent_hint(probabilities)) from None
+        raise ValueError(str(exc) + percent_hint(probabilities)) from None
     if p.shape[1] < 2:
         raise ValueError(f"The 'probabilities' parameter of {func} must have M >= 2 member columns (one row per "
                          f"item). Got an array of shape {p.shape} instead.")

@@ -33,7 +33,7 @@ from ._typing import ArrayLike, Counts, Seed
 from ._validation import (check_int, check_float, check_labels, check_mean, check_rng, check_scores)
 from .chebyshev import TensorBasis, grouped_moments, to_unit
 
-__all__ = ["SufficientStats", "DeviationStats", "row_uniform", "iter_chunks", "FORMAT_VERSION"]
+__all__ = ["SufficientStats", "DeviationStats", "row_uniform", "iter_chunks", "validate_chunk", "FORMAT_VERSION"]
 
 FORMAT_VERSION = 1
 _MAX_CLASSES = 64  # target values grouped as classes up to this many; beyond, weighted moments
@@ -448,10 +448,12 @@ def iter_chunks(source, func, ndim=2, min_k=None):
                             f"pass): pass a list, a callable returning a fresh iterator, or a socal.io reader, not a "
                             f"one-shot iterator or generator.")
     for i, chunk in enumerate(it):
-        yield _validate_chunk(chunk, f"{func} (chunk {i})", ndim, min_k)
+        yield validate_chunk(chunk, f"{func} (chunk {i})", ndim, min_k)
 
 
-def _validate_chunk(chunk, func, ndim, min_k=None):
+def validate_chunk(chunk, func, ndim, min_k=None):
+    """One chunk (a mapping with 'mean', 'var', 'labels' or 'counts', or a tuple (mean, var, labels)) as validated
+    float arrays (m, v, a, k); ``func`` names the caller in the messages."""
     if isinstance(chunk, Mapping):
         unknown = set(chunk) - {"mean", "var", "labels", "counts"}
         if unknown:

@@ -97,7 +97,7 @@ def test_docstring_figures_on_masked_variances():
     assert f"{d16} at h = 1/16, {d64} at h = 1/64" in doc
     assert f"({d16} at h = 1/16, {d64} at h = 1/64 for n = 10^4)" in readme
     pop = synthetic.overconfident_population()
-    for h, ce, ref in ((1 / 16, 0.101, 0.107), (1 / 64, 0.081, 0.037)):
+    for h, ce, ref in ((1 / 16, 0.101, 0.107), (1 / 64, 0.081, 0.037), ((1 / 16, 1 / 64), 0.112, 0.069)):
         r = truth.calibrated_reference(pop.means, pop.vars, h)
         assert round(pop.ce2(h).value, 3) == ce
         assert round(r.ce2.value, 3) == ref  # equal weights: the empirical distribution of the atoms
@@ -228,3 +228,17 @@ def test_evaluate_recalibrated_route():
     assert after.ce2.estimate < ev.ce2.estimate and "held-out" in str(after)
     with pytest.raises(ValueError, match="'recalibrator'"):
         socal.evaluate_recalibrated(object(), ev.mean, ev.var, y)
+
+
+def test_evaluate_says_when_the_perturbation_swamps_the_variances():
+    """An ensemble-like predictor with small variances: at h = 1/16 the perturbation moves them by more than they
+    spread, and the reading says so (and the test on the raw scores is the one to trust)."""
+    pop = synthetic.EnsembleLikePopulation(0.002, var_factor=0.1)
+    m, v, _, y = pop.sample_raw(4000, rng=0)
+    res = socal.evaluate(m, v, y, h=1 / 16, rng=0, n_boot=20)
+    assert res.swamped and res.var_shift > res.var_spread
+    assert "Warning: the perturbation moved the variances" in " ".join(str(res).split())
+    big = synthetic.EnsembleLikePopulation(0.05)
+    m, v, _, y = big.sample_raw(4000, rng=0)
+    res = socal.evaluate(m, v, y, h=(1 / 16, 1 / 256), rng=0, n_boot=20)
+    assert not res.swamped and "Warning" not in str(res)
