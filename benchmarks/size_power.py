@@ -86,19 +86,24 @@ def pvalues(m, v, y):
 
 
 def run_cell(args):
-    cell, pop, n, reps = args
+    cell, pop, n, reps, offset = args
     out = np.empty((reps, len(METHODS)))
     for r in range(reps):
-        m, v, _, y = pop.sample_raw(n, rng=np.random.default_rng([cell, r]))
+        m, v, _, y = pop.sample_raw(n, rng=np.random.default_rng([cell, offset + r]))
         out[r] = pvalues(m, v, y)
     return out
 
 
-def run(pops, sizes, reps, jobs):
+def run(pops, sizes, reps, jobs, *, only=None, offset=0, size_index=None):
+    """Every (population, n) cell; cell c = 1000 i + j (population i, size j of the full lists) draws replicates
+    offset .. offset + reps - 1 from default_rng([c, r]), so ``only`` and ``offset`` rerun a cell with fresh ones."""
     tasks, keys = [], []
     for i, (name, pop) in enumerate(pops.items()):
+        if only is not None and name != only:
+            continue
         for j, n in enumerate(sizes):
-            tasks.append((1000 * i + j, pop, n, reps))
+            jj = j if size_index is None else size_index[n]
+            tasks.append((1000 * i + jj, pop, n, reps, offset))
             keys.append((name, n))
     t0 = time.perf_counter()
     results = {}
@@ -226,14 +231,18 @@ def main(argv=None):
     p.add_argument("--reps", type=int, default=None, help="replicates per cell (size 2000, power 500)")
     p.add_argument("--sizes", default=None, help="comma-separated n")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--only", default=None, help="with --size: one population by name")
+    p.add_argument("--offset", type=int, default=0, help="with --size: first replicate index (fresh replicates)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "results"), help="folder for the JSON results")
     p.add_argument("--figure", default=str(ROOT / "docs" / "_static" / "power.png"))
     args = p.parse_args(argv)
     out = pathlib.Path(args.out)
     if args.size:
         reps = args.reps or 2000
-        sizes = [int(float(s)) for s in (args.sizes or "500,2000,10000,100000").split(",")]
-        res = run(populations_null(), sizes, reps, args.jobs)
+        full = [500, 2000, 10000, 100000]
+        sizes = [int(float(s)) for s in args.sizes.split(",")] if args.sizes else full
+        index = {n: (full.index(n) if n in full else 100 + k) for k, n in enumerate(sizes)}
+        res = run(populations_null(), sizes, reps, args.jobs, only=args.only, offset=args.offset, size_index=index)
         table, _ = size_table(res, reps)
         print(table)
         out.mkdir(parents=True, exist_ok=True)

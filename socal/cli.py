@@ -15,6 +15,8 @@ from importlib.metadata import entry_points
 
 import numpy as np
 
+from ._evaluate import DEFAULT_BANDWIDTH
+
 __all__ = ["main"]
 
 
@@ -483,10 +485,10 @@ def build_parser():
                                     "with the same raw scores would have.")
     _data_args(ev, "column of the predicted means, in [0, 1]",
                "column of the predicted variances, in [0, mean (1 - mean)]")
-    ev.add_argument("--h", type=_bandwidth, default=1 / 16,
-                    help="how much to blur the scores before measuring (default 1/16): each score moves by about "
-                         "1.6 h; smaller h keeps the scores closer to yours and tests the variances more sharply "
-                         "but needs more items (see socal.evaluate's docstring)")
+    ev.add_argument("--h", type=_bandwidth, default=DEFAULT_BANDWIDTH,
+                    help="how much to blur the scores before the CE2 estimate, one value or 'mean,var' (default "
+                         "1/16,1/64: the matched pair, see socal.evaluate's docstring); each score moves by about "
+                         "1.6 h; the test on the raw scores does not depend on it")
     _run_args(ev, "seed of the perturbation and the bootstrap (same seed, same numbers)")
     ev.add_argument("--min-labels", type=_int_in(2, 10**6), default=2,
                     help="rows with fewer labels (empty cells are missing votes) are dropped, with a note (default 2)")

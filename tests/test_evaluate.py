@@ -84,7 +84,7 @@ def test_evaluate_same_seed_same_numbers_and_decorrelated_from_the_data():
     a = socal.evaluate(m, v, y, rng=0, n_boot=50)  # ... and evaluated with seed 0: must still be right
     b = socal.evaluate(m, v, y, rng=0, n_boot=50)
     assert a.to_dict() == b.to_dict() and np.array_equal(a.mean, b.mean)
-    assert abs(a.ce2.debiased - pop.ce2(1 / 16).value) < 0.02
+    assert abs(a.ce2.debiased - pop.ce2(a.h).value) < 0.02
 
 
 def test_docstring_figures_on_masked_variances():
@@ -127,7 +127,7 @@ def test_cli_evaluate_on_the_demo_data(tmp_path, capsys):
     rep = json.loads(capsys.readouterr().out)
     data = np.loadtxt(path, delimiter=",", skiprows=1)
     twin = _calibrated_twin(data[:, 0], data[:, 1])
-    assert rep["reference"]["ce2"] == pytest.approx(twin.ce2(1 / 16).value, rel=1e-9)
+    assert rep["reference"]["ce2"] == pytest.approx(twin.ce2((1 / 16, 1 / 64)).value, rel=1e-9)  # the default h
     assert rep["verdict"] == "above reference"
     pert = np.loadtxt(out, delimiter=",", skiprows=1)
     assert pert.shape == (5000, 2) and (pert[:, 1] <= 0.25).all()
