@@ -17,7 +17,7 @@ import numpy as np
 
 from ._evaluate import DEFAULT_BANDWIDTH
 
-__all__ = ["main"]
+__all__ = ["main", "require_extra", "check_output_path"]
 
 
 def _bandwidth(text):
@@ -58,7 +58,7 @@ def _int_in(lo, hi):
     return parse
 
 
-def _require(command, extra, *modules):
+def require_extra(command, extra, *modules):
     """Fail before any work when an optional dependency of ``command`` is missing, naming the pip command."""
     import importlib.util
 
@@ -70,7 +70,7 @@ def _require(command, extra, *modules):
 
 def _require_backend(args):
     if getattr(args, "backend", "loky") == "dask":
-        _require(f"{args.command} --backend dask", "dask", "dask", "distributed", "joblib")
+        require_extra(f"{args.command} --backend dask", "dask", "dask", "distributed", "joblib")
 
 
 def _backend_of(args):
@@ -174,7 +174,7 @@ def _evaluate(args):
 
     _check_output_paths(args, "out", "plot")
     if args.plot:
-        _require("evaluate --plot", "plot", "matplotlib")
+        require_extra("evaluate --plot", "plot", "matplotlib")
 
     reader = read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows,
                          **_label_columns(args))
@@ -246,21 +246,26 @@ def _evaluate(args):
 
 def _check_output_paths(args, *names):
     """Refuse, before any work, an output path whose folder does not exist or that is a folder."""
+    for name in names:
+        check_output_path(getattr(args, name, None), f"--{name}")
+
+
+def check_output_path(path, flag):
+    """Raise ValueError (naming ``flag``) unless ``path`` can be written: its folder exists and is writable and it
+    is not a folder.  Called before any work, so a typo costs nothing (``socal evaluate``, ``socal audit``)."""
     import os
 
-    for name in names:
-        path = getattr(args, name, None)
-        if not path:
-            continue
-        folder = os.path.dirname(os.path.abspath(path))
-        if os.path.isdir(path):
-            raise ValueError(f"--{name} {path} is a folder; give a file name")
-        if not os.path.isdir(folder):
-            raise ValueError(f"--{name} {path}: the folder {os.path.dirname(path) or '.'} does not exist (create it "
-                             f"first; nothing was computed)")
-        if not os.access(folder, os.W_OK):
-            raise ValueError(f"--{name} {path}: the folder {os.path.dirname(path) or '.'} is not writable (nothing "
-                             f"was computed)")
+    if not path:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(f"{flag} {path} is a folder; give a file name")
+    if not os.path.isdir(folder):
+        raise ValueError(f"{flag} {path}: the folder {os.path.dirname(path) or '.'} does not exist (create it "
+                         f"first; nothing was computed)")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"{flag} {path}: the folder {os.path.dirname(path) or '.'} is not writable (nothing "
+                         f"was computed)")
 
 
 def _demo(args):
@@ -339,7 +344,7 @@ def _reproduce_decision(args):
 def _reproduce_recalibration(args):
     import pathlib
 
-    _require("reproduce recalibration", "experiments", "sklearn")
+    require_extra("reproduce recalibration", "experiments", "sklearn")
     from .experiments.recalibration import PAPER, plot_recalibration, run_recalibration
 
     out = pathlib.Path(args.out)
@@ -368,7 +373,7 @@ def _reproduce_rate(args):
     import pathlib
     import time
 
-    _require("reproduce rate", "experiments", "sklearn", "joblib")
+    require_extra("reproduce rate", "experiments", "sklearn", "joblib")
     _require_backend(args)
     from .experiments.rate import ESTIMATORS, HS, PAPER_SLOPES, plot_rate, run_rate, slopes, summarise
 

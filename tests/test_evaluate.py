@@ -173,6 +173,9 @@ def test_readme_python_quick_start_runs():
     text = " ".join(out.getvalue().split())
     assert "second-order calibration rejected" in text and "outcomes are more often 1 than the means say" in text
     assert re.search(r"variances given the means: p = [0-9.]+e-\d\d", text)
+    excerpt = re.search(r"What it prints, in brief.*?```text\n(.*?)```", readme, flags=re.S).group(1)
+    for line in excerpt.splitlines():  # every excerpt line is printed, to the digit
+        assert " ".join(line.split()) in text, line
 
 
 def _demo_csv(tmp_path, n=400):

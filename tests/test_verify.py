@@ -202,3 +202,12 @@ def test_chebyshev_decay_decides_beyond_round_off_only():
     # a bound far too small is still caught where the coefficients stand clear of the round-off floor
     low = chebyshev_decay((1 / 16,), dists, 1.0, 1.0, 600, bound_scale=1e-6)
     assert all(r["coeffs above the bound (certified)"] > 0 for r in low)
+
+
+def test_audit_checks_its_output_paths_before_any_work(tmp_path, capsys):
+    from socal.cli import main
+
+    for flag in ("--json", "--markdown"):
+        assert main(["audit", "--only", "posreal", flag, str(tmp_path / "nodir" / "a.out")]) == 2
+        err = capsys.readouterr()
+        assert "does not exist" in err.err and "nothing was computed" in err.err and err.out == ""

@@ -32,15 +32,19 @@ def audit(args):
         _load()
         print(format_coverage(coverage(REGISTRY)))
         return 0
+    from socal.cli import check_output_path
+
+    check_output_path(args.json, "--json")  # before the audit's minutes of work
+    check_output_path(args.markdown, "--markdown")
     ids = None
     if args.only is not None:
         ids = [s.strip() for s in args.only.split(",") if s.strip()]
         if not ids:
             raise ValueError("--only needs at least one claim id (comma-separated); omit it for the full audit")
     if args.backend == "dask":
-        from socal.cli import _require
+        from socal.cli import require_extra
 
-        _require("audit --backend dask", "dask", "dask", "distributed")
+        require_extra("audit --backend dask", "dask", "dask", "distributed")
     t0 = time.perf_counter()
     with backend(args.backend, scheduler=args.scheduler):
         results = run(ids, quick=args.quick, progress=not args.no_progress and sys.stderr.isatty())
