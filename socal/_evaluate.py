@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -270,7 +271,7 @@ class RecalibratedEvaluation:
         return {"n": self.ce2.n, "test": self.test.to_dict(), "ce2": self.ce2.to_dict()}
 
 
-def evaluate_recalibrated(recalibrator, mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,
+def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,
                           counts: Counts | None = None, ci: float = 0.9, n_boot: int = 200,
                           rng: Seed = None) -> RecalibratedEvaluation:
     """Evaluate a fitted :class:`socal.SecondOrderPlatt` on held-out items: the one route for recalibrated scores.

@@ -56,7 +56,7 @@ import numpy as np
 from scipy import optimize, stats
 
 from ._engine import ArraySource, ChunkSource, DaskSource, is_dask
-from ._typing import ArrayLike, Counts
+from ._typing import ArrayLike, Chunks, Counts
 from ._validation import check_float, check_int, check_labels, check_mean, check_scores
 
 __all__ = ["calibration_test", "CalibrationTest", "CalibrationTestStats", "TestPart", "Region", "default_degree"]
@@ -326,7 +326,8 @@ class CalibrationTestStats:
         a, k = check_labels(labels, m.shape[0], func, counts=counts, min_k=self.order)
         return self.add_validated(m, v, a, k)
 
-    def add_validated(self, m, v, a, k) -> CalibrationTestStats:
+    def add_validated(self, m: np.ndarray, v: np.ndarray | None, a: np.ndarray,
+                      k: np.ndarray) -> CalibrationTestStats:
         """Accumulate validated float arrays (the pass of :func:`calibration_test` over any source)."""
         if m.shape[0] == 0:
             return self
@@ -558,7 +559,7 @@ class _TestPass:
 
 def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: ArrayLike | None = None,
                      labels: ArrayLike | None = None, *, counts: Counts | None = None, order: int = 2,
-                     alpha: float | None = None, degree: int | None = None, chunks=None,
+                     alpha: float | None = None, degree: int | None = None, chunks: Chunks | None = None,
                      covariance: str = "null", progress: bool = False) -> CalibrationTest:
     """Test whether a predictor's raw (mean, variance) are calibrated, and say where they are not.
 
