@@ -10,7 +10,8 @@ nearly-calibrated) and smooth ensemble-like calibrated populations (socal.synthe
 average Var f* in {1e-4, 1e-3, 1e-2, 0.05}.  Every replicate draws k = 2 labels per item; on the same draw the script
 runs the order-2 test (both labels), the order-1 test (both labels, and the first label alone) and the two classical
 first-order tests on the first label: Spiegelhalter's z (two-sided) and Hosmer-Lemeshow (10 groups by deciles of
-the mean, chi-square on 10 df: the predictions are external, not fitted).  Seeds: replicate r of cell c draws from numpy.random.default_rng([c, r]).
+the mean, chi-square on 10 df: the predictions are external, not fitted).  Seeds: replicate r of cell c draws from
+numpy.random.default_rng([c, r]).
 """
 
 from __future__ import annotations

@@ -251,7 +251,8 @@ def _estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha
     seed = int(st.rng.integers(0, 2**63 - 1, dtype=np.int64)) if debias else None
     cands, weights = [], _PoissonWeights()  # the candidates' bootstraps share their item weights
     for f in fits:
-        dev = source.map_reduce(_DeviationPass(f.cmap), show=show, desc=f"{kind}: deviations at degree {f.cmap.degree}")
+        dev = source.map_reduce(_DeviationPass(f.cmap), show=show,
+                                desc=f"{kind}: deviations at degree {f.cmap.degree}")
         plugin = dev.mean_term + dev.moment_term
         boot = (bootstrap(source, f, plugin, n_boot=st.n_boot, seed=seed, level=st.ci, upper=st.upper, show=show,
                           weights=weights, name=f"{kind} bootstrap at degree {f.cmap.degree}") if debias else None)
@@ -566,10 +567,10 @@ def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: 
     >>> bool(((e1**2 <= e2 + 1e-12) & (e2 <= e1 + 1e-12)).all())
     True
     """
-    st = _settings("calibration_functions", h, degree, alpha, folds, holdout, max_degree, rng, None, 200, search)
-    source, stats = _source("calibration_functions", 2, mean, var, labels, counts, chunks)
-    fit, _ = _fit_from(source, stats, st, 2, "calibration_functions")
     if not isinstance(project, (bool, np.bool_)):
         raise ValueError(f"The 'project' parameter of calibration_functions must be True or False. Got {project!r} "
                          f"instead.")
+    st = _settings("calibration_functions", h, degree, alpha, folds, holdout, max_degree, rng, None, 200, search)
+    source, stats = _source("calibration_functions", 2, mean, var, labels, counts, chunks)
+    fit, _ = _fit_from(source, stats, st, 2, "calibration_functions")
     return CalibrationFunctions(fit.cmap, bool(project))
