@@ -26,7 +26,7 @@ import numpy as np
 
 import socal
 from socal._engine import ChunkSource, DaskSource
-from socal.estimators import _DeviationPass, _StatsPass
+from socal.estimators import DeviationPass, StatsPass
 from socal._fit import select_and_fit
 
 CHUNK = 1_000_000
@@ -50,11 +50,11 @@ def run_stream(l, n, chunk=CHUNK):
     source = ChunkSource(lambda: (make_chunk(i, chunk) for i in range(n_chunks)), "bench", 2)
     template = socal.SufficientStats(max_degree=l, rng=0)
     t0 = time.perf_counter()
-    stats = source.map_reduce(_StatsPass(template))
+    stats = source.map_reduce(StatsPass(template))
     t1 = time.perf_counter()
     fit = select_and_fit(stats, degrees=(l,), alphas=(1e-4,), select=False)
     t2 = time.perf_counter()
-    dev = source.map_reduce(_DeviationPass(fit.cmap))
+    dev = source.map_reduce(DeviationPass(fit.cmap))
     t3 = time.perf_counter()
     assert dev.n == n == stats.n
     return {"l": l, "n": n, "stats_rps": n / (t1 - t0), "fit_s": t2 - t1, "dev_rps": n / (t3 - t2),
@@ -79,9 +79,9 @@ def dask_speedup(l, n, chunk=CHUNK, workers=2):
         src = DaskSource(m, v, y, None, "bench", 2)
         template = socal.SufficientStats(max_degree=l, rng=0)
         t0 = time.perf_counter()
-        stats = src.map_reduce(_StatsPass(template))
+        stats = src.map_reduce(StatsPass(template))
         fit = select_and_fit(stats, degrees=(l,), alphas=(1e-4,), select=False)
-        dev = src.map_reduce(_DeviationPass(fit.cmap))
+        dev = src.map_reduce(DeviationPass(fit.cmap))
         t_dask = time.perf_counter() - t0
     agree = abs(dev.mean_term + dev.moment_term - one["ce2"])
     return one["total_s"], t_dask, agree

@@ -16,7 +16,7 @@ from ._results import CalibrationError, ConfidenceInterval, UpperBound
 from ._typing import Alpha, ArrayLike, Chunks, Counts, Degree, Seed
 from ._validation import (bandwidth_axes, check_bandwidth, check_choice, check_float, check_int, check_labels,
                           check_mean, check_rng, check_scores)
-from .intervals import _PoissonWeights, bootstrap
+from .intervals import PoissonWeights, bootstrap
 from .sufficient import DeviationStats, SufficientStats
 
 __all__ = ["ce2", "ce1", "calibration_functions", "CalibrationFunctions"]
@@ -29,7 +29,7 @@ def _scalar(x):
     return x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x
 
 
-def _resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=True):
+def resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=True):
     """Candidate degrees (largest first) and whether they are to be selected."""
     size = (lambda l: (l + 1) ** ndim)
     degree = _scalar(degree)
@@ -92,7 +92,7 @@ def resolution_degree(h):
     return math.ceil(1.0 / (math.pi * min(h_mean, 4.0 * h_var)))
 
 
-def _resolve_alphas(func, alpha):
+def resolve_alphas(func, alpha):
     alpha = _scalar(alpha)
     if alpha is None:
         return DEFAULT_ALPHAS, True
@@ -123,7 +123,9 @@ class _Settings:
     upper: float | None = None
 
 
-def _settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search="greedy", upper=None):
+def estimator_settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search="greedy",
+                       upper=None):
+    """The validated options of an estimator call (everything but the data), shared by the recalibrators."""
     rng = check_rng(rng) if rng is not None else None
     h = check_bandwidth(h, func, allow_none=True, per_axis=True)
     if func == "ce1" and isinstance(h, tuple):  # the first-order error lives on the mean axis alone
@@ -140,7 +142,7 @@ def _settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boo
                      upper=check_float(upper, "upper", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True))
 
 
-def _source(func, ndim, mean, var, labels, counts, chunks, responses=None):
+def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None):
     """(source, prebuilt statistics or None) from arrays, dask collections, SufficientStats or a chunk source."""
     if isinstance(mean, SufficientStats):
         if var is not None or labels is not None or counts is not None:
@@ -168,7 +170,7 @@ def _source(func, ndim, mean, var, labels, counts, chunks, responses=None):
     return ArraySource(m, v, a, k), None
 
 
-class _StatsPass:
+class StatsPass:
     """Pass 1: per-chunk sufficient statistics (a template fixes the cap, folds and fold seed)."""
 
     def __init__(self, template):
@@ -178,7 +180,7 @@ class _StatsPass:
         return self.template.empty_like()._add_counts(m, v, a, k)
 
 
-class _DeviationPass:
+class DeviationPass:
     """Pass 2: absolute deviations at the fitted map."""
 
     def __init__(self, cmap):
@@ -193,25 +195,25 @@ def _n_train(n, folds, holdout):
     return int(n * (1 - holdout)) if holdout is not None else n - -(-n // folds)
 
 
-def _fit_from(source, stats, st, ndim, func, show=False, responses=None, use_h_floor=True):
+def fit_from(source, stats, st, ndim, func, show=False, responses=None, use_h_floor=True):
     """Statistics (built unless given) -> degree/alpha candidates -> selection and fit."""
     if stats is None:
         if isinstance(source, ArraySource):  # n is known: statistics only up to the degree that will be used
             n = source.chunk[0].shape[0]
             _check_n(func, n, 2 if st.holdout is not None else st.folds)
-            cap = _resolve_degrees(func, st.degree, st.h, n, _n_train(n, st.folds, st.holdout), st.max_degree,
+            cap = resolve_degrees(func, st.degree, st.h, n, _n_train(n, st.folds, st.holdout), st.max_degree,
                                    ndim, use_h_floor)[0][0]
         else:
-            cap = _stream_cap(func, st)
+            cap = stream_cap(func, st)
         template = SufficientStats(max_degree=cap, ndim=ndim, folds=st.folds, holdout=st.holdout,
                                    rng=st.fold_rng, responses=responses)
-        stats = source.map_reduce(_StatsPass(template), show=show, desc=f"{func}: statistics")
+        stats = source.map_reduce(StatsPass(template), show=show, desc=f"{func}: statistics")
     n = stats.n
     _check_n(func, n, stats.folds)
     n_train = _n_train(n, stats.folds, stats.holdout)
-    degs, sel_d = _resolve_degrees(func, st.degree, st.h, n, n_train, min(st.max_degree, stats.max_degree)
+    degs, sel_d = resolve_degrees(func, st.degree, st.h, n, n_train, min(st.max_degree, stats.max_degree)
                                    if st.degree is None else st.max_degree, ndim, use_h_floor)
-    alphas, sel_a = _resolve_alphas(func, st.alpha)
+    alphas, sel_a = resolve_alphas(func, st.alpha)
     return select_and_fit(stats, degrees=degs, alphas=alphas, select=sel_d or sel_a, search=st.search), stats
 
 
@@ -221,37 +223,37 @@ def _check_n(func, n, folds):
                          f"Got {n} instead.")
 
 
-def _stream_cap(func, st):
+def stream_cap(func, st):
     """Degree cap of statistics built from a stream (n unknown until the pass is done)."""
     degree = _scalar(st.degree)
     if degree is None or isinstance(degree, str):
         return st.max_degree
     degs = degree if isinstance(degree, (list, tuple, np.ndarray)) else [degree]
     if np.ndim(degs) != 1 or len(degs) == 0:
-        return st.max_degree  # _resolve_degrees names the error after the pass
+        return st.max_degree  # resolve_degrees names the error after the pass
     return max(check_int(_scalar(d), "degree", func, 0, _MAX_DEGREE_LIMIT) for d in degs)
 
 
 def _estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha, folds, holdout, max_degree, ci,
               upper, debias, n_boot, rng, show, search):
-    st = _settings(kind, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search, upper)
+    st = estimator_settings(kind, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search, upper)
     if not isinstance(debias, (bool, np.bool_)):
         raise ValueError(f"The 'debias' parameter of {kind} must be True or False. Got {debias!r} instead.")
     if not debias and (st.ci is not None or st.upper is not None):
         raise ValueError(f"The 'ci' and 'upper' parameters of {kind} need debias=True: the interval and the bound "
                          f"are built around the bias-corrected estimate. Got debias=False with "
                          f"ci={st.ci!r}, upper={st.upper!r}.")
-    source, stats = _source(kind, ndim, mean, var, labels, counts, chunks)
+    source, stats = data_source(kind, ndim, mean, var, labels, counts, chunks)
     # the headline: CV, checked against finer degrees by Lepski's rule; the plug-in alone keeps the former default
-    fit, stats = _fit_from(source, stats, st, ndim, kind, show, use_h_floor=not debias)
+    fit, stats = fit_from(source, stats, st, ndim, kind, show, use_h_floor=not debias)
     fits = [fit]
     if debias:
         fits += _finer_fits(stats, fit, st, kind)
     # one seed, so the candidates' bootstraps are coupled; none drawn without them (a caller's generator stays put)
     seed = int(st.rng.integers(0, 2**63 - 1, dtype=np.int64)) if debias else None
-    cands, weights = [], _PoissonWeights()  # the candidates' bootstraps share their item weights
+    cands, weights = [], PoissonWeights()  # the candidates' bootstraps share their item weights
     for f in fits:
-        dev = source.map_reduce(_DeviationPass(f.cmap), show=show,
+        dev = source.map_reduce(DeviationPass(f.cmap), show=show,
                                 desc=f"{kind}: deviations at degree {f.cmap.degree}")
         plugin = dev.mean_term + dev.moment_term
         boot = (bootstrap(source, f, plugin, n_boot=st.n_boot, seed=seed, level=st.ci, upper=st.upper, show=show,
@@ -307,7 +309,7 @@ def _finer_fits(stats, fit, st, func):
         res = resolution_degree(st.h)
         if lc < res <= top and not any(res <= d <= 1.1 * res for d in finer):
             finer.add(res)
-    alphas, sel_a = _resolve_alphas(func, st.alpha)
+    alphas, sel_a = resolve_alphas(func, st.alpha)
     return [select_and_fit(stats, degrees=(d,), alphas=alphas, select=sel_a, search=st.search) for d in sorted(finer)]
 
 
@@ -570,7 +572,8 @@ def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: 
     if not isinstance(project, (bool, np.bool_)):
         raise ValueError(f"The 'project' parameter of calibration_functions must be True or False. Got {project!r} "
                          f"instead.")
-    st = _settings("calibration_functions", h, degree, alpha, folds, holdout, max_degree, rng, None, 200, search)
-    source, stats = _source("calibration_functions", 2, mean, var, labels, counts, chunks)
-    fit, _ = _fit_from(source, stats, st, 2, "calibration_functions")
+    st = estimator_settings("calibration_functions", h, degree, alpha, folds, holdout, max_degree, rng, None, 200,
+                            search)
+    source, stats = data_source("calibration_functions", 2, mean, var, labels, counts, chunks)
+    fit, _ = fit_from(source, stats, st, 2, "calibration_functions")
     return CalibrationFunctions(fit.cmap, bool(project))

@@ -163,13 +163,13 @@ class _PassB:
     |g_tau + e_b| over the first _N_SHRINK refits, per tau in _TAUS (all sums, so chunks merge).
 
     Arrays are laid out (response, refit, row), so the sums over refits add whole contiguous rows.  ``weights`` (a
-    :class:`_PoissonWeights`) hands out the Poisson(1) weights, drawn once per chunk and shared by the candidates'
+    :class:`PoissonWeights`) hands out the Poisson(1) weights, drawn once per chunk and shared by the candidates'
     bootstraps where they fit its budget.
     """
 
     def __init__(self, cmap, betas, seed, weights=None):
         self.cmap, self.betas, self.seed = cmap, betas, seed  # betas: (d, B, R)
-        self.weights = weights if weights is not None else _PoissonWeights(0)
+        self.weights = weights if weights is not None else PoissonWeights(0)
         self.bar = None  # set by the source: counts the rows evaluated under all refits
 
     def __call__(self, index, m, v, a, k):
@@ -211,7 +211,7 @@ class _PassB:
         return _Sums((num, den, shrunk_truth, shrunk_plug))
 
 
-class _PoissonWeights:
+class PoissonWeights:
     """Pass B's Poisson(1) weights per (row, refit), from ``SeedSequence([seed, 1, chunk index])``.
 
     The candidates of one call share a seed, so they share these weights: a chunk's (rows x B) table is drawn once

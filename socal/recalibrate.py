@@ -16,7 +16,7 @@ import numpy as np
 from ._fit import DEFAULT_MAX_DEGREE, CalibrationMap
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_array, check_choice, check_labels, check_mean, check_scores
-from .estimators import _fit_from, _settings, _source, _stream_cap
+from .estimators import data_source, estimator_settings, fit_from, stream_cap
 from .sufficient import SufficientStats
 
 __all__ = ["SecondOrderPlatt", "FirstOrderPlatt", "NotFittedError", "sklearn_expected_failed_checks"]
@@ -65,8 +65,8 @@ class _PlattBase:
     # -- fitting ---------------------------------------------------------------------------------------------------
     def _settings(self, name):
         ndim = check_choice(self.ndim, "ndim", type(self).__name__, (1, 2))
-        st = _settings(type(self).__name__, self.h, self.degree, self.alpha, self.folds, None, self.max_degree,
-                       self.rng, None, 200, self.search)
+        st = estimator_settings(type(self).__name__, self.h, self.degree, self.alpha, self.folds, None,
+                                self.max_degree, self.rng, None, 200, self.search)
         return ndim, st
 
     def _finish_fit(self, fit, n):
@@ -171,14 +171,14 @@ class _PlattBase:
                 raise ValueError(f"With SufficientStats as the first argument of {name}, 'y', 'labels' and "
                                  f"'counts' must be None.")
             stats = _stats_for(X, ndim, R, name)
-            fit, stats = _fit_from(None, stats, st, ndim, name, responses=R)
+            fit, stats = fit_from(None, stats, st, ndim, name, responses=R)
             return self._finish_fit(fit, stats.n)
         if not _is_table(X):
             self.n_features_in_ = 2 if (ndim == 2 or y is not None) else 1
             self.__dict__.pop("feature_names_in_", None)
         mean, var, labels, counts = self._inputs(X, y, labels, counts, name, fitting=True)
-        source, _ = _source(name, ndim, mean, var if ndim == 2 else None, labels, counts, None, responses=R)
-        fit, stats = _fit_from(source, None, st, ndim, name, responses=R)
+        source, _ = data_source(name, ndim, mean, var if ndim == 2 else None, labels, counts, None, responses=R)
+        fit, stats = fit_from(source, None, st, ndim, name, responses=R)
         return self._finish_fit(fit, stats.n)
 
     def partial_fit(self, X: ArrayLike, y: ArrayLike | None = None, labels: ArrayLike | None = None, *,
@@ -197,10 +197,10 @@ class _PlattBase:
             self.n_features_in_ = 2 if (ndim == 2 or y is not None) else 1
         mean, var, labels, counts = self._inputs(X, y, labels, counts, name, fitting=True)
         if not hasattr(self, "stats_"):
-            self.stats_ = SufficientStats(max_degree=_stream_cap(name, st), ndim=ndim, folds=st.folds,
+            self.stats_ = SufficientStats(max_degree=stream_cap(name, st), ndim=ndim, folds=st.folds,
                                           rng=st.fold_rng, responses=R)
         self.stats_.update(mean, var if ndim == 2 else None, labels, counts=counts)
-        fit, _ = _fit_from(None, self.stats_, st, ndim, name, responses=R)
+        fit, _ = fit_from(None, self.stats_, st, ndim, name, responses=R)
         return self._finish_fit(fit, self.stats_.n)
 
     def fit_transform(self, X: ArrayLike, y: ArrayLike | None = None, labels: ArrayLike | None = None, *,

@@ -6,7 +6,7 @@ from scipy import stats
 
 import socal
 from socal import intervals
-from socal.intervals import _PoissonWeights, _snapshot_counts
+from socal.intervals import PoissonWeights, _snapshot_counts
 
 
 def test_two_snapshot_counts_follow_the_moment_law():
@@ -42,13 +42,13 @@ def test_shared_poisson_weights_are_the_per_block_draws():
     """The candidates share one table of item weights per chunk; a chunk over the budget draws block by block.
     Both give the same numbers (the generator's stream does not depend on the block shape)."""
     n, B = 1000, 7
-    table = _PoissonWeights().get(5, 3, n, B)
-    drawn = _PoissonWeights(0).get(5, 3, n, B)  # no budget: drawn per block, in order
+    table = PoissonWeights().get(5, 3, n, B)
+    drawn = PoissonWeights(0).get(5, 3, n, B)  # no budget: drawn per block, in order
     blocks = [slice(0, 1), slice(1, 400), slice(400, 1000)]
     per_block = np.concatenate([drawn(sl) for sl in blocks])
     assert np.array_equal(table(slice(0, n)), per_block)
     assert np.array_equal(per_block, np.random.default_rng([5, 1, 3]).poisson(1.0, size=(n, B)))
-    kept = _PoissonWeights(budget=n * B)
+    kept = PoissonWeights(budget=n * B)
     kept.get(5, 3, n, B)
     kept.get(5, 4, n, B)  # over the budget: not kept, still the right numbers
     assert list(kept.kept) == [(5, 3, n, B)]
@@ -59,7 +59,7 @@ def test_ce2_with_shared_weights_equals_redrawn_weights(monkeypatch):
     pop = socal.synthetic.validation_zoo()["toy"].population
     m, v, y = pop.sample(3000, h=1 / 16, rng=4)
     shared = socal.ce2(m, v, y, h=1 / 16, ci=0.9, upper=0.95, n_boot=40, rng=1)
-    monkeypatch.setattr(socal.estimators, "_PoissonWeights", lambda: intervals._PoissonWeights(0))
+    monkeypatch.setattr(socal.estimators, "PoissonWeights", lambda: intervals.PoissonWeights(0))
     redrawn = socal.ce2(m, v, y, h=1 / 16, ci=0.9, upper=0.95, n_boot=40, rng=1)
     assert shared.selection.rule == redrawn.selection.rule
     np.testing.assert_allclose([shared.estimate, shared.ci.low, shared.ci.high, shared.upper.value],

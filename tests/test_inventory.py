@@ -4,10 +4,10 @@ registry is inventoried, every unchecked statement says why, and socal audit --c
 import pathlib
 
 from socal.cli import main
-from socal.verify._core import REGISTRY, _load
+from socal.verify._core import REGISTRY, load_claims
 from socal.verify.inventory import ISSUES, KINDS, STATEMENTS, coverage
 
-_load()
+load_claims()
 TESTS = pathlib.Path(__file__).resolve().parent
 REPRODUCE = {"rate", "recalibration", "decision", "real-labels"}
 

@@ -20,7 +20,7 @@ from socal import SechKernel, synthetic, truth  # noqa: E402
 from socal.chebyshev import (MomentOperator, TensorBasis, assemble_gram, cheb_rows, grouped_moments,  # noqa: E402
                              tensor_gram)
 from socal.sufficient import targets  # noqa: E402
-from socal.verify.claims_reconcile import _snapshot_dists, _w1_lp  # noqa: E402
+from socal.verify.transport import snapshot_dists, w1_lp  # noqa: E402
 
 FAST = settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 SLOWER = settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -42,12 +42,12 @@ def test_pointwise_sandwich(truth_m, pred):
     """Lemma 'Pointwise sandwich': delta1 + delta2 <= (3/2) W1 <= 3 (delta1 + delta2), W1 by exact optimal transport
     of the 2-snapshot laws on {0, 1/2, 1}, and W1 = |Delta_0| + |Delta_1|."""
     (mu1, mu2), (m, v) = truth_m, pred
-    p, q = _snapshot_dists(mu1, mu2, m, v)
+    p, q = snapshot_dists(mu1, mu2, m, v)
     # on three points of a line, W1 is the integral of |F_p - F_q| (two gaps of 1/2, in the metric of Delta Y: 1)
     w1 = abs(p[0] - q[0]) + abs((p[0] + p[1]) - (q[0] + q[1]))
     assert w1 == pytest.approx(abs(p[0] - q[0]) + abs(p[2] - q[2]), abs=1e-12)  # the lemma's formula
     # the audit's LP agrees to the solver's tolerance (HiGHS: 1e-7 absolute; found by this test, see README)
-    assert _w1_lp(p, q) == pytest.approx(w1, abs=1e-6)
+    assert w1_lp(p, q) == pytest.approx(w1, abs=1e-6)
     delta = abs(mu1 - m) + abs(mu2 - v)
     assert delta <= 1.5 * w1 + 1e-9
     assert 1.5 * w1 <= 3 * delta + 1e-9

@@ -10,9 +10,9 @@ import pytest
 
 from socal import verify
 from socal.verify import Verdict
-from socal.verify._core import _load
+from socal.verify._core import load_claims
 
-_load()
+load_claims()
 REQUIRED = ["posreal", "analytic-1d", "analytic-2d", "bernstein", "approx-corollary", "degree-rule", "covering",
             "aux-1", "main-bound", "dominance", "lower-bound", "sandwich", "property-exact",
             "property-ahdritz-to-us", "property-us-to-ahdritz", "remark-average-w1", "platt-exact", "platt-approx",
@@ -154,12 +154,12 @@ def test_baseline_tolerances_and_bad_files(tmp_path):
 
 
 def test_batched_transport_lp_equals_one_lp_per_pair_and_the_closed_form():
-    from socal.verify.claims_reconcile import _random_feasible, _snapshot_dists, _w1_lp_batch
+    from socal.verify.transport import random_feasible, snapshot_dists, w1_lp_batch
 
-    pairs = [_snapshot_dists(*e) for e in _random_feasible(np.random.default_rng(3), 40)]
+    pairs = [snapshot_dists(*e) for e in random_feasible(np.random.default_rng(3), 40)]
     P, Q = np.array([p for p, _ in pairs]), np.array([q for _, q in pairs])
-    batch = _w1_lp_batch(P, Q)
-    one = np.array([_w1_lp_batch([p], [q])[0] for p, q in pairs])
+    batch = w1_lp_batch(P, Q)
+    one = np.array([w1_lp_batch([p], [q])[0] for p, q in pairs])
     np.testing.assert_allclose(batch, one, atol=1e-7)
     np.testing.assert_allclose(batch, np.abs(P[:, 0] - Q[:, 0]) + np.abs(P[:, 2] - Q[:, 2]), atol=1e-7)
 

@@ -138,7 +138,7 @@ def unregister(id):
 
 
 def get(id):
-    _load()
+    load_claims()
     try:
         return REGISTRY[id]
     except KeyError:
@@ -149,7 +149,7 @@ _PLUGINS_LOADED = False
 PLUGIN_ERRORS: dict[str, str] = {}  # entry point -> why it could not be loaded
 
 
-def _load():
+def load_claims():
     """Register this package's claims and every package's under the entry-point group ``socal.claims``."""
     global _PLUGINS_LOADED
     from . import claims  # noqa: F401  (registers every claim on import)
@@ -197,7 +197,7 @@ def run(ids=None, *, quick=False, progress=False):
     With ``progress`` (and tqdm installed) two bars: claims done, and the steps of the running claim's loops.
     """
     global _INNER
-    _load()
+    load_claims()
     chosen = list(REGISTRY.values()) if not ids else [get(i) for i in ids]
     it, inner = chosen, None
     if progress:

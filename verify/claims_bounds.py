@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 import sympy as sp
-from scipy import integrate
 
 from socal import SechKernel
 
 from ._core import Result, Verdict, claim, worst
 from .bounds import CE2_RANGE, threshold_n, upper_bound
+from .transport import ce_two_point
 
 R = sp.Rational
 
@@ -209,16 +208,6 @@ def check_dominance(*, quick, centre):
 
 
 # --------------------------------------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=512)
-def _ce_two_point(p, h):
-    """CE2^pert of the constant predictor at (1, 0) with f* = p: E|p - m~| + E|p^2 - m~^2 - var~| (quadrature)."""
-    k1, k2 = SechKernel(h, 0, 1), SechKernel(h, 0, 0.25)
-    phi = integrate.quad(lambda t: abs(p - t) * k1.pdf(t, 1.0), 0, 1, points=[p], limit=200)[0]
-    psi = integrate.dblquad(lambda v, t: abs(p * p - t * t - v) * k1.pdf(t, 1.0) * k2.pdf(v, 0.0),
-                            0, 1, 0, 0.25, epsabs=1e-10)[0]
-    return phi + psi
-
-
 @claim("lower-bound", "Proposition 'lb', proof App. E",
        "max_b E|CE2-hat - CE2^pert(P_b)| >= c/sqrt(n), c = 1/(48 sqrt 2), via the 9/16 gap, KL <= 18 eps^2, "
        "Pinsker and Le Cam's two-point lemma with eps = 1/(6 sqrt(2n)).",
@@ -236,7 +225,7 @@ def check_lower_bound(*, quick, c, kl, gap):
     num = []
     for h in ((1 / 16,) if quick else (1 / 4, 1 / 16, 1 / 64)):
         for e in (1 / 16, 1 / 100):
-            d = _ce_two_point(1 / 16, h) - _ce_two_point(1 / 16 + e, h)
+            d = ce_two_point(1 / 16, h) - ce_two_point(1 / 16 + e, h)
             num.append({"h": h, "eps": e, "gap/eps": d / e})
     ev["numeric gap / eps"] = num
     ok.append(all(r["gap/eps"] >= float(gap) - 1e-6 for r in num))

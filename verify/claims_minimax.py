@@ -14,8 +14,7 @@ from socal.baselines import bucketing_ce2, kernel_ce2
 
 from ._core import Result, Verdict, claim, steps
 from .bounds import CE2_RANGE, LB_CONSTANT, upper_bound
-from .claims_bounds import _ce_two_point
-from .claims_reconcile import _random_feasible, _snapshot_dists, _w1_lp, _w1_lp_batch
+from .transport import ce_two_point, random_feasible, snapshot_dists, w1_lp, w1_lp_batch
 from .montecarlo import markov_acceptance, mean_interval, replicate_errors, slope
 
 H = 1 / 16
@@ -74,7 +73,7 @@ def two_point_minimax(n, eps, h=H):
     two-point parameter set the minimax risk under absolute loss is max over priors pi of the Bayes risk
     Delta * sum_t min(pi P0(t), (1 - pi) P1(t)) (the Bayes rule picks the heavier posterior atom).
     """
-    d = abs(_ce_two_point(1 / 16, h) - _ce_two_point(1 / 16 + eps, h))
+    d = abs(ce_two_point(1 / 16, h) - ce_two_point(1 / 16 + eps, h))
     P0, P1 = _binom_pmf(2 * n, 1 / 16), _binom_pmf(2 * n, 1 / 16 + eps)
     pis = np.linspace(0, 1, 2001)
     risk = [d * np.minimum(pi * P0, (1 - pi) * P1).sum() for pi in pis]
@@ -104,7 +103,7 @@ def check_lower_bound_exact(*, quick, c):
         eps = 1 / (6 * math.sqrt(2 * n))
         risks = []
         for b, p in enumerate((1 / 16, 1 / 16 + eps)):
-            truth = _ce_two_point(p, H)
+            truth = ce_two_point(p, H)
             g = np.random.default_rng([n, b])
             errs = []
             for _ in range(6 if quick else 20):
@@ -137,7 +136,7 @@ def check_sandwich_tightness(*, quick, lo, hi):
     for _ in range(pops):
         J = rng.integers(1, 6)
         w = rng.dirichlet(np.ones(J))
-        elems = _random_feasible(rng, J)
+        elems = random_feasible(rng, J)
         # push some populations towards the extremes: Delta_0 = 0 or Delta_1 = 0 on every element
         mode = rng.integers(0, 3)
         rows = []
@@ -150,8 +149,8 @@ def check_sandwich_tightness(*, quick, lo, hi):
             rows.append((wj, mu1, mu2, m, v))
         pops_elems.append((mode, rows))
     # every element's transport problem in one batched LP, then the populations' averages
-    pairs = [_snapshot_dists(mu1, mu2, m, v) for _, rows in pops_elems for _, mu1, mu2, m, v in rows]
-    w1 = iter(_w1_lp_batch([p for p, _ in pairs], [q for _, q in pairs]))
+    pairs = [snapshot_dists(mu1, mu2, m, v) for _, rows in pops_elems for _, mu1, mu2, m, v in rows]
+    w1 = iter(w1_lp_batch([p for p, _ in pairs], [q for _, q in pairs]))
     ratios = []
     best_hi = best_lo = None
     for mode, rows in pops_elems:
@@ -167,8 +166,8 @@ def check_sandwich_tightness(*, quick, lo, hi):
     # exact attaining instances (one element each)
     attain = {}
     for key, (mu1, mu2, m, v) in (("3/2", (0.5, 0.3, 0.48, 0.26)), ("1/2", (0.5, 0.3, 0.45, 0.3))):
-        p, q = _snapshot_dists(mu1, mu2, m, v)
-        attain[key] = (abs(mu1 - m) + abs(mu2 - v)) / _w1_lp(p, q)
+        p, q = snapshot_dists(mu1, mu2, m, v)
+        attain[key] = (abs(mu1 - m) + abs(mu2 - v)) / w1_lp(p, q)
     ev = {"populations": pops, "ratio CE2 / W1_bar range": [float(min(ratios)), float(max(ratios))],
           "attaining single-element populations (LP)": attain, "claimed": [lo, hi]}
     low_ok = min(min(ratios), *attain.values()) >= lo - 1e-9

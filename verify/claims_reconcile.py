@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import numpy as np
 import sympy as sp
-from scipy.optimize import linprog
 
 from ._core import Result, Verdict, claim
+from .transport import random_feasible, snapshot_dists, w1_lp, w1_lp_batch
 
 R = sp.Rational
 # In the (Delta_0, Delta_1) plane every quantity is positively homogeneous and linear between the rays where
@@ -43,58 +43,6 @@ def ratio_extremes():
     return extreme_ray("min")[0], extreme_ray("max")[0]
 
 
-def _snapshot_dists(mu1, mu2, m, v):
-    """(p_0, p_1/2, p_1) of the true 2-snapshot law and of the predictor's, from the moments (Lemma sandwich)."""
-    p = np.array([1 - 2 * mu1 + mu2, 2 * (mu1 - mu2), mu2])
-    q = np.array([1 - 2 * m + v, 2 * (m - v), v])
-    return p, q
-
-
-_GROUND = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], dtype=float)  # l1 distance of Delta Y on {0, 1/2, 1}
-
-
-def _w1_lp_batch(P, Q):
-    """Exact optimal transport on {0, 1/2, 1} (ground metric d(0,1/2) = 1, d(0,1) = 2) for every pair (P[k], Q[k]).
-
-    One linear program holds the K transport problems side by side: block-diagonal marginal constraints and a
-    separable objective, so its optimum is every block's optimum.  One HiGHS call for thousands of pairs instead of
-    one call each (sandwich-tightness: 3.5 s -> a fraction of a second).
-    """
-    from scipy import sparse
-
-    P, Q = np.atleast_2d(np.asarray(P, dtype=float)), np.atleast_2d(np.asarray(Q, dtype=float))
-    K = P.shape[0]
-    block = np.zeros((6, 9))
-    for i in range(3):
-        block[i, 3 * i: 3 * i + 3] = 1  # row marginal p_i
-        block[3 + i, i::3] = 1  # column marginal q_i
-    A_eq = sparse.kron(sparse.identity(K, format="csr"), sparse.csr_matrix(block), format="csr")
-    cost = _GROUND.ravel()
-    res = linprog(np.tile(cost, K), A_eq=A_eq, b_eq=np.column_stack([P, Q]).ravel(), bounds=(0, None),
-                  method="highs")
-    if res.status != 0:
-        raise RuntimeError(f"optimal transport LP failed: {res.message}")
-    return res.x.reshape(K, 9) @ cost
-
-
-def _w1_lp(p, q):
-    """Exact optimal transport on {0, 1/2, 1} with the l1 ground metric of Delta Y (d(0,1/2) = 1, d(0,1) = 2)."""
-    return float(_w1_lp_batch([p], [q])[0])
-
-
-def _random_feasible(rng, n):
-    """Moment pairs (mu1, mu2) and (m, v) in the feasible region x^2 <= y <= x."""
-    out = []
-    for _ in range(n):
-        a = rng.random(2)
-        b = rng.random(2)
-        mu1, m = a
-        mu2 = mu1**2 + b[0] * (mu1 - mu1**2)
-        v = m**2 + b[1] * (m - m**2)
-        out.append((mu1, mu2, m, v))
-    return out
-
-
 @claim("sandwich", "Lemma 'Pointwise sandwich' (App. D.3)",
        "delta_1 + delta_2 <= (3/2) W_1 <= 3 (delta_1 + delta_2), with W_1 = |Delta_0| + |Delta_1| by optimal "
        "transport on {0, 1/2, 1}.",
@@ -105,9 +53,9 @@ def check_sandwich(*, quick, lower, upper):
     ok_lower = hi <= lower  # delta <= lower * W1 needs sup delta/W1 <= lower
     ok_upper = lower / upper <= lo  # lower * W1 <= upper * delta needs inf delta/W1 >= lower/upper
     rng = np.random.default_rng(12345)
-    inst = _random_feasible(rng, 200 if quick else 3000)
-    pairs = [_snapshot_dists(mu1, mu2, m, v) for mu1, mu2, m, v in inst]
-    w_lps = _w1_lp_batch([p for p, _ in pairs], [q for _, q in pairs])
+    inst = random_feasible(rng, 200 if quick else 3000)
+    pairs = [snapshot_dists(mu1, mu2, m, v) for mu1, mu2, m, v in inst]
+    w_lps = w1_lp_batch([p for p, _ in pairs], [q for _, q in pairs])
     lp_err, ratios = 0.0, []
     for (mu1, mu2, m, v), (p, q), w_lp in zip(inst, pairs, w_lps):
         d0, d1 = p[0] - q[0], p[2] - q[2]
@@ -122,8 +70,8 @@ def check_sandwich(*, quick, lower, upper):
           "attaining instances": {"delta/W1 = 3/2": {"mu1": 0.5, "mu2": 0.3, "m": 0.48, "v": 0.26},
                                   "delta/W1 = 1/2": {"mu1": 0.5, "mu2": 0.3, "m": 0.45, "v": 0.3}}}
     for key, (mu1, mu2, m, v) in (("delta/W1 = 3/2", (0.5, 0.3, 0.48, 0.26)), ("delta/W1 = 1/2", (0.5, 0.3, 0.45, 0.3))):
-        p, q = _snapshot_dists(mu1, mu2, m, v)
-        ev["attaining instances"][key]["ratio (LP)"] = (abs(mu1 - m) + abs(mu2 - v)) / _w1_lp(p, q)
+        p, q = snapshot_dists(mu1, mu2, m, v)
+        ev["attaining instances"][key]["ratio (LP)"] = (abs(mu1 - m) + abs(mu2 - v)) / w1_lp(p, q)
     if lp_err > 1e-6:  # HiGHS solves to 1e-7 absolute: a tighter test can fail on tiny moments (found by hypothesis)
         return Result(Verdict.FAILS, f"W1 != |Delta_0| + |Delta_1| (LP differs by {lp_err:.2e})", ev)
     if not (ok_lower and ok_upper):
@@ -144,8 +92,8 @@ def check_property_exact(*, quick, w1):
     fn = sp.lambdify((d0s, d1s), expr)
     # W1 = 0 exactly when delta = 0: check on the rays (any zero of a homogeneous PL function lies on one) and LP
     bad = [r for r in RAYS if (fn(*r) == 0) != (sum(deltas(r[0], r[1])) == 0)]
-    p, q = _snapshot_dists(0.5, 0.3, 0.5, 0.29)  # Delta_0 = 0.01, Delta_1 = 0.01
-    lp = _w1_lp(p, q)
+    p, q = snapshot_dists(0.5, 0.3, 0.5, 0.29)  # Delta_0 = 0.01, Delta_1 = 0.01
+    lp = w1_lp(p, q)
     ev = {"W1 formula": w1, "rays where W1=0 and delta=0 disagree": bad,
           "LP check at (Delta0, Delta1) = (0.01, 0.01)": {"LP": lp, "formula": float(fn(p[0] - q[0], p[2] - q[2]))}}
     if bad or abs(lp - float(fn(p[0] - q[0], p[2] - q[2]))) > 1e-9:

@@ -14,9 +14,9 @@ __all__ = ["register", "audit"]
 
 
 def _list_claims():
-    from ._core import REGISTRY, _load
+    from ._core import REGISTRY, load_claims
 
-    _load()
+    load_claims()
     for c in REGISTRY.values():
         print(f"{c.id:<26} {c.ref:<34} {' '.join(c.statement.split())[:100]}")
     return 0
@@ -26,10 +26,10 @@ def audit(args):
     if args.list:
         return _list_claims()
     if args.coverage:
-        from ._core import REGISTRY, _load
+        from ._core import REGISTRY, load_claims
         from .inventory import coverage, format_coverage
 
-        _load()
+        load_claims()
         print(format_coverage(coverage(REGISTRY)))
         return 0
     from socal.cli import check_output_path

@@ -46,9 +46,9 @@ def _xfail_verdicts(config):
 
 class ClaimCollector(pytest.Collector):
     def collect(self):
-        from ._core import PLUGIN_ERRORS, REGISTRY, _load, get
+        from ._core import PLUGIN_ERRORS, REGISTRY, load_claims, get
 
-        _load()
+        load_claims()
         only = self.config.getoption("socal_claims_only")
         ids = [i.strip() for i in only.split(",") if i.strip()] if only else list(REGISTRY)
         for cid in ids:

@@ -26,7 +26,7 @@ import numpy as np
 from .._fit import fit_calibration, target_classes, targets
 from .._parallel import iter_jobs
 from ..baselines import select_and_fit
-from ..estimators import _resolve_alphas, _resolve_degrees, ce2
+from ..estimators import ce2, resolve_alphas, resolve_degrees
 from ..perturb import perturb
 from ..synthetic import GaussianMixtureTask
 from ..truth import sample_truth
@@ -76,8 +76,8 @@ def _poly_val(tr, hy, va, h):
     v = np.r_[tr[1], hy[1]]
     a, k = np.r_[tr[2], hy[2]], np.full(len(m), 2.0)
     n_train = len(tr[0])
-    degs, _ = _resolve_degrees("poly-val", None, h, n_train, n_train, _cap(h), 2, use_h_floor=False)
-    alphas, _ = _resolve_alphas("poly-val", None)
+    degs, _ = resolve_degrees("poly-val", None, h, n_train, n_train, _cap(h), 2, use_h_floor=False)
+    alphas, _ = resolve_alphas("poly-val", None)
     zs = np.column_stack(targets(a, k))
     mask = np.r_[np.zeros(n_train, bool), np.ones(len(hy[0]), bool)]
     fit = fit_calibration(m, v, zs, degrees=degs, alphas=alphas, folds=5, holdout=None, rng=None, select=True,
@@ -113,7 +113,7 @@ def run_seed(setup, seed, sizes=SIZES, hs=HS, estimators=ESTIMATORS):
             for est in estimators:
                 if est == "poly-cv":
                     n_tr = n - -(-n // 5)
-                    degs, _ = _resolve_degrees("poly-cv", None, h, n, n_tr, _cap(h), 2, use_h_floor=False)
+                    degs, _ = resolve_degrees("poly-cv", None, h, n, n_tr, _cap(h), 2, use_h_floor=False)
                     value = ce2(va[0], va[1], counts=(va[2], np.full(n, 2.0)), h=h, degree=list(degs),
                                 debias=False, rng=seed).estimate  # the paper's plug-in (Eq. (cehat))
                 elif est == "poly-val":
