@@ -387,8 +387,8 @@ _ESTIMATOR_NOTES = """
     average (Poisson(1) weights per item, the mergeable form of resampling items), the bias correction's uncertainty
     and the degree choice.  They do not model how the fitted polynomial moves with a fresh draw of scores; the
     coverage measured on the zoo includes it (each replicate draws new scores and selects anew).  ``python
-    benchmarks/coverage.py`` measures all of this on :func:`socal.synthetic.validation_zoo`; README "Trustworthy
-    numbers" has the table, cell by cell (coverage, bias, RMSE and width against RMSE).
+    benchmarks/coverage.py`` measures all of this on :func:`socal.synthetic.validation_zoo`; docs/numbers.md
+    ("Trustworthy numbers") has the table, cell by cell (coverage, bias, RMSE and width against RMSE).
 """
 
 
@@ -460,7 +460,7 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         How cross-validation searches the (degree, alpha) grid.  'greedy' (default): degrees from the smallest up,
         a local walk over the ridge at each, stopping at the first degree that validates worse; it factorises the
         top degree's fold systems only when that degree is in contention, and chose the same (degree, alpha) as
-        'exhaustive' on every grid measured but one (README "Speed").  'exhaustive': every degree x alpha.
+        'exhaustive' on every grid measured but one (docs/numbers.md "Speed").  'exhaustive': every degree x alpha.
 
     Returns
     -------

@@ -4,8 +4,8 @@ Each cell draws R samples of a zoo member with exact CE2^pert / CE1^pert and cou
 bound hold the truth.  A cell passes when the count is not too small for a true coverage of level - 0.02: the
 acceptance threshold is the binomial quantile with false-alarm rate ALPHA per cell (a correct interval fails a cell
 with probability <= ALPHA).  The default suite runs three cells (two at n = 1000, one at 5000) with R = 40; the
-slow marker runs the tuning and held-out members at both h and n in {1000, 5000} with R = 200 (README "Trustworthy
-numbers" has the whole grid, from benchmarks/coverage.py, with n = 50,000 too).
+slow marker runs the tuning and held-out members at both h and n in {1000, 5000} with R = 200 (docs/numbers.md,
+"Trustworthy numbers", has the whole grid, from benchmarks/coverage.py, with n = 50,000 too).
 """
 
 import zlib
@@ -91,5 +91,5 @@ def test_interval_and_upper_bound_cover_reduced(kind, name, h, n):
 @pytest.mark.parametrize("kind", ["ce2", "ce1"])
 @pytest.mark.parametrize("name", list(socal.synthetic.validation_zoo()))
 def test_interval_and_upper_bound_cover_full(name, kind, h, n):
-    """The README's grid at n <= 5,000, cell by cell (the same seeds and n_boot as benchmarks/coverage.py)."""
+    """The docs' grid at n <= 5,000, cell by cell (the same seeds and n_boot as benchmarks/coverage.py)."""
     _check(kind, name, h, n, 200, n_boot=200)

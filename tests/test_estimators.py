@@ -243,7 +243,7 @@ def test_lepski_rule_finds_structure_cv_smooths_away():
 @pytest.mark.parametrize("seed", [0, 1])
 def test_lepski_rule_reaches_the_top_degree_for_ce1(seed):
     """CE1 of the underconfident member at h = 1/64, n = 5e4: CV picks degree ~5 and the estimate runs ~0.004 low
-    (README's grid before the rule: covered in 30% of replicates); degree 44 is unbiased there."""
+    (the docs' grid before the rule: covered in 30% of replicates); degree 44 is unbiased there."""
     pop = socal.synthetic.validation_zoo()["underconfident"].population
     h = 1 / 64
     m, _, y = pop.sample(50_000, h=h, rng=seed)

@@ -88,7 +88,7 @@ def test_evaluate_same_seed_same_numbers_and_decorrelated_from_the_data():
 
 
 def test_docstring_figures_on_masked_variances():
-    """The figures quoted in evaluate's docstring (and README) for the overconfident population and the degree rule."""
+    """The figures quoted in evaluate's docstring (and docs/guide.md) for the overconfident population and the degree rule."""
     import pathlib
 
     d16, d64 = socal.paper_degree(1e4, 1 / 16), socal.paper_degree(1e4, 1 / 64)

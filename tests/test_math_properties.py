@@ -4,7 +4,7 @@ the fast Chebyshev moments against a direct evaluation, the Gram assembly agains
 truth against Monte Carlo.
 
 Each property runs ``max_examples`` generated examples (derandomized: the same examples every run); the counts and
-what they found are in README "Property-based tests".
+what they found are in docs/audit.md "Property-based tests".
 """
 
 import math
@@ -46,7 +46,7 @@ def test_pointwise_sandwich(truth_m, pred):
     # on three points of a line, W1 is the integral of |F_p - F_q| (two gaps of 1/2, in the metric of Delta Y: 1)
     w1 = abs(p[0] - q[0]) + abs((p[0] + p[1]) - (q[0] + q[1]))
     assert w1 == pytest.approx(abs(p[0] - q[0]) + abs(p[2] - q[2]), abs=1e-12)  # the lemma's formula
-    # the audit's LP agrees to the solver's tolerance (HiGHS: 1e-7 absolute; found by this test, see README)
+    # the audit's LP agrees to the solver's tolerance (HiGHS: 1e-7 absolute; found by this test, see docs/audit.md)
     assert w1_lp(p, q) == pytest.approx(w1, abs=1e-6)
     delta = abs(mu1 - m) + abs(mu2 - v)
     assert delta <= 1.5 * w1 + 1e-9

@@ -95,7 +95,7 @@ def claim(id, ref, statement, *, paper, wrong, repaired=None, slow=False):
 
     The decorated function is called as ``check(*, quick, **paper)`` and returns a :class:`Result`.  Registration
     happens at import; a package makes its module's claims join ``socal audit`` and the pytest plugin with an entry
-    point in the group ``socal.claims`` naming that module (see README "Claims of your own").
+    point in the group ``socal.claims`` naming that module (see docs/audit.md "Claims of your own").
 
     Examples
     --------

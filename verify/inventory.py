@@ -3,7 +3,7 @@
 Every statement has an id, a location, a short quotation, a kind (constant, inequality, rate, comparison,
 experimental number, setup) and how it is checked: a claim id of the registry (``socal audit``), ``reproduce:<name>``
 (a number of an experiment, recomputed by ``socal reproduce <name>`` from the setup the appendix describes and set
-beside the paper's in README), ``test:<file>`` (a unit test checks it), or None with the reason it cannot be checked.
+beside the paper's in docs/experiments.md), ``test:<file>`` (a unit test checks it), or None with the reason it cannot be checked.
 ``socal audit --coverage`` prints the counts; tests/test_inventory.py keeps every reference valid.
 """
 
@@ -118,7 +118,7 @@ STATEMENTS = [
       "experimental number", "reproduce:rate"),
     S("exp1-dominates", "Section 7, Experiment 1", "the polynomial estimator dominates at every n",
       "comparison", "reproduce:rate", "in our run the CV variant is behind NW at h = 1/64, n = 500 "
-      "(0.0409 vs 0.0403; README Experiment 1)"),
+      "(0.0409 vs 0.0403; docs/experiments.md, Experiment 1)"),
     S("exp1-spread", "Section 7 / App. 'app:exp1'", "replicate spread < 2e-5", "experimental number",
       "reproduce:rate"),
     S("exp1-vs-rate", "Section 7, Experiment 1", "at least as steep as the predicted -1/2 rate; consistent with "
@@ -126,9 +126,9 @@ STATEMENTS = [
       "an observed slope compared with upper-bound rates: steeper than an upper bound is consistent, not a "
       "confirmation; the bound itself is vacuous at the experiment's n"),
     S("exp2-pearson", "Section 7, Experiment 2", "Pearson 0.10 raw, 0.74 after T-hat", "experimental number",
-      "reproduce:recalibration", "ours: 0.11 and 0.93 (README)"),
+      "reproduce:recalibration", "ours: 0.11 and 0.93 (docs/experiments.md)"),
     S("exp2-ce2", "Section 7, Experiment 2", "CE2 drops from 0.37 to 0.04 +- 0.01", "experimental number",
-      "reproduce:recalibration", "ours: 0.28 and 0.038 +- 0.004 (README)"),
+      "reproduce:recalibration", "ours: 0.28 and 0.038 +- 0.004 (docs/experiments.md)"),
     S("exp2-guarantee", "Section 7, Experiment 2", "exactly the rate-driven recalibration guarantee of Corollary "
       "'approx_recal' cashing out empirically", "comparison", "experiments-as-run",
       "degree 12 at h = 1/64, n = 2e4: eps_l alone is about 22 with M = 1; the corollary guarantees nothing there"),
@@ -178,7 +178,7 @@ STATEMENTS = [
     S("exp4-config", "App. 'app:exp4'", "chosen configuration (0.12, 0.22, 0.06, 0.08, 0.35)", "setup",
       "reproduce:real-labels"),
     S("laptop", "Section 'Compute Resources'", "all experiments can be run on a standard laptop",
-      "experimental number", "reproduce:rate", "ours: Exp 1 in 451 s on 2 cores (README)"),
+      "experimental number", "reproduce:rate", "ours: Exp 1 in 451 s on 2 cores (docs/experiments.md)"),
     # -- Appendix C: proofs ----------------------------------------------------------------------------------------------
     S("posreal", "Lemma 'lem:posreal'", "Re sech(a + ib) = cosh a cos b / |cosh(a + ib)|^2 > 0 for |b| < pi/2",
       "inequality", "posreal"),
