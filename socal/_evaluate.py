@@ -81,7 +81,6 @@ class Evaluation:
         r2, r1, ref = self.ce2, self.ce1, self.reference
         level = int(round(r2.ci.level * 100))
         hs = _fmt_h(self.h)
-        prose = [self.test.summary()]
         head = [f"Test on the raw scores (n = {self.n} items; no perturbation):"]
         table = [
             "",
@@ -127,7 +126,7 @@ class Evaluation:
                          f"of {self.var_spread:.3g} (interquartile range) in the raw variances.")
         after.append("Deploy the perturbed scores (Evaluation.mean, .var): the CE2 guarantee is about them.")
         wrap = (lambda ps: [textwrap.fill(p, 110) for p in ps])
-        return "\n".join(head + wrap(prose[0].split("\n")) + table + [""] + wrap(after))
+        return "\n".join(head + wrap(self.test.summary().split("\n")) + table + [""] + wrap(after))
 
     def __str__(self) -> str:
         return self.summary()
@@ -182,13 +181,10 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
         n = 10^4: 95 at h = 1/16, 376 at h = 1/64; socal caps it at ``max_degree`` = 44).  Per axis, the ellipse of
         the variance axis [0, 1/4] matches the mean axis's at h_var = h_mean / 4 (:func:`socal.paper_degree`: the
         same degree as h_mean alone), so the default keeps the paper's 1/16 on the mean and blurs the variance
-        axis four times less than a single 1/16 would.  The rule was chosen on the validation zoo
-        (``benchmarks/bandwidth.py``): at (1/16, 1/64) every miscalibrated member's CE2^pert lies above its
-        calibrated reference, while at 1/16 the members with variances reported too small (overconfident, and
-        variances at 2/3 of the truth) lie below it; coverage and RMSE were alike.  On
-        :func:`socal.synthetic.overconfident_population` CE2^pert is 0.101 against a reference of 0.107 at
-        h = 1/16, but 0.112 against 0.069 at (1/16, 1/64) (a test keeps these figures true).  Read the estimate
-        against the reference, never against 0.
+        axis four times less than a single 1/16 would: blurred that much, variances reported too small can fall
+        below the calibrated reference and hide.  The rule was chosen on the validation zoo
+        (``benchmarks/bandwidth.py``; the table is in the docs' guide, "Choosing h").  Read the estimate against
+        the reference, never against 0.
     ci : float
         Level of the bootstrap intervals.
     n_boot : int

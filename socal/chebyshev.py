@@ -143,7 +143,7 @@ _backend = "auto"
 def set_backend(name: str) -> str:
     """Choose how Chebyshev moments and evaluations are computed; returns the previous choice.
 
-    'numpy' (matrix products, always available), 'finufft' (non-uniform FFTs, :mod:`socal._nufft`; needs the
+    'numpy' (matrix products, always available), 'finufft' (non-uniform FFTs, :mod:`socal.nufft`; needs the
     ``fast`` extra: ``pip install 'socal[fast]'``) or 'auto' (the default: finufft where it is installed and the
     work is large enough to gain, numpy otherwise).  Both give the same numbers to about 1e-13 relative.
 
@@ -156,9 +156,9 @@ def set_backend(name: str) -> str:
     if not isinstance(name, str) or name not in BACKENDS:
         raise ValueError(f"The 'name' parameter of set_backend must be one of {BACKENDS}. Got {name!r} instead.")
     if name == "finufft":
-        from . import _nufft
+        from . import nufft
 
-        if not _nufft.available():
+        if not nufft.available():
             raise ValueError("The 'name' parameter of set_backend is 'finufft', but finufft is not installed; "
                              "install it with pip install 'socal[fast]' (or pip install finufft).")
     previous, _backend = _backend, name
@@ -181,13 +181,13 @@ _NUFFT_EVAL_TERMS, _NUFFT_EVAL_ROWS = 1600, 50_000
 def _use_nufft(n, terms, moments):
     if _backend == "numpy" or n == 0:
         return False
-    from . import _nufft
+    from . import nufft
 
     if _backend == "finufft":
         return True
     if moments:
-        return _nufft.available() and terms >= _NUFFT_MOMENT_TERMS and n >= _NUFFT_MOMENT_ROWS
-    return _nufft.available() and terms >= _NUFFT_EVAL_TERMS and n >= _NUFFT_EVAL_ROWS
+        return nufft.available() and terms >= _NUFFT_MOMENT_TERMS and n >= _NUFFT_MOMENT_ROWS
+    return nufft.available() and terms >= _NUFFT_EVAL_TERMS and n >= _NUFFT_EVAL_ROWS
 
 
 def tensor_features(u, w, deg_u, deg_w):
@@ -212,9 +212,9 @@ def grouped_moments(u, w, groups, n_groups, deg_u, deg_w, *, chunk=_CHUNK):
     """
     order, bounds = _group_order(groups, n_groups)
     if _use_nufft(u.shape[0], (deg_u + 1) * (deg_w + 1), moments=True):
-        from . import _nufft
+        from . import nufft
 
-        return _nufft.grouped_moments(u, w, order, bounds, deg_u, deg_w)
+        return nufft.grouped_moments(u, w, order, bounds, deg_u, deg_w)
     M = np.zeros((n_groups, deg_u + 1, deg_w + 1))
     bu = np.empty((deg_u + 1, chunk))
     bw = np.empty((deg_w + 1, chunk))
@@ -386,9 +386,9 @@ def evaluate(basis, beta, mean, var=None, *, chunk=_CHUNK):
     u, w = to_unit(mean, var)
     n = u.shape[0]
     if _use_nufft(n, (used_a + 1) * (used_b + 1), moments=False):
-        from . import _nufft
+        from . import nufft
 
-        out = _nufft.evaluate(C, u, w)
+        out = nufft.evaluate(C, u, w)
         return out[:, 0] if squeeze else out
     out = np.empty((n, R))
     bu = np.empty((used_a + 1, chunk))

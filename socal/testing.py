@@ -69,8 +69,8 @@ _RANK_TOL = 1e-9  # eigenvalues of the standardized V below this fraction of the
 _COLS2 = ("count", "r1", "r2", "c11", "c12", "c22", "var", "mean", "temper", "temper_m")
 _COLS1 = ("count", "r1", "aleatoric", "epi_weight", "epi", "temper")
 _POOL_ROWS, _POOL_BINS = 1000, 10  # order 1, k >= 2: Var f* / (m (1 - m)) pooled over equal-count bins of the
-# mean with at least ~1,000 rows each (at most 10 bins): a bin's own rows correlate with its residuals, which made
-# the test liberal with 10 bins at n = 2,000 (E[T] 5.26 on 5 df; 1 bin per 1,000 rows: see the size table)
+# mean with at least ~1,000 rows each (at most 10): a small bin's estimate correlates with its own rows' residuals
+_REGION_MIN_ROWS = 30  # a region with fewer rows reports no standardized residual
 DETECTABLE_POWER = 0.8
 
 
@@ -529,7 +529,7 @@ def _regions(S, occ, x, y, order, C11):
             sel = (bm == i) & (bt == j)
             cells = occ[sel]
             cnt = S[0, cells].sum()
-            if cnt < 30:
+            if cnt < _REGION_MIN_ROWS:
                 continue
             mr = (float(lo_edges[sel].min()), float(lo_edges[sel].max() + 1.0 / GRID_MEAN))
             r1 = S[1, cells].sum()

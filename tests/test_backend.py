@@ -72,9 +72,9 @@ def test_auto_uses_finufft_only_where_it_gains(backend, monkeypatch):
 def test_set_backend_is_validated(backend, monkeypatch):
     with pytest.raises(ValueError, match="'name' parameter of set_backend must be one of"):
         backend("fftw")
-    from socal import _nufft
+    from socal import nufft
 
-    monkeypatch.setattr(_nufft, "_finufft", None)
+    monkeypatch.setattr(nufft, "_finufft", None)
     with pytest.raises(ValueError, match="finufft is not installed"):
         backend("finufft")
     assert backend("numpy") in chebyshev.BACKENDS  # returns the previous choice

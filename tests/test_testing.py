@@ -229,7 +229,7 @@ def test_properties_p_in_unit_interval_and_label_flip_invariance(case):
     assert b.statistic == pytest.approx(a.statistic, rel=1e-6, abs=1e-8)
 
 
-def test_statistics_are_row_order_invariant_bitwise_up_to_summation():
+def test_statistics_are_row_order_invariant_up_to_summation_order():
     m, v, _, y = synthetic.toy_population().sample_raw(3000, rng=9)
     for perm in itertools.islice(itertools.permutations(range(3)), 3):
         idx = np.concatenate([np.arange(i, 3000, 3) for i in perm])
