@@ -26,7 +26,7 @@ from numpy.polynomial import chebyshev as C
 
 import socal
 
-from socal._fit import (DEFAULT_ALPHAS, MIN_DEGREE, degree_schedule, fit_calibration, select_and_fit,
+from socal.fitting import (DEFAULT_ALPHAS, MIN_DEGREE, degree_schedule, fit_calibration, select_and_fit,
                         target_classes, targets)
 from socal.chebyshev import TensorBasis, assemble_gram
 from socal.sufficient import SufficientStats

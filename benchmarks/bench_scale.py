@@ -25,9 +25,9 @@ import time
 import numpy as np
 
 import socal
-from socal._engine import ChunkSource, DaskSource
+from socal.sources import ChunkSource, DaskSource
 from socal.estimators import DeviationPass, StatsPass
-from socal._fit import select_and_fit
+from socal.fitting import select_and_fit
 
 CHUNK = 1_000_000
 

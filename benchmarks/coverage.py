@@ -23,7 +23,7 @@ from fractions import Fraction
 import numpy as np
 
 import socal
-from socal._parallel import iter_jobs
+from socal.parallel import iter_jobs
 
 
 def one(kind, name, h, n, rep, level, upper, n_boot):

@@ -8,7 +8,7 @@ recalibration map -> report.  Importing socal loads numpy and scipy only (never 
 
 from . import plot, synthetic, truth
 from ._evaluate import Evaluation, RecalibratedEvaluation, evaluate, evaluate_recalibrated
-from ._fit import paper_degree, theta
+from .fitting import paper_degree, theta
 from ._results import CalibrationError, ConfidenceInterval, SelectionReport, UpperBound
 from .chebyshev import ConditioningWarning, get_backend, set_backend
 from .estimators import CalibrationFunctions, calibration_functions, ce1, ce2

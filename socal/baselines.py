@@ -18,7 +18,7 @@ import math
 import numpy as np
 from scipy.signal import fftconvolve
 
-from ._fit import targets
+from .fitting import targets
 from ._results import CalibrationError, SelectionReport
 from ._validation import check_bandwidth, check_float, check_labels, check_rng, check_scores
 

@@ -74,7 +74,7 @@ def _require_backend(args):
 
 
 def _backend_of(args):
-    from ._parallel import backend
+    from .parallel import backend
 
     return backend(args.backend, scheduler=args.scheduler)
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import numpy as np
 
-from ._engine import ArraySource, ChunkSource, DaskSource, is_dask
-from ._fit import (DEFAULT_ALPHAS, DEFAULT_MAX_DEGREE, MIN_DEGREE, SEARCHES, degree_schedule, paper_degree,
+from .sources import ArraySource, ChunkSource, DaskSource, is_dask
+from .fitting import (DEFAULT_ALPHAS, DEFAULT_MAX_DEGREE, MIN_DEGREE, SEARCHES, degree_schedule, paper_degree,
                    select_and_fit)
 from ._results import CalibrationError, ConfidenceInterval, UpperBound
 from ._typing import Alpha, ArrayLike, Chunks, Counts, Degree, Seed
 from ._validation import (bandwidth_axes, check_bandwidth, check_choice, check_float, check_int, check_labels,
                           check_mean, check_rng, check_scores)
-from .intervals import PoissonWeights, bootstrap
+from .bootstrap import PoissonWeights, bootstrap
 from .sufficient import DeviationStats, SufficientStats
 
 __all__ = ["ce2", "ce1", "calibration_functions", "CalibrationFunctions"]

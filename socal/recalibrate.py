@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ._fit import DEFAULT_MAX_DEGREE, CalibrationMap
+from .fitting import DEFAULT_MAX_DEGREE, CalibrationMap
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_array, check_choice, check_labels, check_mean, check_scores
 from .estimators import data_source, estimator_settings, fit_from, stream_cap

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, stats
 
-from ._engine import ArraySource, ChunkSource, DaskSource, is_dask
+from .sources import ArraySource, ChunkSource, DaskSource, is_dask
 from ._typing import ArrayLike, Chunks, Counts
 from ._validation import check_float, check_int, check_labels, check_mean, check_scores
 

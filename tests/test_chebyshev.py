@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from numpy.polynomial import chebyshev as C
 
-from socal import _fit, sufficient
+from socal import fitting, sufficient
 from socal.sufficient import SufficientStats
-from socal._fit import fit_calibration, targets
+from socal.fitting import fit_calibration, targets
 from socal.chebyshev import (TensorBasis, assemble_gram, cheb_rows, evaluate, grouped_moments, ridge_factor,
                              to_unit)
 
@@ -126,5 +126,5 @@ def test_target_classes_route_equals_generic_route(varying_k):
     zs = np.column_stack(targets(a, k))
     kw = dict(degrees=(5,), alphas=(1e-3,), folds=5, holdout=None, select=False)
     generic = fit_calibration(m, v, zs, rng=np.random.default_rng(0), **kw)
-    classed = fit_calibration(m, v, zs, rng=np.random.default_rng(0), classes=_fit.target_classes(a, k, 2), **kw)
+    classed = fit_calibration(m, v, zs, rng=np.random.default_rng(0), classes=fitting.target_classes(a, k, 2), **kw)
     np.testing.assert_allclose(classed.cmap.beta, generic.cmap.beta, rtol=1e-10, atol=1e-12)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import socal
-from socal import _fit
-from socal._fit import DEFAULT_ALPHAS, _FoldErrors, degree_schedule, select_and_fit
+from socal import fitting
+from socal.fitting import DEFAULT_ALPHAS, _FoldErrors, degree_schedule, select_and_fit
 from socal.chebyshev import MomentOperator, TensorBasis, assemble_gram, cheb_rows, tensor_features, tensor_gram
 from socal.sufficient import SufficientStats
 
@@ -44,7 +44,7 @@ def test_mixed_precision_fold_solves_equal_float64(alpha, monkeypatch):
     """d = 1089 >= _MIXED_MIN_SIZE: float32 factor + CG refinement against the float64 Cholesky of each fold."""
     st = _stats("toy", 6000, 1 / 16, 32)
     mixed = _FoldErrors(st, list(st.splits)).mean_sse(32, alpha)
-    monkeypatch.setattr(_fit, "_MIXED_MIN_SIZE", 10**9)
+    monkeypatch.setattr(fitting, "_MIXED_MIN_SIZE", 10**9)
     double = _FoldErrors(st, list(st.splits)).mean_sse(32, alpha)
     assert mixed == pytest.approx(double, rel=1e-9)
 
@@ -59,7 +59,7 @@ def test_shared_preconditioner_solves_every_fold_and_equals_float64(monkeypatch)
     errors = _FoldErrors(st, list(st.splits))
     shared = [errors.mean_sse(32, a) for a in (1.0, 0.1)]
     assert own == [] and errors._shared_failed == -np.inf
-    monkeypatch.setattr(_fit, "_MIXED_MIN_SIZE", 10**9)
+    monkeypatch.setattr(fitting, "_MIXED_MIN_SIZE", 10**9)
     double = [_FoldErrors(st, list(st.splits)).mean_sse(32, a) for a in (1.0, 0.1)]
     np.testing.assert_allclose(shared, double, rtol=1e-10)
 
@@ -69,7 +69,7 @@ def test_shared_preconditioner_gives_up_and_folds_are_solved_on_their_own(monkey
     own (same CV error), and smaller ridge values at that degree do not try the shared factor again."""
     st = _stats("toy", 40000, 1 / 16, 32)
     exact = _FoldErrors(st, list(st.splits)).mean_sse(32, 0.1)
-    monkeypatch.setattr(_fit, "_SHARED_STEPS", 1)
+    monkeypatch.setattr(fitting, "_SHARED_STEPS", 1)
     tries = []
     real = _FoldErrors._shared_sse
     monkeypatch.setattr(_FoldErrors, "_shared_sse", lambda self, *a: tries.append(a) or real(self, *a))
@@ -90,7 +90,7 @@ def test_mixed_precision_falls_back_when_float32_cannot_factorise(monkeypatch):
         calls.append(1)
         return None  # as when spotrf reports a non-positive pivot or CG does not converge
 
-    monkeypatch.setattr(_fit, "_solve_mixed", failing)
+    monkeypatch.setattr(fitting, "_solve_mixed", failing)
     assert _FoldErrors(st, list(st.splits)).mean_sse(32, 1e-4) == pytest.approx(exact, rel=1e-9) and calls
 
 
@@ -98,10 +98,10 @@ def test_final_fit_mixed_precision_equals_float64(monkeypatch):
     """Above _MIXED_FINAL_MIN_SIZE the final fit solves in mixed precision and builds the float64 factor only when
     asked (lowered here to d = 1089 to keep the test fast)."""
     st = _stats("toy", 6000, 1 / 16, 32)
-    monkeypatch.setattr(_fit, "_MIXED_FINAL_MIN_SIZE", 1000)
+    monkeypatch.setattr(fitting, "_MIXED_FINAL_MIN_SIZE", 1000)
     fit = select_and_fit(st, degrees=(32,), alphas=(1e-4,), select=False)
     assert fit.factor.factor._factor is None  # not built yet
-    monkeypatch.setattr(_fit, "_MIXED_FINAL_MIN_SIZE", 10**9)
+    monkeypatch.setattr(fitting, "_MIXED_FINAL_MIN_SIZE", 10**9)
     ref = select_and_fit(st, degrees=(32,), alphas=(1e-4,), select=False)
     np.testing.assert_allclose(fit.cmap.beta, ref.cmap.beta, rtol=0, atol=1e-9 * np.abs(ref.cmap.beta).max())
     b = np.random.default_rng(0).standard_normal((fit.cmap.beta.shape[0], 3))
@@ -136,8 +136,8 @@ def test_greedy_search_stops_below_the_top_degree_on_a_smooth_population():
 
 def test_a_near_tie_goes_to_the_smaller_degree_and_larger_ridge():
     cv = np.array([[1.0, 1.0 + 1e-12], [1.0 + 5e-10, 2.0]])
-    assert _fit._choose(cv, (8, 4), (1e-3, 1e-1)) == (4, 1e-3)
-    assert _fit._choose(np.array([[1.0, 1.0 + 1e-12], [1.1, 2.0]]), (8, 4), (1e-3, 1e-1)) == (8, 1e-1)
+    assert fitting._choose(cv, (8, 4), (1e-3, 1e-1)) == (4, 1e-3)
+    assert fitting._choose(np.array([[1.0, 1.0 + 1e-12], [1.1, 2.0]]), (8, 4), (1e-3, 1e-1)) == (8, 1e-1)
 
 
 def test_search_is_validated():

@@ -289,7 +289,7 @@ def test_choose_degree_is_lepskis_rule():
 
 
 def test_shrunken_world_interpolation():
-    from socal.intervals import _shrunk_estimate
+    from socal.bootstrap import _shrunk_estimate
     truth = np.array([0.10, 0.08, 0.05, 0.0])
     plug = np.array([0.14, 0.12, 0.09, 0.06])  # falls as tau grows
     assert _shrunk_estimate(0.16, truth, plug) == pytest.approx(0.12)  # above the tau = 0 world: one-step shift

@@ -296,7 +296,7 @@ def test_replicate_runner_loky_and_dask_identical(dask_client):
     pytest.importorskip("joblib")
     from joblib import parallel_config
 
-    from socal._parallel import run_jobs
+    from socal.parallel import run_jobs
 
     jobs = [(np.random.SeedSequence([7, r]),) for r in range(6)]
     serial = run_jobs(_replicate, jobs, n_jobs=1)
@@ -324,7 +324,7 @@ def test_ill_conditioned_candidate_agrees_within_its_conditioning(sample):
     """At l = 44, alpha = 1e-6 (the worst-conditioned default candidate) the coefficients are determined only to
     about eps / rcond; chunked and in-memory agree within that (measured: 1.6e-10 relative at n = 5e4, rcond 8.5e-9),
     and the fitted values, what every estimate uses, far more closely."""
-    from socal._fit import fit_calibration
+    from socal.fitting import fit_calibration
 
     m, v, y = sample
     chunks = _random_chunks(m, v, y, np.random.default_rng(3), 11)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from socal._parallel import BACKENDS, backend
+from socal.parallel import BACKENDS, backend
 
 from ._core import run
 from .report import to_json, to_markdown, to_table

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from socal._parallel import iter_jobs
+from socal.parallel import iter_jobs
 
 from ._core import steps
 
@@ -29,7 +29,7 @@ def replicate_errors(estimate, truth, ns, reps, *, seed=0, n_jobs=1):
     def one(n, ss):
         return abs(estimate(n, np.random.default_rng(ss)) - truth)
 
-    # loky or dask, as socal._parallel.backend chose; same seeds, same values; each replicate moves the audit's bar
+    # loky or dask, as socal.parallel.backend chose; same seeds, same values; each replicate moves the audit's bar
     vals = list(steps(iter_jobs(one, jobs, n_jobs=n_jobs), total=len(jobs), desc="replicates"))
     out = {n: [] for n in ns}
     for (n, _), v in zip(jobs, vals):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._parallel import run_jobs
+from ..parallel import run_jobs
 from .._validation import check_int, check_rng
 from ..recalibrate import FirstOrderPlatt, SecondOrderPlatt
 

@@ -23,8 +23,8 @@ import pathlib
 
 import numpy as np
 
-from .._fit import fit_calibration, target_classes, targets
-from .._parallel import iter_jobs
+from ..fitting import fit_calibration, target_classes, targets
+from ..parallel import iter_jobs
 from ..baselines import select_and_fit
 from ..estimators import ce2, resolve_alphas, resolve_degrees
 from ..perturb import perturb

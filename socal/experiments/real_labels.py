@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._parallel import run_jobs
+from ..parallel import run_jobs
 from .._validation import check_int, check_rng
 
 __all__ = ["run_real_labels", "RealLabelsResult", "METHODS", "PAPER_AT_5", "CONFIG", "plot_yield"]

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from .._parallel import run_jobs
+from ..parallel import run_jobs
 from .._validation import check_rng
 from ..chebyshev import ConditioningWarning
 from ..perturb import perturb

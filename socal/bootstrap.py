@@ -1,7 +1,7 @@
 """Bias correction and intervals for the CE estimators, as mergeable passes over the data.
 
 The parametric bootstrap of :func:`socal.ce2` (``ci=``, ``debias=``), written as two passes that any source runs
-(in-memory arrays, a stream of chunks, dask partitions; see :mod:`socal._engine`):
+(in-memory arrays, a stream of chunks, dask partitions; see :mod:`socal.sources`):
 
 * pass A: in the bootstrap world (scores as observed, f* with the fitted, projected moments, labels ~
   Binomial(k, f*); see :func:`_snapshot_counts`) draw B label sets and accumulate their response moments at the
