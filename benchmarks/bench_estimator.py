@@ -26,8 +26,9 @@ from numpy.polynomial import chebyshev as C
 
 import socal
 
-from socal.fitting import (DEFAULT_ALPHAS, MIN_DEGREE, degree_schedule, fit_calibration, select_and_fit,
-                        target_classes, targets)
+from socal.degrees import DEFAULT_ALPHAS, MIN_DEGREE, degree_schedule
+from socal.fitting import fit_calibration, select_and_fit
+from socal.sufficient import target_classes, targets
 from socal.chebyshev import TensorBasis, assemble_gram
 from socal.sufficient import SufficientStats
 
@@ -35,7 +36,7 @@ from socal.sufficient import SufficientStats
 def fast(m, v, zs, degree, alpha, classes=None):
     fit = fit_calibration(m, v, zs, degrees=(degree,), alphas=(alpha,), folds=5, holdout=None,
                           rng=np.random.default_rng(0), select=False, classes=classes)
-    return fit.cmap.raw(m, v)
+    return fit.calmap.raw(m, v)
 
 
 def naive(m, v, zs, degree, alpha, chunk=20000):
@@ -94,13 +95,13 @@ def cv_rows(sizes, degrees, repeats, pops):
                 t_e, fit_e = timed(lambda: select_and_fit(stats, degrees=degs, alphas=DEFAULT_ALPHAS, select=True,
                                                           search="exhaustive"), 1 if l >= 88 else repeats)
                 top = int(np.isfinite(fit_g.selection.cv_error[0]).sum()) * fit_g.selection.folds
-                same = (fit_g.cmap.degree, fit_g.cmap.alpha) == (fit_e.cmap.degree, fit_e.cmap.alpha)
+                same = (fit_g.calmap.degree, fit_g.calmap.alpha) == (fit_e.calmap.degree, fit_e.calmap.alpha)
                 if not same:  # by how much the greedy choice's CV error exceeds the exhaustive minimum
                     cv = fit_e.selection.cv_error
-                    i = fit_e.selection.degrees.index(fit_g.cmap.degree)
-                    j = fit_e.selection.alphas.index(fit_g.cmap.alpha)
+                    i = fit_e.selection.degrees.index(fit_g.calmap.degree)
+                    j = fit_e.selection.alphas.index(fit_g.calmap.alpha)
                     same = f"+{cv[i, j] / np.nanmin(cv) - 1:.1e}"
-                choice = f"l={fit_g.cmap.degree}, a={fit_g.cmap.alpha:g}"
+                choice = f"l={fit_g.calmap.degree}, a={fit_g.calmap.alpha:g}"
                 print(f"{n:>9} {l:>4} {(l + 1) ** 2:>6} {pop:>13} {t_g:>10.3f} {t_e:>14.2f} {t_chol:>12.3f} "
                       f"{t_g / t_chol:>11.1f} {t_e / t_chol:>9.1f} {top:>10} {choice:>16} {str(same):>5}", flush=True)
 

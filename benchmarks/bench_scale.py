@@ -26,7 +26,8 @@ import numpy as np
 
 import socal
 from socal.sources import ChunkSource, DaskSource
-from socal.estimators import DeviationPass, StatsPass
+from socal.deviations import DeviationPass
+from socal.pipeline import StatsPass
 from socal.fitting import select_and_fit
 
 CHUNK = 1_000_000
@@ -54,7 +55,7 @@ def run_stream(l, n, chunk=CHUNK):
     t1 = time.perf_counter()
     fit = select_and_fit(stats, degrees=(l,), alphas=(1e-4,), select=False)
     t2 = time.perf_counter()
-    dev = source.map_reduce(DeviationPass(fit.cmap))
+    dev = source.map_reduce(DeviationPass(fit.calmap))
     t3 = time.perf_counter()
     assert dev.n == n == stats.n
     return {"l": l, "n": n, "stats_rps": n / (t1 - t0), "fit_s": t2 - t1, "dev_rps": n / (t3 - t2),
@@ -81,7 +82,7 @@ def dask_speedup(l, n, chunk=CHUNK, workers=2):
         t0 = time.perf_counter()
         stats = src.map_reduce(StatsPass(template))
         fit = select_and_fit(stats, degrees=(l,), alphas=(1e-4,), select=False)
-        dev = src.map_reduce(DeviationPass(fit.cmap))
+        dev = src.map_reduce(DeviationPass(fit.calmap))
         t_dask = time.perf_counter() - t0
     agree = abs(dev.mean_term + dev.moment_term - one["ce2"])
     return one["total_s"], t_dask, agree

@@ -8,7 +8,7 @@ recalibration map -> report.  Importing socal loads numpy and scipy only (never 
 
 from . import plot, synthetic, truth
 from ._evaluate import Evaluation, RecalibratedEvaluation, evaluate, evaluate_recalibrated
-from .fitting import paper_degree, theta
+from .degrees import paper_degree, theta
 from ._results import CalibrationError, ConfidenceInterval, SelectionReport, UpperBound
 from .chebyshev import ConditioningWarning, get_backend, set_backend
 from .estimators import CalibrationFunctions, calibration_functions, ce1, ce2
@@ -16,7 +16,8 @@ from .kernels import SechKernel
 from .members import from_members
 from .perturb import perturb, perturb_mean
 from .recalibrate import FirstOrderPlatt, NotFittedError, SecondOrderPlatt
-from .sufficient import DeviationStats, SufficientStats
+from .deviations import DeviationStats
+from .sufficient import SufficientStats
 from .testing import CalibrationTest, CalibrationTestStats, calibration_test
 
 __all__ = [

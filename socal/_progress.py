@@ -34,12 +34,12 @@ class _Plain:
 
 
 class Bar:
-    """A progress bar over units of work (``with Bar(show, desc, total, unit) as bar: bar.update(k)``); a no-op when
-    ``show`` is false."""
+    """A progress bar over units of work (``with Bar(progress, desc, total, unit) as bar: bar.update(k)``); a no-op
+    when ``progress`` is false."""
 
-    def __init__(self, show, desc=None, total=None, unit="rows"):
+    def __init__(self, progress, desc=None, total=None, unit="rows"):
         self._impl = None
-        if not show:
+        if not progress:
             return
         try:
             from tqdm.auto import tqdm
@@ -66,9 +66,9 @@ class Bar:
         return False
 
 
-def progress(iterable, show, *, desc=None, total=None, unit="items"):
-    """Iterate with a :class:`Bar` counting one unit per item (a plain iterator when ``show`` is false)."""
-    if not show:
+def tracked(iterable, progress, *, desc=None, total=None, unit="items"):
+    """Iterate with a :class:`Bar` counting one unit per item (a plain iterator when ``progress`` is false)."""
+    if not progress:
         return iterable
 
     def gen():

@@ -18,7 +18,8 @@ import math
 import numpy as np
 from scipy.signal import fftconvolve
 
-from .fitting import targets
+from .sufficient import targets
+from .deviations import ce_terms
 from ._results import CalibrationError, SelectionReport
 from ._validation import check_bandwidth, check_float, check_labels, check_rng, check_scores
 
@@ -103,7 +104,7 @@ def _make(kind, mean, var, zs, c, n, h):
         else KernelFit(mean, var, zs, nw_bandwidth(c, n, h))
 
 
-def select_and_fit(kind, train, valid, *, h, c_grid=C_GRID):
+def select_baseline(kind, train, valid, *, h, c_grid=C_GRID):
     """Choose c on ``valid`` (squared error, both responses) for a fit on ``train``; returns (fit, c, errors).
 
     ``train`` and ``valid`` are (mean, var, zs) triples.  Bucketing extends the grid dyadically while the best c is
@@ -141,10 +142,10 @@ def _baseline(kind, func, mean, var, labels, counts, h, holdout, rng):
         raise ValueError(f"The 'mean' parameter of {func} must have at least 20 items. Got {n} instead.")
     zs = np.column_stack(targets(a, k))
     va = rng.random(n) < holdout
-    _, c, errs = select_and_fit(kind, (m[~va], v[~va], zs[~va]), (m[va], v[va], zs[va]), h=h)
+    _, c, errs = select_baseline(kind, (m[~va], v[~va], zs[~va]), (m[va], v[va], zs[va]), h=h)
     fit = _make(kind, m, v, zs, c, n, h)  # refit on all items at the chosen constant
     pred = np.clip(fit.predict(m, v), 0.0, 1.0)
-    t1, t2 = np.abs(pred[:, 0] - m), np.abs(pred[:, 1] - (m * m + v))
+    t1, t2 = ce_terms(pred, m, v)
     cs = tuple(sorted(errs))
     report = SelectionReport("holdout", cs, (), np.array([[errs[c]] for c in cs]), 1)
     size = fit.K if kind == "bucketing" else fit.b

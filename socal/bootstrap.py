@@ -3,12 +3,12 @@
 The parametric bootstrap of :func:`socal.ce2` (``ci=``, ``debias=``), written as two passes that any source runs
 (in-memory arrays, a stream of chunks, dask partitions; see :mod:`socal.sources`):
 
-* pass A: in the bootstrap world (scores as observed, f* with the fitted, projected moments, labels ~
+* the label-sets pass: in the bootstrap world (scores as observed, f* with the fitted, projected moments, labels ~
   Binomial(k, f*); see :func:`_snapshot_counts`) draw B label sets and accumulate their response moments at the
   selected degree as matrix products with the tensor features, plus the world's own CE (the deviations of the
   projected map);
 * the B refits come from the stored Cholesky factor of the final fit (the Gram depends on the scores only);
-* pass B: the deviations of each refitted map (all B maps evaluated in one matrix product per block of rows), with
+* the refit pass: the deviations of each refitted map (all B maps evaluated in one matrix product per block of rows), with
   Poisson(1) weights per row (the mergeable form of resampling items with replacement, for the sampling of scores
   in the outer average), and the truth and mean plug-in of the shrunken worlds (the fitted miscalibration
   soft-thresholded at multiples of its pointwise bootstrap spread) that bracket the bias from the other side.
@@ -24,13 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._results import ConfidenceInterval, UpperBound
+from .deviations import ce_terms, score_moments
 from .chebyshev import response_vector, tensor_features, to_unit
 from .sufficient import response_moments, targets
 
 __all__ = ["bootstrap", "BootstrapResult"]
 
-_BLOCK_FLOATS = 2**22  # pass B holds B x R x (l + 1) floats per row: rows per block keep that near 32 MB
-_REP_FLOATS = 2**25  # pass A draws label sets in blocks of at most this many targets (256 MB), up to 64 sets
+_BLOCK_FLOATS = 2**22  # the refit pass holds B x R x (l + 1) floats per row: rows per block keep that near 32 MB
+_REP_FLOATS = 2**25  # the label-sets pass draws label sets in blocks of at most this many targets (256 MB), up to 64 sets
 
 
 def _beta_sample(p1, p2, rng):
@@ -85,13 +86,6 @@ def _snapshot_counts(p1, p2, k, rng):
     return _Snapshots(p1, p2, k).draw(rng)
 
 
-def _terms(pred, m, v):
-    t1 = np.abs(pred[:, 0] - m)
-    if v is None:
-        return t1, np.zeros_like(t1)
-    return t1, np.abs(pred[:, 1] - (m * m + v))
-
-
 @dataclass
 class _Sums:
     """A mergeable bag of arrays that add."""
@@ -102,26 +96,26 @@ class _Sums:
         return _Sums(tuple(a + b for a, b in zip(self.arrays, other.arrays)))
 
 
-class _PassA:
+class LabelSetsPass:
     """Response moments of B bootstrap label sets, and the bootstrap world's CE sums."""
 
     unit = "label sets"
 
-    def __init__(self, cmap, n_boot, seed):
-        self.cmap, self.n_boot, self.seed = cmap, n_boot, seed
+    def __init__(self, calmap, n_boot, seed):
+        self.calmap, self.n_boot, self.seed = calmap, n_boot, seed
         self.bar = None  # set by the source: counts the label sets drawn
 
     def work(self, rows):
         return self.n_boot
 
     def __call__(self, index, m, v, a, k):
-        cmap, B = self.cmap, self.n_boot
-        basis = cmap.basis
-        R = 2 if cmap.ndim == 2 else 1
+        calmap, B = self.calmap, self.n_boot
+        basis = calmap.basis
+        R = 2 if calmap.ndim == 2 else 1
         rng = np.random.default_rng([self.seed, 0, index])
-        vv = v if cmap.ndim == 2 else None
-        p = cmap.predict(m, vv, project=True)
-        t1, t2 = _terms(p, m, vv)
+        vv = v if calmap.ndim == 2 else None
+        p = calmap.predict(m, vv, project=True)
+        t1, t2 = ce_terms(p, m, vv)
         p1 = p[:, 0]
         p2 = p[:, 1] if R == 2 else p1 * p1  # first order: f* = p1 exactly
         u, w = to_unit(m, vv)
@@ -154,7 +148,7 @@ def _soft(g, t):
     return np.sign(g) * np.maximum(np.abs(g) - t, 0.0)
 
 
-class _PassB:
+class RefitPass:
     """Poisson-weighted deviation sums of the B refitted maps, and the plug-in of the shrunken worlds.
 
     Per row i and response r, e_bir = (refit b's prediction) - (the world's truth p_ir) is the fit's noise at the
@@ -167,14 +161,14 @@ class _PassB:
     bootstraps where they fit its budget.
     """
 
-    def __init__(self, cmap, betas, seed, weights=None):
-        self.cmap, self.betas, self.seed = cmap, betas, seed  # betas: (d, B, R)
+    def __init__(self, calmap, betas, seed, weights=None):
+        self.calmap, self.betas, self.seed = calmap, betas, seed  # betas: (d, B, R)
         self.weights = weights if weights is not None else PoissonWeights(0)
         self.bar = None  # set by the source: counts the rows evaluated under all refits
 
     def __call__(self, index, m, v, a, k):
-        cmap = self.cmap
-        basis, ndim = cmap.basis, cmap.ndim
+        calmap = self.calmap
+        basis, ndim = calmap.basis, calmap.ndim
         d, B, R = self.betas.shape
         draw = self.weights.get(self.seed, index, m.size, B)
         num, den = np.zeros(B), np.zeros(B)
@@ -191,13 +185,13 @@ class _PassB:
             phi = tensor_features(u[sl], w[sl], basis.degree, basis.deg_w)
             pred = coef @ phi
             pred = np.clip(pred, 0.0, 1.0, out=pred).reshape(R, B, -1)
-            score = mm[None, :] if R == 1 else np.stack([mm, mm * mm + vv])
+            score = score_moments(mm, vv)  # (R, rows): the CE terms' scores
             dev = np.abs(pred - score[:, None, :])
             s = dev[0] if R == 1 else dev[0] + dev[1]  # (B, rows)
             wts = draw(sl)  # (rows, B)
             num += np.einsum("ib,bi->b", wts, s)
             den += wts.sum(axis=0)
-            p = cmap.predict(mm, vv, project=True)[:, :R].T
+            p = calmap.predict(mm, vv, project=True)[:, :R].T
             e = np.subtract(pred, p[:, None, :], out=pred)
             sigma = e.std(axis=1)
             g = p - score
@@ -212,7 +206,7 @@ class _PassB:
 
 
 class PoissonWeights:
-    """Pass B's Poisson(1) weights per (row, refit), from ``SeedSequence([seed, 1, chunk index])``.
+    """The refit pass's Poisson(1) weights per (row, refit), from ``SeedSequence([seed, 1, chunk index])``.
 
     The candidates of one call share a seed, so they share these weights: a chunk's (rows x B) table is drawn once
     and kept while the tables kept stay within ``budget`` bytes (as uint8); beyond it every call draws its own, the
@@ -262,11 +256,11 @@ class BootstrapResult:
     deltas: np.ndarray
 
 
-def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, show=False, weights=None, name="bootstrap"):
+def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=False, weights=None, name="bootstrap"):
     """Parametric-bootstrap bias correction, interval and upper bound for a plug-in CE estimate ``est`` from ``fit``.
 
     With D_b = (refit b's plug-in) - (its world's truth) in the world of the fitted functions, the one-step bias is
-    mean D_b; the shrunken worlds (:class:`_PassB`) give the bias est - T(tau-hat), where tau-hat matches the world's
+    mean D_b; the shrunken worlds (:class:`RefitPass`) give the bias est - T(tau-hat), where tau-hat matches the world's
     mean plug-in to ``est``.  The first sees too little bias (the fitted g-hat is noisier, so further from 0, than
     g), the second too much (it shrinks real structure too); ``bias`` is their mean.  With N = D - mean D the
     plug-in's fluctuation, the interval runs from est - (larger bias) - q_{(1+level)/2}(N) - margin to
@@ -277,16 +271,16 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, show=False, 
 
     Returns a :class:`BootstrapResult`.
     """
-    cmap = fit.cmap
-    A = source.map_reduce(_PassA(cmap, n_boot, seed), show=show, desc=f"{name}: label sets drawn")
+    calmap = fit.calmap
+    A = source.map_reduce(LabelSetsPass(calmap, n_boot, seed), progress=progress, desc=f"{name}: label sets drawn")
     W, (n, world_sum) = A.arrays
     truth_world = world_sum / n
-    basis = cmap.basis
+    basis = calmap.basis
     R = W.shape[1]
     b = np.stack([np.stack([response_vector(W[r, q], basis) for q in range(R)], axis=1) for r in range(n_boot)],
                  axis=1)  # (d, B, R)
     betas = fit.factor.solve(b.reshape(b.shape[0], -1)).reshape(b.shape)
-    num, den, st_sum, sp_sum = source.map_reduce(_PassB(cmap, betas, seed, weights), show=show,
+    num, den, st_sum, sp_sum = source.map_reduce(RefitPass(calmap, betas, seed, weights), progress=progress,
                                                  desc=f"{name}: rows under the refits").arrays
     deltas = num / np.maximum(den, 1.0) - truth_world
     one_step = float(deltas.mean())

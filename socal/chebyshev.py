@@ -51,7 +51,7 @@ __all__ = [
     "ridge_factor",
     "RidgeFactor",
     "response_vector",
-    "evaluate",
+    "evaluate_series",
     "RIDGE_FLOOR",
     "ConditioningWarning",
     "set_backend",
@@ -368,7 +368,7 @@ def ridge_solve(G, b, alpha, *, warn=True):
     return ridge_factor(G, alpha, warn=warn).solve(b)
 
 
-def evaluate(basis, beta, mean, var=None, *, chunk=_CHUNK):
+def evaluate_series(basis, beta, mean, var=None, *, chunk=_CHUNK):
     """Evaluate fitted polynomials at scores: returns shape (n, R) (or (n,) for a 1-D ``beta``).
 
     ``beta`` holds the coefficients of the leading features (any degree <= basis.degree); the evaluation is a

@@ -108,7 +108,7 @@ def _estimate(args):
     ci = None if args.no_interval else args.ci
     upper = None if args.no_interval else args.upper
     kw = dict(h=args.h, ci=ci, upper=upper, debias=not args.no_interval, n_boot=args.n_boot,
-              progress=_show_progress(args))
+              progress=_progress_flag(args))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         r2 = ce2(chunks=reader, rng=args.seed, **kw)
@@ -147,7 +147,7 @@ def _run_args(parser, seed_help):
                              "terminal and --json is not given)")
 
 
-def _show_progress(args):
+def _progress_flag(args):
     return args.progress if args.progress is not None else (not args.json and sys.stderr.isatty())
 
 
@@ -205,7 +205,7 @@ def _evaluate(args):
             keep = ~few
             m, v, counts = m[keep], v[keep], (counts[0][keep], counts[1][keep])
     res = evaluate(m, v, labels, counts=counts, h=args.h, ci=args.ci, n_boot=args.n_boot, rng=args.seed,
-                   progress=_show_progress(args))
+                   progress=_progress_flag(args))
     # the numbers first: a file that cannot be written must not cost the result
     if args.json:
         print(json.dumps(res.to_dict(), indent=2))
@@ -320,7 +320,7 @@ def _reproduce_decision(args):
     repeats = 20 if args.quick else args.repeats
     _require_backend(args)
     with _backend_of(args):
-        res = run_decision(repeats=repeats, rng=args.seed, show_progress=True, n_jobs=args.jobs)
+        res = run_decision(repeats=repeats, rng=args.seed, progress=True, n_jobs=args.jobs)
     rows = res.to_rows()
     with open(out / "decision.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
@@ -352,7 +352,7 @@ def _reproduce_recalibration(args):
     seeds = 3 if args.quick else args.seeds
     _require_backend(args)
     with _backend_of(args):
-        res = run_recalibration(seeds=seeds, rng=args.seed, log2_sobol=14 if args.quick else 18, show_progress=True,
+        res = run_recalibration(seeds=seeds, rng=args.seed, log2_sobol=14 if args.quick else 18, progress=True,
                                 n_jobs=args.jobs)
     summ = res.summary()
     (out / "recalibration.json").write_text(json.dumps({"ours": summ, "paper": PAPER}, indent=2))
@@ -382,9 +382,9 @@ def _reproduce_rate(args):
     with _backend_of(args):
         if args.quick:
             rows = run_rate(seeds=3, sizes=(500, 2000, 10_000), out=out / "quick", n_jobs=args.jobs, log2_sobol=15,
-                            show_progress=True)
+                            progress=True)
         else:
-            rows = run_rate(seeds=args.seeds, out=out, n_jobs=args.jobs, show_progress=True)
+            rows = run_rate(seeds=args.seeds, out=out, n_jobs=args.jobs, progress=True)
     summ, sl = summarise(rows), slopes(rows)
     print(f"Experiment 1: mean |CE2-hat - CE2^pert| ({time.perf_counter() - t0:.0f} s; rows in {out})")
     for h in HS:
@@ -424,7 +424,7 @@ def _reproduce_real_labels(args):
         if isinstance(data.classes[0], int) and isinstance(positive, str) and positive.isdigit():
             positive = int(positive)
         with _backend_of(args):
-            res = run_real_labels(data, positive=positive, repeats=args.repeats, rng=args.seed, show_progress=True,
+            res = run_real_labels(data, positive=positive, repeats=args.repeats, rng=args.seed, progress=True,
                                   n_jobs=args.jobs)
         at5 = res.at(0.05)
         lift = res.auc_lift()

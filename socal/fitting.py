@@ -1,7 +1,8 @@
 """Fitting calibration functions from sufficient statistics: degree/ridge selection and the final solve.
 
-Private: the statistics come from :mod:`socal.sufficient` (one pass over the data); :func:`select_and_fit` needs
-nothing else.  :func:`fit_calibration` is the in-memory shortcut (one chunk).
+The statistics come from :mod:`socal.sufficient` (one pass over the data); :func:`select_and_fit` needs nothing
+else.  :func:`fit_calibration` is the in-memory shortcut (one chunk).  The candidate degrees and ridges come from
+:mod:`socal.degrees`.
 """
 
 from __future__ import annotations
@@ -13,52 +14,11 @@ import numpy as np
 from scipy.linalg import lapack
 
 from ._results import SelectionReport
-from ._validation import bandwidth_axes, check_bandwidth, check_float
-from .chebyshev import RIDGE_FLOOR, MomentOperator, TensorBasis, evaluate, response_vector, ridge_factor, tensor_gram
-from .sufficient import SufficientStats, response_moments, target_classes, targets
+from .chebyshev import (RIDGE_FLOOR, MomentOperator, TensorBasis, evaluate_series, response_vector, ridge_factor,
+                        tensor_gram)
+from .sufficient import SufficientStats
 
-__all__ = ["target_classes", "theta", "paper_degree", "degree_schedule", "targets", "fit_calibration", "select_and_fit",
-           "CalibrationMap", "FitResult", "response_moments", "DEFAULT_ALPHAS", "DEFAULT_MAX_DEGREE", "MIN_DEGREE"]
-
-DEFAULT_ALPHAS = tuple(float(10.0 ** e) for e in range(-6, 1))  # the paper's ridge grid 1e-6 ... 1
-DEFAULT_MAX_DEGREE = 44  # the paper's cap at h = 1/16 (Appendix "Experiment 1")
-MIN_DEGREE = 4  # the floor of the halving schedule
-
-
-def theta(h: float) -> float:
-    """Bernstein-ellipse parameter theta(h) = h pi + sqrt(h^2 pi^2 + 1) (Corollary "Polynomial approximation").
-
-    Equal to exp(asinh(h pi)), the form used here: it keeps log theta exact for tiny h, where h pi + sqrt(...)
-    rounds to 1.
-    """
-    h = check_bandwidth(h, "theta")
-    return math.exp(math.asinh(h * math.pi))
-
-
-def paper_degree(n: float, h: float | tuple[float, float]) -> int:
-    """The degree rule of Proposition "main": l = ceil(2 log n / log theta(h)), log theta(h) = asinh(h pi).
-
-    With one bandwidth per axis, h = (h_mean, h_var), each axis has its own ellipse after mapping its interval to
-    [-1, 1]: log theta_mean = asinh(h_mean pi) on [0, 1], log theta_var = asinh(4 h_var pi) on [0, 1/4] (the strip
-    of half-width h_var pi/2 becomes 4 h_var pi wide); the equal-degree tensor basis needs the smaller.  A single h
-    gives theta_mean (the variance axis's ellipse is then the larger), as in the paper.
-    """
-    n = check_float(n, "n", "paper_degree", 1.0, math.inf)  # real n: the bounds evaluate it between sample sizes
-    h_mean, h_var = bandwidth_axes(check_bandwidth(h, "paper_degree", per_axis=True))
-    log_theta = min(math.asinh(h_mean * math.pi), math.asinh(4.0 * h_var * math.pi))
-    return int(math.ceil(2.0 * math.log(n) / log_theta))
-
-
-def degree_schedule(lmax, floor=MIN_DEGREE):
-    """Candidate degrees: lmax, then halving down to ``floor`` (Appendix "Experiment 1"), largest first."""
-    floor = max(0, min(floor, lmax))
-    out = [lmax]
-    while floor <= out[-1] // 2 < out[-1]:  # stops at 0 too (0 // 2 == 0)
-        out.append(out[-1] // 2)
-    if out[-1] > floor:
-        out.append(floor)
-    return tuple(out)
-
+__all__ = ["fit_calibration", "select_and_fit", "CalibrationMap", "FitResult", "SEARCHES"]
 
 @dataclass(frozen=True)
 class CalibrationMap:
@@ -79,7 +39,7 @@ class CalibrationMap:
 
     def raw(self, mean, var=None):
         """Unclipped polynomial values, shape (n, R)."""
-        return evaluate(self.basis, self.beta, mean, var if self.ndim == 2 else None)
+        return evaluate_series(self.basis, self.beta, mean, var if self.ndim == 2 else None)
 
     def predict(self, mean, var=None, *, project=False):
         """eta-hat at the scores: clipped to [0, 1] (the estimator's class P_l), or, with ``project=True``,
@@ -111,7 +71,7 @@ _MIXED_FINAL_MIN_SIZE = 4096
 
 @dataclass
 class FitResult:
-    cmap: CalibrationMap
+    calmap: CalibrationMap
     factor: object  # the final fit's factor, solving in max-ordering (reused by the bootstrap)
     selection: SelectionReport
 
@@ -550,7 +510,7 @@ def fit_calibration(mean, var, zs, *, degrees, alphas, folds, holdout, rng, sele
     kind = _ValidationSplit if validation is not None else SufficientStats
     stats = kind(max_degree=max(degrees), ndim=ndim, folds=2 if validation is not None else folds, holdout=holdout,
                  rng=rng)
-    stats._add(np.asarray(mean, dtype=float), None if var is None else np.asarray(var, dtype=float),
+    stats.add_targets(np.asarray(mean, dtype=float), None if var is None else np.asarray(var, dtype=float),
                np.asarray(zs, dtype=float).reshape(len(mean), -1)[:, : stats.n_responses],
                fold=None if validation is None else np.asarray(validation, dtype=bool).astype(np.intp),
                classes=classes)

@@ -1,6 +1,6 @@
 """Reading scores and labels from files in chunks, for data larger than memory.
 
-A reader is a re-iterable source of chunks (see :func:`socal.sufficient.iter_chunks`): pass it as ``chunks=`` to
+A reader is a re-iterable source of chunks (see :func:`socal.sources.iter_chunks`): pass it as ``chunks=`` to
 :func:`socal.ce2`, :func:`socal.ce1` or :func:`socal.calibration_functions`, or to
 :meth:`socal.SufficientStats.from_chunks`.  Each pass re-reads the file; memory is bounded by ``chunk_rows`` rows.
 

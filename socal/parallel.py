@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import contextlib
 
-from ._progress import progress
+from ._progress import tracked
 
 __all__ = ["run_jobs", "iter_jobs", "backend", "BACKENDS"]
 
 BACKENDS = ("loky", "dask")
 
 
-def iter_jobs(fn, jobs, *, n_jobs=1, show=False, desc=None):
+def iter_jobs(fn, jobs, *, n_jobs=1, progress=False, desc=None):
     """fn(*job) for each job, yielded in order as they finish.  ``n_jobs`` 1 runs here; otherwise joblib under the
     active backend (loky unless :func:`backend` or ``joblib.parallel_config`` chose another)."""
     jobs = list(jobs)
@@ -27,12 +27,12 @@ def iter_jobs(fn, jobs, *, n_jobs=1, show=False, desc=None):
         except ImportError:
             raise ImportError("Parallel replicates need joblib: pip install 'socal[experiments]'") from None
         gen = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(fn)(*job) for job in jobs)
-    yield from progress(gen, show, desc=desc, total=len(jobs))
+    yield from tracked(gen, progress, desc=desc, total=len(jobs))
 
 
-def run_jobs(fn, jobs, *, n_jobs=1, show=False, desc=None):
+def run_jobs(fn, jobs, *, n_jobs=1, progress=False, desc=None):
     """[fn(*job) for job in jobs], in order (see :func:`iter_jobs`)."""
-    return list(iter_jobs(fn, jobs, n_jobs=n_jobs, show=show, desc=desc))
+    return list(iter_jobs(fn, jobs, n_jobs=n_jobs, progress=progress, desc=desc))
 
 
 @contextlib.contextmanager

@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from .fitting import DEFAULT_MAX_DEGREE, CalibrationMap
+from .degrees import DEFAULT_MAX_DEGREE, MAX_DEGREE, stream_cap
+from .fitting import CalibrationMap
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_array, check_choice, check_labels, check_mean, check_scores
-from .estimators import data_source, estimator_settings, fit_from, stream_cap
+from .pipeline import N_BOOT, data_source, estimator_settings, fit_from
 from .sufficient import SufficientStats
 
 __all__ = ["SecondOrderPlatt", "FirstOrderPlatt", "NotFittedError", "sklearn_expected_failed_checks"]
@@ -66,13 +67,13 @@ class _PlattBase:
     def _settings(self, name):
         ndim = check_choice(self.ndim, "ndim", type(self).__name__, (1, 2))
         st = estimator_settings(type(self).__name__, self.h, self.degree, self.alpha, self.folds, None,
-                                self.max_degree, self.rng, None, 200, self.search)
+                                self.max_degree, self.rng, None, N_BOOT, self.search)
         return ndim, st
 
     def _finish_fit(self, fit, n):
-        self.map_ = fit.cmap
-        self.degree_ = fit.cmap.degree
-        self.alpha_ = fit.cmap.alpha
+        self.map_ = fit.calmap
+        self.degree_ = fit.calmap.degree
+        self.alpha_ = fit.calmap.alpha
         self.selection_ = fit.selection
         self.n_samples_fit_ = n
         return self
@@ -357,11 +358,11 @@ class _PlattBase:
         checks = {"ndim": lambda x: x in (1, 2) and not isinstance(x, bool),
                   "h": lambda x: x is None or (_is_real(x) and 0 < x <= 1e6)
                   or (isinstance(x, list) and len(x) == 2 and all(_is_real(e) and 0 < e <= 1e6 for e in x)),
-                  "degree": lambda x: x is None or x == "paper" or _is_int(x, 0, 200)
-                  or (isinstance(x, list) and len(x) > 0 and all(_is_int(e, 0, 200) for e in x)),
+                  "degree": lambda x: x is None or x == "paper" or _is_int(x, 0, MAX_DEGREE)
+                  or (isinstance(x, list) and len(x) > 0 and all(_is_int(e, 0, MAX_DEGREE) for e in x)),
                   "alpha": lambda x: x is None or (_is_real(x) and 0 <= x <= 1e6)
                   or (isinstance(x, list) and len(x) > 0 and all(_is_real(e) and 0 <= e <= 1e6 for e in x)),
-                  "folds": lambda x: _is_int(x, 2, 100), "max_degree": lambda x: _is_int(x, 0, 200),
+                  "folds": lambda x: _is_int(x, 2, 100), "max_degree": lambda x: _is_int(x, 0, MAX_DEGREE),
                   "rng": lambda x: x is None or _is_int(x, 0, 2**63 - 1)}
         for key, ok in checks.items():
             if not ok(params[key]):
@@ -369,8 +370,8 @@ class _PlattBase:
         mp = d["map"]
         if not isinstance(mp, dict) or set(mp) != {"degree", "ndim", "alpha", "beta"}:
             raise bad("map", "a dict with keys degree, ndim, alpha, beta", mp if not isinstance(mp, dict) else sorted(mp))
-        if not _is_int(mp["degree"], 0, 200):
-            raise bad("map.degree", "an int in [0, 200]", mp["degree"])
+        if not _is_int(mp["degree"], 0, MAX_DEGREE):
+            raise bad("map.degree", f"an int in [0, {MAX_DEGREE}]", mp["degree"])
         if mp["ndim"] != params["ndim"] or isinstance(mp["ndim"], bool):
             raise bad("map.ndim", f"equal to params.ndim ({params['ndim']})", mp["ndim"])
         if not (_is_real(mp["alpha"]) and 0 <= mp["alpha"] <= 1e6):

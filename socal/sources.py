@@ -1,29 +1,38 @@
-"""Where the rows come from: one validated in-memory chunk, a re-iterable stream of chunks, or dask partitions.
+"""Where the rows come from, and the rule every row passes: one validated in-memory chunk, a re-iterable stream of
+chunks, or dask partitions.
 
-Every pass over the data (the statistics, the deviations at a fitted map, the bootstrap passes) is written once as
-``fn(index, m, v, a, k) -> mergeable`` and run by a source's :meth:`map_reduce`: a loop for local data, a tree
-reduction of per-partition results for dask (run by whatever dask scheduler is active, a distributed cluster
-included).  ``index`` is the chunk's position; passes that draw random numbers seed them from it.
+Every pass over the data (the statistics, the deviations at a fitted map, the bootstrap passes, the calibration
+test's sums) is written once as ``fn(index, m, v, a, k) -> mergeable`` and run by a source's :meth:`map_reduce`: a
+loop for local data, a tree reduction of per-partition results for dask (run by whatever dask scheduler is active, a
+distributed cluster included).  ``index`` is the chunk's position.
+
+Rows are validated here, once, whatever their origin (:func:`check_rows`): scores in their domain, labels 0/1 or
+counts with enough labels per item.  What passes is float arrays (m, v or None, a, k).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
+
+import numpy as np
 
 from ._progress import Bar
-from .sufficient import iter_chunks, validate_chunk
+from ._validation import check_labels, check_mean, check_scores
 
-__all__ = ["ArraySource", "ChunkSource", "DaskSource", "is_dask", "merge_all"]
+__all__ = ["ArraySource", "ChunkSource", "DaskSource", "is_dask", "check_rows", "iter_chunks", "validate_chunk"]
 
 
-def merge_all(parts):
-    """Merge a sequence of mergeable results pairwise (a balanced tree, as dask does)."""
-    parts = list(parts)
-    if not parts:
-        raise ValueError("No data: the source gave no chunks.")
-    while len(parts) > 1:
-        parts = [parts[i].merge(parts[i + 1]) if i + 1 < len(parts) else parts[i] for i in range(0, len(parts), 2)]
-    return parts[0]
+def check_rows(func, ndim, mean, var, labels, counts=None, min_k=None):
+    """Validated rows (m, v, a, k): 2-D checks the score pair (mean in [0, 1], var in [0, 1/4]), 1-D the mean alone
+    (a ``var`` the rows carry is not read: one file serves CE2 and CE1); then the labels (0/1, at least ``min_k`` per
+    item, default ``ndim``) or ``counts``.  ``func`` names the caller in the messages."""
+    if ndim == 2:
+        m, v = check_scores(mean, var, func)
+    else:
+        m, v = check_mean(mean, func), None
+    a, k = check_labels(labels, m.shape[0], func, counts=counts, min_k=min_k or ndim)
+    return m, v, a, k
 
 
 def _run(fn, bar, index, chunk):
@@ -48,21 +57,21 @@ class ArraySource:
     def __init__(self, m, v, a, k):
         self.chunk = (m, v, a, k)
 
-    def map_reduce(self, fn, *, show=False, desc=None):
-        with Bar(show, desc, _total(fn, self.chunk[0].shape[0]), getattr(fn, "unit", "rows")) as bar:
+    def map_reduce(self, fn, *, progress=False, desc=None):
+        with Bar(progress, desc, _total(fn, self.chunk[0].shape[0]), getattr(fn, "unit", "rows")) as bar:
             return _run(fn, bar, 0, self.chunk)
 
 
 class ChunkSource:
-    """A re-iterable source of chunks (see :func:`socal.sufficient.iter_chunks`); validated chunk by chunk."""
+    """A re-iterable source of chunks (see :func:`iter_chunks`); validated chunk by chunk."""
 
     def __init__(self, source, func, ndim, responses=None):
         self.source, self.func, self.ndim, self.min_k = source, func, ndim, responses or ndim
         self.total = getattr(source, "n_chunks", None) or (len(source) if hasattr(source, "__len__") else None)
 
-    def map_reduce(self, fn, *, show=False, desc=None):
+    def map_reduce(self, fn, *, progress=False, desc=None):
         acc = None
-        with Bar(show, desc, None, getattr(fn, "unit", "rows")) as bar:  # rows: unknown until read
+        with Bar(progress, desc, None, getattr(fn, "unit", "rows")) as bar:  # rows: unknown until read
             for i, chunk in enumerate(iter_chunks(self.source, self.func, self.ndim, self.min_k)):
                 part = _run(fn, bar, i, chunk)
                 acc = part if acc is None else acc.merge(part)
@@ -94,8 +103,6 @@ def _partitions(x, rows_chunks=None):
 
 
 def _apply(fn, func, ndim, min_k, index, mean, var, labels, pos, trials):
-    import numpy as np
-
     if np.asarray(mean).shape[0] == 0:  # an empty partition (after a filter, say) adds nothing
         e = np.empty(0)
         return fn(index, e, None if ndim == 1 else e, e, e)
@@ -138,7 +145,7 @@ class DaskSource:
         cols.setdefault("trials", [None] * len(m_parts))
         self.cols = cols
 
-    def map_reduce(self, fn, *, show=False, desc=None):
+    def map_reduce(self, fn, *, progress=False, desc=None):
         from dask import delayed
 
         c = self.cols
@@ -148,3 +155,44 @@ class DaskSource:
             parts = [delayed(_merge2, pure=True)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
                      for i in range(0, len(parts), 2)]
         return parts[0].compute()
+
+
+def iter_chunks(source, func, ndim=2, min_k=None):
+    """Validated chunks (m, v, a, k) from a re-iterable source.
+
+    A source is a list (or any re-iterable) of chunks, a zero-argument callable returning an iterator of chunks, or
+    an object with a ``chunks()`` method (the readers of :mod:`socal.io`).  A chunk is a mapping with keys 'mean',
+    'var' (2-D) and 'labels' or 'counts', or a tuple (mean, var, labels).
+    """
+    if hasattr(source, "chunks") and callable(source.chunks):
+        it = source.chunks()
+    elif callable(source):
+        it = source()
+    elif isinstance(source, (str, bytes, np.ndarray)) or not hasattr(source, "__iter__"):
+        raise TypeError(f"The 'chunks' parameter of {func} must be a list of chunks, a callable returning an "
+                        f"iterator of chunks, or a socal.io reader. Got {type(source).__name__} instead.")
+    else:
+        it = iter(source)
+        if it is source:
+            raise TypeError(f"The 'chunks' parameter of {func} must be re-iterable (the estimate makes more than one "
+                            f"pass): pass a list, a callable returning a fresh iterator, or a socal.io reader, not a "
+                            f"one-shot iterator or generator.")
+    for i, chunk in enumerate(it):
+        yield validate_chunk(chunk, f"{func} (chunk {i})", ndim, min_k)
+
+
+def validate_chunk(chunk, func, ndim, min_k=None):
+    """One chunk (a mapping with 'mean', 'var', 'labels' or 'counts', or a tuple (mean, var, labels)) as validated
+    float arrays (m, v, a, k); ``func`` names the caller in the messages."""
+    if isinstance(chunk, Mapping):
+        unknown = set(chunk) - {"mean", "var", "labels", "counts"}
+        if unknown:
+            raise ValueError(f"A chunk of {func} has unknown key(s) {sorted(unknown)}; the keys are 'mean', 'var', "
+                             f"'labels' or 'counts'.")
+        mean, var, labels, counts = chunk.get("mean"), chunk.get("var"), chunk.get("labels"), chunk.get("counts")
+    elif isinstance(chunk, tuple) and len(chunk) == 3:
+        (mean, var, labels), counts = chunk, None
+    else:
+        raise TypeError(f"A chunk of {func} must be a mapping with keys 'mean', 'var', 'labels' or 'counts', or a "
+                        f"tuple (mean, var, labels). Got {type(chunk).__name__} instead.")
+    return check_rows(func, ndim, mean, var, labels, counts, min_k)

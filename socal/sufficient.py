@@ -15,8 +15,8 @@ a seeded hash (splitmix64) of its content, the float bits of (mean, var) and of 
 uniform U in [0, 1); K-fold puts the row in fold floor(K U), a hold-out split of fraction p in fold 1 when U < p.
 Identical rows share a fold (a duplicated row never leaks from training to validation).
 
-:class:`DeviationStats` is the second, equally mergeable pass that the CE average needs (sums of the absolute
-deviations ``|eta-hat(S_i) - score_i|`` at a fitted map, which are not linear in the data).
+The second pass that the CE average needs (the absolute deviations at a fitted map, not linear in the data) is
+:class:`socal.deviations.DeviationStats`.
 """
 
 from __future__ import annotations
@@ -24,47 +24,21 @@ from __future__ import annotations
 import io
 import json
 import pathlib
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from ._typing import ArrayLike, Counts, Seed
-from ._validation import (check_int, check_float, check_labels, check_mean, check_rng, check_scores)
+from ._validation import check_float, check_int, check_rng
+from .sources import check_rows
 from .chebyshev import TensorBasis, grouped_moments, to_unit
+from .degrees import MAX_DEGREE
+from .rowkeys import row_uniform
 
-__all__ = ["SufficientStats", "DeviationStats", "row_uniform", "iter_chunks", "validate_chunk", "FORMAT_VERSION"]
+__all__ = ["SufficientStats", "targets", "target_classes", "response_moments", "FORMAT_VERSION"]
 
 FORMAT_VERSION = 1
 _MAX_CLASSES = 64  # target values grouped as classes up to this many; beyond, weighted moments
-_MAX_DEGREE_LIMIT = 200
-
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
-def _mix64(x):
-    """splitmix64's finaliser: a bijection of uint64 with full avalanche (wrapping arithmetic)."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * _M1
-    x = x ^ (x >> np.uint64(27))
-    x = x * _M2
-    return x ^ (x >> np.uint64(31))
-
-
-def row_uniform(mean, var, zs, salt):
-    """A uniform U in [0, 1) per row from a seeded hash of its content (mean, var and target bits).
-
-    The same row gets the same U in any chunk, any order, any process.
-    """
-    with np.errstate(over="ignore"):
-        h = _mix64(np.ascontiguousarray(mean, dtype=np.float64).view(np.uint64) ^ np.uint64(salt))
-        if var is not None:
-            h = _mix64(h ^ np.ascontiguousarray(var, dtype=np.float64).view(np.uint64))
-        for r in range(zs.shape[1]):
-            h = _mix64(h ^ np.ascontiguousarray(zs[:, r], dtype=np.float64).view(np.uint64))
-    return (h >> np.uint64(11)).astype(np.float64) * 2.0**-53
-
 
 def targets(a, k):
     """Unbiased all-pairs targets: z1 = a/k estimates f*, z2 = a(a-1)/(k(k-1)) estimates f*^2 (k >= 2)."""
@@ -116,7 +90,7 @@ class SufficientStats:
     Parameters
     ----------
     max_degree : int
-        Degree cap L per axis (0..200).  Fits of any degree <= L are read from the statistics; memory is
+        Degree cap L per axis (0 to :data:`socal.degrees.MAX_DEGREE`, 200).  Fits of any degree <= L are read from the statistics; memory is
         O(folds L^2) whatever the number of rows (at L = 44 and 5 folds: 0.4 MB).
     ndim : {2, 1}
         2: statistics of the regressions of both targets on (mean, var) (for :func:`socal.ce2`,
@@ -160,7 +134,7 @@ class SufficientStats:
     def __init__(self, *, max_degree: int = 44, ndim: int = 2, folds: int = 5, holdout: float | None = None,
                  rng: Seed = None, responses: int | None = None) -> None:
         func = "SufficientStats"
-        self.max_degree = check_int(max_degree, "max_degree", func, 0, _MAX_DEGREE_LIMIT)
+        self.max_degree = check_int(max_degree, "max_degree", func, 0, MAX_DEGREE)
         if isinstance(ndim, bool) or ndim not in (1, 2):
             raise ValueError(f"The 'ndim' parameter of {func} must be 1 or 2. Got {ndim!r} instead.")
         self.ndim = int(ndim)
@@ -224,20 +198,18 @@ class SufficientStats:
         Returns ``self``.  The same validation as :func:`socal.ce2` (or :func:`socal.ce1` in 1-D).
         """
         func = "SufficientStats.update"
-        if self.ndim == 2:
-            m, v = check_scores(mean, var, func)
-        else:
-            if var is not None:
-                raise ValueError(f"The 'var' parameter of {func} must be None for 1-D statistics (ndim=1). "
-                                 f"Got an array instead.")
-            m, v = check_mean(mean, func), None
-        a, k = check_labels(labels, m.shape[0], func, counts=counts, min_k=self.n_responses)
-        return self._add_counts(m, v, a, k)
+        if self.ndim == 1 and var is not None:
+            raise ValueError(f"The 'var' parameter of {func} must be None for 1-D statistics (ndim=1). "
+                             f"Got an array instead.")
+        return self.add_validated(*check_rows(func, self.ndim, mean, var, labels, counts, self.n_responses))
 
-    def _add_counts(self, m, v, a, k, fold=None):
+    def add_validated(self, m: np.ndarray, v: np.ndarray | None, a: np.ndarray, k: np.ndarray,
+                      fold: np.ndarray | None = None) -> SufficientStats:
+        """Add rows already validated (:func:`socal.sources.check_rows`): scores (m, v or None), positives ``a`` and
+        trials ``k`` as floats; ``fold`` overrides the hash."""
         z1, z2 = targets(a, k)
         zs = np.column_stack([z1, z2])[:, : self.n_responses]
-        return self._add(m, v, zs, fold=fold, classes=target_classes(a, k, self.n_responses))
+        return self.add_targets(m, v, zs, fold=fold, classes=target_classes(a, k, self.n_responses))
 
     def fold_of(self, mean: np.ndarray, var: np.ndarray | None, zs: np.ndarray) -> np.ndarray:
         """The fold of each row (validated float arrays; ``zs`` the (n, R) targets)."""
@@ -246,8 +218,10 @@ class SufficientStats:
             return (U < self.holdout).astype(np.intp)
         return np.minimum((U * self.folds).astype(np.intp), self.folds - 1)
 
-    def _add(self, m, v, zs, *, fold=None, classes=None):
-        """Accumulate validated rows; ``fold`` overrides the hash (a fixed validation split)."""
+    def add_targets(self, m: np.ndarray, v: np.ndarray | None, zs: np.ndarray, *, fold: np.ndarray | None = None,
+                    classes: tuple[np.ndarray, np.ndarray] | None = None) -> SufficientStats:
+        """Accumulate validated rows with their (n, R) regression targets ``zs``; ``fold`` overrides the hash (a fixed
+        validation split), ``classes`` = (class per row, target values per class) groups equal targets."""
         if m.shape[0] == 0:
             return self
         u, w = to_unit(m, v)
@@ -387,87 +361,3 @@ class SufficientStats:
     def __repr__(self):
         scheme = f"holdout={self.holdout}" if self.holdout is not None else f"folds={self.folds}"
         return f"SufficientStats(max_degree={self.max_degree}, ndim={self.ndim}, {scheme}, n={self.n})"
-
-
-class DeviationStats:
-    """The second pass: sums of the absolute deviations ``t1 = |eta1-hat - m|``, ``t2 = |eta2-hat - (m^2 + var)|``.
-
-    Mergeable like :class:`SufficientStats`.  Holds n and the sums of t1, t2, t1^2, t2^2 and t1 t2, so the CE
-    average and its sampling variance come out of any chunking.
-    """
-
-    def __init__(self, cmap: Any) -> None:
-        self.cmap = cmap
-        self.sums = np.zeros(6)  # n, t1, t2, t1^2, t2^2, t1 t2
-
-    def update_validated(self, m: np.ndarray, v: np.ndarray | None) -> DeviationStats:
-        pred = self.cmap.predict(m, v if self.cmap.ndim == 2 else None)
-        t1 = np.abs(pred[:, 0] - m)
-        t2 = np.abs(pred[:, 1] - (m * m + v)) if self.cmap.ndim == 2 else np.zeros_like(t1)
-        self.sums += [t1.size, t1.sum(), t2.sum(), (t1 * t1).sum(), (t2 * t2).sum(), (t1 * t2).sum()]
-        return self
-
-    def merge(self, other: DeviationStats) -> DeviationStats:
-        out = DeviationStats(self.cmap)
-        out.sums = self.sums + other.sums
-        return out
-
-    __add__ = merge
-
-    @property
-    def n(self):
-        return int(round(self.sums[0]))
-
-    @property
-    def mean_term(self):
-        return float(self.sums[1] / self.sums[0])
-
-    @property
-    def moment_term(self):
-        return float(self.sums[2] / self.sums[0])
-
-
-def iter_chunks(source, func, ndim=2, min_k=None):
-    """Validated chunks (m, v, a, k) from a re-iterable source.
-
-    A source is a list (or any re-iterable) of chunks, a zero-argument callable returning an iterator of chunks, or
-    an object with a ``chunks()`` method (the readers of :mod:`socal.io`).  A chunk is a mapping with keys 'mean',
-    'var' (2-D) and 'labels' or 'counts', or a tuple (mean, var, labels).
-    """
-    if hasattr(source, "chunks") and callable(source.chunks):
-        it = source.chunks()
-    elif callable(source):
-        it = source()
-    elif isinstance(source, (str, bytes, np.ndarray)) or not hasattr(source, "__iter__"):
-        raise TypeError(f"The 'chunks' parameter of {func} must be a list of chunks, a callable returning an "
-                        f"iterator of chunks, or a socal.io reader. Got {type(source).__name__} instead.")
-    else:
-        it = iter(source)
-        if it is source:
-            raise TypeError(f"The 'chunks' parameter of {func} must be re-iterable (the estimate makes more than one "
-                            f"pass): pass a list, a callable returning a fresh iterator, or a socal.io reader, not a "
-                            f"one-shot iterator or generator.")
-    for i, chunk in enumerate(it):
-        yield validate_chunk(chunk, f"{func} (chunk {i})", ndim, min_k)
-
-
-def validate_chunk(chunk, func, ndim, min_k=None):
-    """One chunk (a mapping with 'mean', 'var', 'labels' or 'counts', or a tuple (mean, var, labels)) as validated
-    float arrays (m, v, a, k); ``func`` names the caller in the messages."""
-    if isinstance(chunk, Mapping):
-        unknown = set(chunk) - {"mean", "var", "labels", "counts"}
-        if unknown:
-            raise ValueError(f"A chunk of {func} has unknown key(s) {sorted(unknown)}; the keys are 'mean', 'var', "
-                             f"'labels' or 'counts'.")
-        mean, var, labels, counts = chunk.get("mean"), chunk.get("var"), chunk.get("labels"), chunk.get("counts")
-    elif isinstance(chunk, tuple) and len(chunk) == 3:
-        (mean, var, labels), counts = chunk, None
-    else:
-        raise TypeError(f"A chunk of {func} must be a mapping with keys 'mean', 'var', 'labels' or 'counts', or a "
-                        f"tuple (mean, var, labels). Got {type(chunk).__name__} instead.")
-    if ndim == 2:
-        m, v = check_scores(mean, var, func)
-    else:
-        m, v = check_mean(mean, func), None
-    a, k = check_labels(labels, m.shape[0], func, counts=counts, min_k=min_k or ndim)
-    return m, v, a, k

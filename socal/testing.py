@@ -645,6 +645,6 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     if covariance not in ("null", "sandwich"):
         raise ValueError(f"The 'covariance' parameter of {func} must be 'null' or 'sandwich'. Got {covariance!r} "
                          f"instead.")
-    st = source.map_reduce(_TestPass(order, isinstance(source, ArraySource), covariance), show=progress,
+    st = source.map_reduce(_TestPass(order, isinstance(source, ArraySource), covariance), progress=progress,
                            desc=f"calibration test (order {order})")
     return st.test(alpha=alpha, degree=degree)

@@ -5,7 +5,7 @@ import pytest
 
 import socal
 from socal import chebyshev
-from socal.chebyshev import TensorBasis, cheb_rows, evaluate, grouped_moments
+from socal.chebyshev import TensorBasis, cheb_rows, evaluate_series, grouped_moments
 
 finufft = pytest.importorskip("finufft", reason="the finufft backend needs the 'fast' extra (pip install finufft)")
 
@@ -45,9 +45,9 @@ def test_evaluation_equals_the_matrix_product_route(backend, degree, ndim, R):
     beta = rng.standard_normal((basis.size, R))
     m, v = rng.random(2000), rng.random(2000) / 4
     backend("numpy")
-    ref = evaluate(basis, beta, m, v if ndim == 2 else None)
+    ref = evaluate_series(basis, beta, m, v if ndim == 2 else None)
     backend("finufft")
-    got = evaluate(basis, beta, m, v if ndim == 2 else None)
+    got = evaluate_series(basis, beta, m, v if ndim == 2 else None)
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-11 * np.abs(beta).sum())
 
 

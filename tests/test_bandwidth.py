@@ -7,7 +7,7 @@ import pytest
 import socal
 from socal import synthetic, truth
 from socal.cli import main
-from socal.estimators import resolution_degree
+from socal.degrees import resolution_degree
 
 
 def test_an_equal_pair_is_the_single_bandwidth():

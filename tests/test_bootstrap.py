@@ -59,7 +59,7 @@ def test_ce2_with_shared_weights_equals_redrawn_weights(monkeypatch):
     pop = socal.synthetic.validation_zoo()["toy"].population
     m, v, y = pop.sample(3000, h=1 / 16, rng=4)
     shared = socal.ce2(m, v, y, h=1 / 16, ci=0.9, upper=0.95, n_boot=40, rng=1)
-    monkeypatch.setattr(socal.estimators, "PoissonWeights", lambda: bootstrap.PoissonWeights(0))
+    monkeypatch.setattr(socal.pipeline, "PoissonWeights", lambda: bootstrap.PoissonWeights(0))
     redrawn = socal.ce2(m, v, y, h=1 / 16, ci=0.9, upper=0.95, n_boot=40, rng=1)
     assert shared.selection.rule == redrawn.selection.rule
     np.testing.assert_allclose([shared.estimate, shared.ci.low, shared.ci.high, shared.upper.value],

@@ -6,8 +6,9 @@ from numpy.polynomial import chebyshev as C
 
 from socal import fitting, sufficient
 from socal.sufficient import SufficientStats
-from socal.fitting import fit_calibration, targets
-from socal.chebyshev import (TensorBasis, assemble_gram, cheb_rows, evaluate, grouped_moments, ridge_factor,
+from socal.fitting import fit_calibration
+from socal.sufficient import targets
+from socal.chebyshev import (TensorBasis, assemble_gram, cheb_rows, evaluate_series, grouped_moments, ridge_factor,
                              to_unit)
 
 
@@ -73,7 +74,7 @@ def test_fixed_fit_matches_reference(monkeypatch, force_weighted, ndim):
                           rng=np.random.default_rng(0), select=False)
     V = reference_design(m, var, degree)
     beta_ref = reference_ridge(V, zs, alpha)
-    np.testing.assert_allclose(fit.cmap.raw(m, var), V @ beta_ref, atol=1e-9)
+    np.testing.assert_allclose(fit.calmap.raw(m, var), V @ beta_ref, atol=1e-9)
 
 
 def test_cv_error_from_statistics_equals_explicit_refits():
@@ -94,7 +95,7 @@ def test_cv_error_from_statistics_equals_explicit_refits():
                 ref[i, j] += ((V[va] @ beta - zs[va]) ** 2).sum()
     np.testing.assert_allclose(fit.selection.cv_error, ref / len(m), rtol=1e-8)
     i, j = np.unravel_index(np.argmin(ref), ref.shape)
-    assert (fit.cmap.degree, fit.cmap.alpha) == (degrees[i], alphas[j])
+    assert (fit.calmap.degree, fit.calmap.alpha) == (degrees[i], alphas[j])
 
 
 def test_evaluate_matches_chebval2d_on_new_points():
@@ -104,7 +105,7 @@ def test_evaluate_matches_chebval2d_on_new_points():
     m, v = rng.random(500), rng.random(500) / 4
     coef = basis.to_tensor(beta)
     ref = np.stack([C.chebval2d(2 * m - 1, 8 * v - 1, coef[r]) for r in range(2)], axis=1)
-    np.testing.assert_allclose(evaluate(basis, beta, m, v), ref, atol=1e-11)
+    np.testing.assert_allclose(evaluate_series(basis, beta, m, v), ref, atol=1e-11)
 
 
 def test_ridge_floor_rescues_singular_gram_with_warning():
@@ -126,5 +127,5 @@ def test_target_classes_route_equals_generic_route(varying_k):
     zs = np.column_stack(targets(a, k))
     kw = dict(degrees=(5,), alphas=(1e-3,), folds=5, holdout=None, select=False)
     generic = fit_calibration(m, v, zs, rng=np.random.default_rng(0), **kw)
-    classed = fit_calibration(m, v, zs, rng=np.random.default_rng(0), classes=fitting.target_classes(a, k, 2), **kw)
-    np.testing.assert_allclose(classed.cmap.beta, generic.cmap.beta, rtol=1e-10, atol=1e-12)
+    classed = fit_calibration(m, v, zs, rng=np.random.default_rng(0), classes=sufficient.target_classes(a, k, 2), **kw)
+    np.testing.assert_allclose(classed.calmap.beta, generic.calmap.beta, rtol=1e-10, atol=1e-12)

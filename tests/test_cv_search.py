@@ -6,7 +6,8 @@ import pytest
 
 import socal
 from socal import fitting
-from socal.fitting import DEFAULT_ALPHAS, _FoldErrors, degree_schedule, select_and_fit
+from socal.degrees import DEFAULT_ALPHAS, degree_schedule
+from socal.fitting import _FoldErrors, select_and_fit
 from socal.chebyshev import MomentOperator, TensorBasis, assemble_gram, cheb_rows, tensor_features, tensor_gram
 from socal.sufficient import SufficientStats
 
@@ -103,8 +104,8 @@ def test_final_fit_mixed_precision_equals_float64(monkeypatch):
     assert fit.factor.factor._factor is None  # not built yet
     monkeypatch.setattr(fitting, "_MIXED_FINAL_MIN_SIZE", 10**9)
     ref = select_and_fit(st, degrees=(32,), alphas=(1e-4,), select=False)
-    np.testing.assert_allclose(fit.cmap.beta, ref.cmap.beta, rtol=0, atol=1e-9 * np.abs(ref.cmap.beta).max())
-    b = np.random.default_rng(0).standard_normal((fit.cmap.beta.shape[0], 3))
+    np.testing.assert_allclose(fit.calmap.beta, ref.calmap.beta, rtol=0, atol=1e-9 * np.abs(ref.calmap.beta).max())
+    b = np.random.default_rng(0).standard_normal((fit.calmap.beta.shape[0], 3))
     np.testing.assert_allclose(fit.factor.solve(b), ref.factor.solve(b), rtol=1e-12)  # the bootstrap's refits
     assert fit.factor.rcond == ref.factor.rcond
 
@@ -116,8 +117,8 @@ def test_greedy_search_chooses_what_the_exhaustive_grid_chooses(pop, n, h):
     degs = degree_schedule(44)
     g = select_and_fit(st, degrees=degs, alphas=DEFAULT_ALPHAS, select=True)
     e = select_and_fit(st, degrees=degs, alphas=DEFAULT_ALPHAS, select=True, search="exhaustive")
-    assert (g.cmap.degree, g.cmap.alpha) == (e.cmap.degree, e.cmap.alpha)
-    np.testing.assert_array_equal(g.cmap.beta, e.cmap.beta)
+    assert (g.calmap.degree, g.calmap.alpha) == (e.calmap.degree, e.calmap.alpha)
+    np.testing.assert_array_equal(g.calmap.beta, e.calmap.beta)
     tried = np.isfinite(g.selection.cv_error)
     assert 0 < tried.sum() < tried.size  # it skipped candidates ...
     np.testing.assert_allclose(g.selection.cv_error[tried], e.selection.cv_error[tried], rtol=1e-12)

@@ -255,14 +255,14 @@ def test_lepski_rule_reaches_the_top_degree_for_ce1(seed):
 
 
 def _cand(degree, debiased, deltas):
-    from socal.estimators import _Candidate
-    fit = type("F", (), {"cmap": type("C", (), {"degree": degree})()})()
+    from socal.lepski import Candidate as _Candidate
+    fit = type("F", (), {"calmap": type("C", (), {"degree": degree})()})()
     boot = type("B", (), {"debiased": debiased, "deltas": np.asarray(deltas, float)})()
     return _Candidate(fit, None, debiased, boot)
 
 
 def test_choose_degree_is_lepskis_rule():
-    from socal.estimators import _choose_degree
+    from socal.lepski import choose_degree as _choose_degree
     rng = np.random.default_rng(0)
     noise = rng.standard_normal(400) * 0.01  # the shared draws: every candidate's deviations carry them
     own = [rng.standard_normal(400) * 0.001 for _ in range(3)]  # plus 0.001-sd of its own: se(diff) ~ 0.0014

@@ -38,7 +38,7 @@ def test_degenerate_sizes_finish(small, kw, n):
 
 
 def test_degree_schedule_terminates_everywhere():
-    from socal.fitting import degree_schedule
+    from socal.degrees import degree_schedule
 
     for lmax in range(0, 60):
         for floor in range(0, lmax + 2):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from socal.fitting import paper_degree, theta
+from socal.degrees import paper_degree, theta
 
 __all__ = ["upper_bound", "step4", "step5", "lower_bound", "threshold_n", "LB_CONSTANT", "CE2_RANGE"]
 

@@ -11,7 +11,7 @@ from flint import acb, arb
 from scipy import stats
 
 from socal import SechKernel
-from socal.fitting import paper_degree, theta
+from socal.degrees import paper_degree, theta
 
 from ._core import Result, Verdict, claim, worst, steps
 from .strip import (TEST_DISTRIBUTIONS, Atoms, certify, d2_acb, d_acb, eta_acb, eta_mp, max_abs_eta, nd_mp,

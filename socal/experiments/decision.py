@@ -109,7 +109,7 @@ def _repeat(seed, n_cal, n_eval, cost, taus):
     return 100.0 * (refer @ realised) / len(realised), refer.mean(axis=2)
 
 
-def run_decision(*, repeats=200, n_cal=3000, n_eval=8000, cost=COST, taus=TAUS, rng=0, show_progress=False,
+def run_decision(*, repeats=200, n_cal=3000, n_eval=8000, cost=COST, taus=TAUS, rng=0, progress=False,
                  n_jobs=1):
     """Run Experiment 3: ``repeats`` independent calibration/evaluation draws (each seeded from ``rng``; the same
     numbers with any ``n_jobs`` and joblib backend)."""
@@ -117,7 +117,7 @@ def run_decision(*, repeats=200, n_cal=3000, n_eval=8000, cost=COST, taus=TAUS, 
     seeds = check_rng(rng).integers(0, 2**63 - 1, size=repeats)
     taus = np.asarray(taus, dtype=float)
     out = run_jobs(_repeat, [(int(sd), n_cal, n_eval, cost, taus) for sd in seeds], n_jobs=n_jobs,
-                   show=show_progress, desc="decision")
+                   progress=progress, desc="decision")
     return DecisionResult(taus, np.stack([g for g, _ in out]), np.stack([r for _, r in out]))
 
 

@@ -23,10 +23,13 @@ import pathlib
 
 import numpy as np
 
-from ..fitting import fit_calibration, target_classes, targets
+from ..fitting import fit_calibration
+from ..sufficient import target_classes, targets
+from ..deviations import ce_value
 from ..parallel import iter_jobs
-from ..baselines import select_and_fit
-from ..estimators import ce2, resolve_alphas, resolve_degrees
+from ..baselines import select_baseline
+from ..degrees import resolve_alphas, resolve_degrees
+from ..estimators import ce2
 from ..perturb import perturb
 from ..synthetic import GaussianMixtureTask
 from ..truth import sample_truth
@@ -66,9 +69,8 @@ def make_setup(rng=0, *, log2_sobol=18):
     return {"task": task, "ensemble": ens, "truth": {h: (t.ce2, t.error) for h, t in truth.items()}}
 
 
-def _plugin(cmap, m, v):
-    pred = cmap.predict(m, v)
-    return float(np.mean(np.abs(pred[:, 0] - m)) + np.mean(np.abs(pred[:, 1] - (m * m + v))))
+def _plugin(calmap, m, v):
+    return ce_value(calmap.predict(m, v), m, v)
 
 
 def _poly_val(tr, hy, va, h):
@@ -82,16 +84,15 @@ def _poly_val(tr, hy, va, h):
     mask = np.r_[np.zeros(n_train, bool), np.ones(len(hy[0]), bool)]
     fit = fit_calibration(m, v, zs, degrees=degs, alphas=alphas, folds=5, holdout=None, rng=None, select=True,
                           classes=target_classes(a, k, 2), validation=mask)
-    return _plugin(fit.cmap, va[0], va[1])
+    return _plugin(fit.calmap, va[0], va[1])
 
 
 def _baseline(kind, tr, hy, va, h):
     def trip(s):
         return s[0], s[1], np.column_stack(targets(s[2], np.full(len(s[0]), 2.0)))
 
-    fit, _, _ = select_and_fit(kind, trip(tr), trip(hy), h=h)
-    pred = np.clip(fit.predict(va[0], va[1]), 0, 1)
-    return float(np.mean(np.abs(pred[:, 0] - va[0])) + np.mean(np.abs(pred[:, 1] - (va[0] ** 2 + va[1]))))
+    fit, _, _ = select_baseline(kind, trip(tr), trip(hy), h=h)
+    return ce_value(np.clip(fit.predict(va[0], va[1]), 0, 1), va[0], va[1])
 
 
 def run_seed(setup, seed, sizes=SIZES, hs=HS, estimators=ESTIMATORS):
@@ -133,7 +134,7 @@ def _read(path):
                  "truth": float(r["truth"]), "abs_error": float(r["abs_error"])} for r in csv.DictReader(fh)]
 
 
-def run_rate(*, seeds=20, sizes=SIZES, out="out/rate", n_jobs=2, setup_seed=0, log2_sobol=18, show_progress=False):
+def run_rate(*, seeds=20, sizes=SIZES, out="out/rate", n_jobs=2, setup_seed=0, log2_sobol=18, progress=False):
     """Run (or resume) the experiment; rows are appended to ``out/rate.csv`` seed by seed."""
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -149,7 +150,7 @@ def run_rate(*, seeds=20, sizes=SIZES, out="out/rate", n_jobs=2, setup_seed=0, l
             w = csv.DictWriter(fh, fieldnames=FIELDS)
             if new_file:
                 w.writeheader()
-            results = iter_jobs(run_seed, [(setup, s, sizes) for s in todo], n_jobs=n_jobs, show=show_progress,
+            results = iter_jobs(run_seed, [(setup, s, sizes) for s in todo], n_jobs=n_jobs, progress=progress,
                                desc="seeds")
             for res in results:
                 w.writerows(res)

@@ -133,7 +133,7 @@ def _repeat(seed, ale, hid, size, p, a_all, k_all, cfg):
     return np.stack([_yield_curve(S[j], g, BUDGETS) for j in range(len(METHODS))])
 
 
-def run_real_labels(data, *, positive=1, repeats=1000, config=None, rng=0, show_progress=False, n_jobs=1):
+def run_real_labels(data, *, positive=1, repeats=1000, config=None, rng=0, progress=False, n_jobs=1):
     """Run Experiment 4 on a :class:`socal.datasets.KSnapshots` (one-vs-rest on ``positive``)."""
     cfg = {**CONFIG, **(config or {})}
     repeats = check_int(repeats, "repeats", "run_real_labels", 2, 1_000_000)
@@ -148,7 +148,7 @@ def run_real_labels(data, *, positive=1, repeats=1000, config=None, rng=0, show_
                          f"{len(hid)}); pick another class or configuration.")
     seeds = rng.integers(0, 2**63 - 1, size=repeats)
     out = run_jobs(_repeat, [(int(sd), ale, hid, size, p, a_all, k_all, cfg) for sd in seeds], n_jobs=n_jobs,
-                   show=show_progress, desc=data.name)
+                   progress=progress, desc=data.name)
     yields = np.stack(out)
     return RealLabelsResult(data.name, BUDGETS, yields, {"aleatoric": int(len(ale)), "hidden": int(len(hid)),
                                                          "balanced_each": int(size)})

@@ -48,7 +48,7 @@ class RecalibrationResult:
 
 
 def run_recalibration(*, h=1 / 64, seeds=20, n_cal=20_000, n_eval=20_000, members=20, n_train=24, epochs=60,
-                      degree=12, log2_sobol=18, rng=0, show_progress=False, n_jobs=1):
+                      degree=12, log2_sobol=18, rng=0, progress=False, n_jobs=1):
     rng = check_rng(rng)
     task = GaussianMixtureTask(rng)
     x_tr = task.sample_x(n_train, rng)
@@ -63,7 +63,7 @@ def run_recalibration(*, h=1 / 64, seeds=20, n_cal=20_000, n_eval=20_000, member
     sampler.dim = task.dim
     truth = sample_truth(sampler, h, log2_n=log2_sobol, replicates=2, rng=rng)
     out = run_jobs(_calibration_seed, [(s, task, ens, truth, h, n_cal, n_eval, degree) for s in range(seeds)],
-                   n_jobs=n_jobs, show=show_progress, desc="calibration seeds")
+                   n_jobs=n_jobs, progress=progress, desc="calibration seeds")
     pr, pc, after, scatters, warns = zip(*out)
     return RecalibrationResult(h, np.array(pr), np.array(pc), truth.ce2, np.array(after), truth.error, scatters[0],
                                int(sum(warns)))

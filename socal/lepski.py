@@ -1,0 +1,82 @@
+"""Lepski's rule: the degree of the CE estimate, chosen among the cross-validated fit and finer ones.
+
+Cross-validated squared error picks the degree that best predicts labels; the CE functional can need more (structure
+of width ~h in the score costs little squared error and is exactly the error).  So the bias-corrected estimate is
+also computed at finer degrees, each with its ridge cross-validated, and the smallest degree whose estimate agrees
+with every finer one's within ``LEPSKI_Z`` standard errors is kept (Lepski, 1991: a coarser fit is kept unless the
+data show that it smoothed away some of the error).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .degrees import resolution_degree, resolve_alphas, training_rows
+from .deviations import DeviationStats
+from .fitting import select_and_fit
+
+__all__ = ["Candidate", "finer_fits", "choose_degree", "MIN_ROWS_PER_COEF", "LEPSKI_Z"]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A fitted degree with its CE average (pass 2) and, with ``debias``, its bootstrap."""
+
+    fit: Any
+    dev: DeviationStats
+    plugin: float
+    boot: Any  # BootstrapResult or None
+
+
+# a finer degree is a candidate only with this many training rows per coefficient: below it the bootstrap's bias
+# correction, of order (coefficients / rows), is itself too uncertain to be worth the smoothing bias it removes
+MIN_ROWS_PER_COEF = 50
+LEPSKI_Z = 2.0
+
+
+def finer_fits(stats, fit, opts, func):
+    """Fits at finer degrees than the cross-validated one (the ridge cross-validated at each), smallest first: the
+    schedule's degrees with at least MIN_ROWS_PER_COEF training rows per coefficient, and, when ``h`` is given, the
+    resolution degree ceil(1/(pi h)) if the schedule reaches it (unless a schedule degree within 10% above it is
+    already there)."""
+    if opts.degree is not None or fit.selection.method not in ("cv", "holdout") or not fit.selection.degrees:
+        return []
+    lc, top = fit.calmap.degree, max(fit.selection.degrees)
+    n_train = training_rows(stats.n, stats.folds, stats.holdout)
+    finer = {d for d in fit.selection.degrees if d > lc and MIN_ROWS_PER_COEF * (d + 1) ** stats.ndim <= n_train}
+    if opts.h is not None:
+        res = resolution_degree(opts.h)
+        if lc < res <= top and not any(res <= d <= 1.1 * res for d in finer):
+            finer.add(res)
+    alphas, sel_a = resolve_alphas(func, opts.alpha)
+    return [select_and_fit(stats, degrees=(d,), alphas=alphas, select=sel_a, search=opts.search) for d in sorted(finer)]
+
+
+def choose_degree(cands):
+    """Lepski's rule over the candidates (the cross-validated fit first, then finer degrees): the smallest degree
+    whose bias-corrected estimate is within LEPSKI_Z standard errors of every finer one's.  The bootstraps share
+    their draws, so the spread of the difference of two candidates' bootstrap deviations is the standard error of
+    the difference of their estimates.  A coarser fit is kept unless the data show that it smoothed away some of
+    the error.
+
+    Returns (the chosen candidate's index, what was decided and why)."""
+    lc = cands[0].fit.calmap.degree
+    if len(cands) == 1:
+        return 0, "cv"
+    for k, c in enumerate(cands):
+        for f in cands[k + 1:]:
+            diff = f.boot.debiased - c.boot.debiased
+            se = float(np.std(f.boot.deltas - c.boot.deltas))
+            if abs(diff) > LEPSKI_Z * se:
+                break
+        else:
+            lk = c.fit.calmap.degree
+            finer = ", ".join(str(f.fit.calmap.degree) for f in cands[1:])
+            if k == 0:
+                return 0, (f"cv: degree {lc}; the finer degrees {finer} agree within {LEPSKI_Z:g} standard errors")
+            return k, (f"lepski: degree {lk}; cv's degree {lc} and the others below {lk} differ from a finer degree "
+                       f"by more than {LEPSKI_Z:g} standard errors (finer degrees tried: {finer})")
+    raise AssertionError("the finest candidate always agrees with itself")  # pragma: no cover

@@ -1,0 +1,173 @@
+"""The estimators' pipeline: settings -> source -> statistics -> selection and fit -> deviations -> bootstrap.
+
+One call of :func:`socal.ce2` (or ``ce1``, ``calibration_functions``, the recalibrators' ``fit``) runs, in order:
+
+1. :func:`estimator_settings`: every option validated before the data are read;
+2. :func:`data_source`: arrays, a chunk stream, dask collections or prebuilt :class:`SufficientStats`, as a source
+   (:mod:`socal.sources`) whose rows are validated once;
+3. :func:`fit_from`: the statistics pass (:class:`StatsPass`), the candidate degrees and ridges
+   (:mod:`socal.degrees`) and the selection and final solve (:mod:`socal.fitting`);
+4. :func:`estimate`, for the CE estimators: the deviation pass at each candidate fit (:mod:`socal.deviations`), the
+   bootstrap (:mod:`socal.bootstrap`) and the choice between candidates (:mod:`socal.lepski`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._results import CalibrationError, ConfidenceInterval, UpperBound
+from ._validation import check_bandwidth, check_choice, check_float, check_int, check_rng
+from .bootstrap import PoissonWeights, bootstrap
+from .degrees import MAX_DEGREE, check_n, resolve_alphas, resolve_degrees, stream_cap, training_rows
+from .deviations import DeviationPass
+from .fitting import SEARCHES, select_and_fit
+from .lepski import Candidate, choose_degree, finer_fits
+from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask
+from .sufficient import SufficientStats
+
+N_BOOT = 200  # the default bootstrap replicates (ce2, ce1, evaluate, the CLI)
+
+__all__ = ["N_BOOT", "Settings", "estimator_settings", "data_source", "StatsPass", "fit_from", "estimate"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Validated options of an estimator call (everything but the data)."""
+
+    h: float | None
+    degree: object
+    alpha: object
+    folds: int
+    holdout: float | None
+    max_degree: int
+    rng: np.random.Generator
+    fold_rng: np.random.Generator | None  # the same generator, or None (deterministic folds) when no rng was given
+    ci: float | None
+    n_boot: int
+    search: str = "greedy"
+    upper: float | None = None
+
+
+def estimator_settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search="greedy",
+                       upper=None):
+    """The validated options of an estimator call (everything but the data), shared by the recalibrators."""
+    rng = check_rng(rng) if rng is not None else None
+    h = check_bandwidth(h, func, allow_none=True, per_axis=True)
+    if func == "ce1" and isinstance(h, tuple):  # the first-order error lives on the mean axis alone
+        h = h[0]
+    return Settings(h=h, degree=degree, alpha=alpha,
+                    folds=check_int(folds, "folds", func, 2, 100),
+                    holdout=check_float(holdout, "holdout", func, 0.0, 1.0, lo_open=True, hi_open=True,
+                                        allow_none=True),
+                    max_degree=check_int(max_degree, "max_degree", func, 0, MAX_DEGREE),
+                    rng=check_rng(rng), fold_rng=rng,
+                    ci=check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True),
+                    n_boot=check_int(n_boot, "n_boot", func, 20, 1_000_000),
+                    search=check_choice(search, "search", func, SEARCHES),
+                    upper=check_float(upper, "upper", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True))
+
+
+def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None):
+    """(source, prebuilt statistics or None) from arrays, dask collections, SufficientStats or a chunk source."""
+    if isinstance(mean, SufficientStats):
+        if var is not None or labels is not None or counts is not None:
+            raise ValueError(f"With SufficientStats as the first argument of {func}, the data come from 'chunks'; "
+                             f"'var', 'labels' and 'counts' must be None.")
+        if chunks is None:
+            raise ValueError(f"The 'chunks' parameter of {func} is needed with SufficientStats: the CE average is a "
+                             f"second pass over the data (the absolute deviations at the fitted functions).")
+        stats = mean.view(ndim, responses or ndim)
+        return ChunkSource(chunks, func, ndim, responses), stats
+    if chunks is not None:
+        if mean is not None or var is not None or labels is not None or counts is not None:
+            raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
+        return ChunkSource(chunks, func, ndim, responses), None
+    if mean is None:
+        raise ValueError(f"The 'mean' parameter of {func} must be an array of means in [0, 1] or SufficientStats "
+                         f"(or pass 'chunks'). Got None instead.")
+    if is_dask(mean, var, labels, *(counts if isinstance(counts, (tuple, list)) else ())):
+        return DaskSource(mean, var, labels, counts, func, ndim, responses), None
+    return ArraySource(*check_rows(func, ndim, mean, var, labels, counts, responses or ndim)), None
+
+
+class StatsPass:
+    """The statistics pass: per-chunk :class:`SufficientStats` (a template fixes the cap, folds and fold seed)."""
+
+    def __init__(self, template):
+        self.template = template
+
+    def __call__(self, index, m, v, a, k):
+        return self.template.empty_like().add_validated(m, v, a, k)
+
+
+def fit_from(source, stats, opts, ndim, func, progress=False, responses=None, use_h_floor=True):
+    """Statistics (built unless given) -> degree/alpha candidates -> selection and fit."""
+    if stats is None:
+        if isinstance(source, ArraySource):  # n is known: statistics only up to the degree that will be used
+            n = source.chunk[0].shape[0]
+            check_n(func, n, 2 if opts.holdout is not None else opts.folds)
+            cap = resolve_degrees(func, opts.degree, opts.h, n, training_rows(n, opts.folds, opts.holdout),
+                                  opts.max_degree, ndim, use_h_floor)[0][0]
+        else:
+            cap = stream_cap(func, opts)
+        template = SufficientStats(max_degree=cap, ndim=ndim, folds=opts.folds, holdout=opts.holdout,
+                                   rng=opts.fold_rng, responses=responses)
+        stats = source.map_reduce(StatsPass(template), progress=progress, desc=f"{func}: statistics")
+    n = stats.n
+    check_n(func, n, stats.folds)
+    n_train = training_rows(n, stats.folds, stats.holdout)
+    cap = min(opts.max_degree, stats.max_degree) if opts.degree is None else opts.max_degree
+    degs, sel_d = resolve_degrees(func, opts.degree, opts.h, n, n_train, cap, ndim, use_h_floor)
+    alphas, sel_a = resolve_alphas(func, opts.alpha)
+    return select_and_fit(stats, degrees=degs, alphas=alphas, select=sel_d or sel_a, search=opts.search), stats
+
+
+def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha, folds, holdout, max_degree, ci,
+             upper, debias, n_boot, rng, progress, search):
+    """The CE estimators' whole pipeline (:func:`socal.ce2`, :func:`socal.ce1`): a :class:`CalibrationError`."""
+    opts = estimator_settings(kind, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search, upper)
+    if not isinstance(debias, (bool, np.bool_)):
+        raise ValueError(f"The 'debias' parameter of {kind} must be True or False. Got {debias!r} instead.")
+    if not debias and (opts.ci is not None or opts.upper is not None):
+        raise ValueError(f"The 'ci' and 'upper' parameters of {kind} need debias=True: the interval and the bound "
+                         f"are built around the bias-corrected estimate. Got debias=False with "
+                         f"ci={opts.ci!r}, upper={opts.upper!r}.")
+    source, stats = data_source(kind, ndim, mean, var, labels, counts, chunks)
+    # the headline: CV, checked against finer degrees by Lepski's rule; the plug-in alone keeps the former default
+    fit, stats = fit_from(source, stats, opts, ndim, kind, progress, use_h_floor=not debias)
+    fits = [fit]
+    if debias:
+        fits += finer_fits(stats, fit, opts, kind)
+    # one seed, so the candidates' bootstraps are coupled; none drawn without them (a caller's generator stays put)
+    seed = int(opts.rng.integers(0, 2**63 - 1, dtype=np.int64)) if debias else None
+    cands, weights = [], PoissonWeights()  # the candidates' bootstraps share their item weights
+    for f in fits:
+        dev = source.map_reduce(DeviationPass(f.calmap), progress=progress,
+                                desc=f"{kind}: deviations at degree {f.calmap.degree}")
+        plugin = dev.mean_term + dev.moment_term
+        boot = None
+        if debias:
+            boot = bootstrap(source, f, plugin, n_boot=opts.n_boot, seed=seed, level=opts.ci, upper=opts.upper,
+                             progress=progress, weights=weights, name=f"{kind} bootstrap at degree {f.calmap.degree}")
+        cands.append(Candidate(f, dev, plugin, boot))
+    k, rule = choose_degree(cands)
+    chosen = cands[k]
+    boot, interval, bound = chosen.boot, None, None
+    if boot is not None:
+        # the interval and bound cover every candidate's: the choice between them is data-driven (a switch to a
+        # finer degree is likelier where noise lifted the finer estimate), and a finer degree has less smoothing bias
+        if boot.ci is not None:
+            interval = ConfidenceInterval(min(c.boot.ci.low for c in cands), max(c.boot.ci.high for c in cands),
+                                          boot.ci.level)
+        if boot.upper is not None:
+            bound = UpperBound(max(c.boot.upper.value for c in cands), boot.upper.level)
+    fit, dev = chosen.fit, chosen.dev
+    return CalibrationError(estimate=boot.debiased if debias else chosen.plugin, mean_term=dev.mean_term,
+                            moment_term=dev.moment_term, degree=fit.calmap.degree, alpha=fit.calmap.alpha, n=dev.n,
+                            h=opts.h, ci=interval, debiased=None if boot is None else boot.debiased,
+                            bias=None if boot is None else boot.bias,
+                            selection=dataclasses.replace(fit.selection, rule=rule), kind=kind,
+                            plugin=chosen.plugin, upper=bound)
