@@ -194,9 +194,12 @@ def check_labels(labels, n, func, *, counts=None, min_k=2):
     if np.any((y != 0.0) & (y != 1.0)):
         bad = float(y[(y != 0.0) & (y != 1.0)].flat[0])
         raise _fail("labels", func, "0 or 1", f"the value {bad!r}")
-    a = y.sum(axis=1)
-    k = np.full(n, float(y.shape[1]))
-    return a, k
+    return labels_to_counts(y)
+
+
+def labels_to_counts(y):
+    """(positives, trials) per row of a validated (n, k) 0/1 label array: the row sums and k."""
+    return y.sum(axis=1), np.full(y.shape[0], float(y.shape[1]))
 
 
 H_MAX = 1e6  # a bandwidth this wide is a uniform perturbation; the domain stops there

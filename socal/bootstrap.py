@@ -8,7 +8,8 @@ The parametric bootstrap of :func:`socal.ce2` (``ci=``, ``debias=``), written as
   selected degree as matrix products with the tensor features, plus the world's own CE (the deviations of the
   projected map);
 * the B refits come from the stored Cholesky factor of the final fit (the Gram depends on the scores only);
-* the refit pass: the deviations of each refitted map (all B maps evaluated in one matrix product per block of rows), with
+* the refit pass: the deviations of each refitted map (all B maps evaluated in one matrix product per block of
+  rows), with
   Poisson(1) weights per row (the mergeable form of resampling items with replacement, for the sampling of scores
   in the outer average), and the truth and mean plug-in of the shrunken worlds (the fitted miscalibration
   soft-thresholded at multiples of its pointwise bootstrap spread) that bracket the bias from the other side.
@@ -31,7 +32,7 @@ from .sufficient import response_moments, targets
 __all__ = ["bootstrap", "BootstrapResult"]
 
 _BLOCK_FLOATS = 2**22  # the refit pass holds B x R x (l + 1) floats per row: rows per block keep that near 32 MB
-_REP_FLOATS = 2**25  # the label-sets pass draws label sets in blocks of at most this many targets (256 MB), up to 64 sets
+_REP_FLOATS = 2**25  # label sets are drawn in blocks of at most this many targets (256 MB), up to 64 sets
 
 
 def _beta_sample(p1, p2, rng):

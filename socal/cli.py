@@ -170,7 +170,7 @@ def _evaluate(args):
     import warnings
 
     from ._evaluate import evaluate
-    from .io import MissingVotesWarning, read_chunks
+    from .io import MissingVotesWarning, read_all, read_chunks
 
     _check_output_paths(args, "out", "plot")
     if args.plot:
@@ -183,16 +183,8 @@ def _evaluate(args):
         parts = list(reader.chunks())
     if not parts:
         raise ValueError(f"{args.file} has no data rows")
-    m = np.concatenate([c["mean"] for c in parts])
-    v = np.concatenate([c["var"] for c in parts])
-    if all("labels" in c for c in parts) and len({c["labels"].shape[1] for c in parts}) == 1:
-        labels, counts = np.concatenate([c["labels"] for c in parts]), None
-    else:
-        def as_counts(c):
-            return c["counts"] if "counts" in c else (c["labels"].sum(axis=1), np.full(len(c["mean"]),
-                                                                                       float(c["labels"].shape[1])))
-        cs = [as_counts(c) for c in parts]
-        labels, counts = None, (np.concatenate([a for a, _ in cs]), np.concatenate([k for _, k in cs]))
+    m, v, labels, counts = read_all(parts)
+    if counts is not None:
         few = counts[1] < args.min_labels
         if few.all():
             raise ValueError(f"every row of {args.file} has fewer than {args.min_labels} labels (--min-labels)")
@@ -313,7 +305,7 @@ def _save_figure(draw, path):
 def _reproduce_decision(args):
     import pathlib
 
-    from .experiments.decision import plot_decision, run_decision, shape_checks
+    from .experiments.decision import plot_decision, report, run_decision, shape_checks
 
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -328,14 +320,7 @@ def _reproduce_decision(args):
         w.writerows(rows)
     checks = shape_checks(res)
     (out / "decision_checks.json").write_text(json.dumps(checks, indent=2))
-    i0 = int(np.argmin(np.abs(res.taus - 0.0)))
-    i6 = int(np.argmin(np.abs(res.taus - 0.06)))
-    print(f"Experiment 3, {repeats} repeats: realised gain per 100 borderline patients (mean +- 1.96 SEM)")
-    for j, name in enumerate(res.methods):
-        print(f"  {name:<24} tau=0: {res.mean[j, i0]:6.2f} +- {1.96 * res.sem[j, i0]:.2f}   "
-              f"tau=0.06: {res.mean[j, i6]:6.2f} +- {1.96 * res.sem[j, i6]:.2f}")
-    for claim, c in checks.items():
-        print(f"  [{'holds' if c['holds'] else 'FAILS'}] {claim}")
+    print(report(res, checks))
     _save_figure(lambda: plot_decision(res), out / "decision.png")
     print(f"table: {out / 'decision.csv'}; checks: {out / 'decision_checks.json'}")
     return 0
@@ -345,7 +330,7 @@ def _reproduce_recalibration(args):
     import pathlib
 
     require_extra("reproduce recalibration", "experiments", "sklearn")
-    from .experiments.recalibration import PAPER, plot_recalibration, run_recalibration
+    from .experiments.recalibration import PAPER, plot_recalibration, report, run_recalibration
 
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -356,15 +341,7 @@ def _reproduce_recalibration(args):
                                 n_jobs=args.jobs)
     summ = res.summary()
     (out / "recalibration.json").write_text(json.dumps({"ours": summ, "paper": PAPER}, indent=2))
-    print(f"Experiment 2 (h = {res.h:g}, {seeds} calibration seeds of 2e4 2-snapshots)")
-    print(f"  {'':<34}{'socal':>10}{'paper':>10}")
-    print(f"  {'Pearson(raw var, truth)':<34}{summ['pearson_raw']:>10.2f}{PAPER['pearson_raw']:>10.2f}")
-    print(f"  {'Pearson(recalibrated var, truth)':<34}{summ['pearson_recal']:>10.2f}{PAPER['pearson_recal']:>10.2f}")
-    print(f"  {'CE2 before':<34}{summ['ce2_before']:>10.3f}{PAPER['ce2_before']:>10.2f}")
-    print(f"  {'CE2 after (mean +- sd)':<34}{summ['ce2_after']:>6.3f}+-{summ['ce2_after_sd']:.3f}"
-          f"{PAPER['ce2_after']:>6.2f}+-{PAPER['ce2_after_sd']:.2f}")
-    print(f"  ground-truth replicate spread {summ['truth_replicate_spread']:.1e}; "
-          f"{summ['conditioning_warnings']} fits had rcond < 1e-10 (the paper's floor-only ridge)")
+    print(report(res, seeds))
     _save_figure(lambda: plot_recalibration(res), out / "recalibration.png")
     return 0
 
@@ -375,7 +352,7 @@ def _reproduce_rate(args):
 
     require_extra("reproduce rate", "experiments", "sklearn", "joblib")
     _require_backend(args)
-    from .experiments.rate import ESTIMATORS, HS, PAPER_SLOPES, plot_rate, run_rate, slopes, summarise
+    from .experiments.rate import plot_rate, report, run_rate
 
     out = pathlib.Path(args.out)
     t0 = time.perf_counter()
@@ -385,14 +362,7 @@ def _reproduce_rate(args):
                             progress=True)
         else:
             rows = run_rate(seeds=args.seeds, out=out, n_jobs=args.jobs, progress=True)
-    summ, sl = summarise(rows), slopes(rows)
-    print(f"Experiment 1: mean |CE2-hat - CE2^pert| ({time.perf_counter() - t0:.0f} s; rows in {out})")
-    for h in HS:
-        ns = sorted(summ[(h, ESTIMATORS[0])])
-        print(f"  h = 1/{round(1 / h)}   " + "".join(f"{n:>9}" for n in ns) + "    slope")
-        for est in ESTIMATORS:
-            print(f"    {est:<16}" + "".join(f"{summ[(h, est)][n][0]:>9.4f}" for n in ns) + f"   {sl[(h, est)]:6.2f}")
-    print(f"  paper: {PAPER_SLOPES}")
+    print(report(rows, time.perf_counter() - t0, out))
     _save_figure(lambda: plot_rate(rows), out / "rate.png")
     return 0
 

@@ -214,6 +214,29 @@ def _pcg(apply, precond, b, steps, project=False):
     return x, done
 
 
+@dataclass
+class _FoldSystem:
+    """Fold f's held-out problem at degree l: training moments and right-hand sides, validation Gram and targets.
+
+    ``mixed`` systems (2-D, at least _MIXED_MIN_SIZE features) apply their Grams by FFT from the moments and keep a
+    scaled float32 training system ``A32``; the others keep the dense training Gram.
+    """
+
+    l: int
+    lw: int
+    d: int
+    M_tr: np.ndarray  # training moments (2l+1, 2lw+1)
+    b_va: np.ndarray  # validation right-hand sides (d, R)
+    zz: float  # validation sum of squared targets
+    b_tr: np.ndarray  # training right-hand sides (d, R)
+    mixed: bool
+    G_va: object = None  # x -> G_validation x
+    G_tr: object = None  # x -> G_training x (mixed only)
+    unit: float = 0.0  # the Jacobi scale of the training system (mixed only)
+    G_tr_dense: np.ndarray | None = None  # the dense training Gram (not mixed)
+    A32: np.ndarray | None = None  # the scaled float32 training system, kept across the ridge walk (mixed)
+
+
 class _FoldErrors:
     """Held-out squared error of a ridge fit at (degree, alpha), fold by fold, from the statistics alone.
 
@@ -228,24 +251,24 @@ class _FoldErrors:
     search stays at its degree (the ridge walk revisits it), within _CACHE_BYTES.
     """
 
-    def __init__(self, st, splits):
-        self.st, self.splits = st, splits
-        self.M_tot, self.Z_tot = st.M.sum(axis=0), st.Z.sum(axis=0)
-        self.n_val = float(sum(st.count[f] for f in splits))
+    def __init__(self, stats, splits):
+        self.stats, self.splits = stats, splits
+        self.M_tot, self.Z_tot = stats.M.sum(axis=0), stats.Z.sum(axis=0)
+        self.n_val = float(sum(stats.count[f] for f in splits))
         # CV errors are in units of the mean squared target (the zero map's error): ties below 1e-6 of it are absolute
-        self.floor = 1e-6 * float(sum(st.zz[f].sum() for f in splits)) / self.n_val
+        self.floor = 1e-6 * float(sum(stats.zz[f].sum() for f in splits)) / self.n_val
         self._cache, self._cache_degree, self._full32, self._shared_failed = {}, None, None, -np.inf
         self._work = {}
 
     def size(self, degree):
         """Features of a fit of this degree."""
-        return (degree + 1) ** self.st.ndim
+        return (degree + 1) ** self.stats.ndim
 
     def mean_sse(self, degree, alpha):
         """Mean held-out SSE over the validating rows."""
         if degree != self._cache_degree:
             self._cache, self._cache_degree, self._full32, self._shared_failed = {}, degree, None, -np.inf
-        if (self.st.ndim == 2 and self.size(degree) >= _MIXED_MIN_SIZE and len(self.splits) > 1
+        if (self.stats.ndim == 2 and self.size(degree) >= _MIXED_MIN_SIZE and len(self.splits) > 1
                 and alpha > self._shared_failed):
             return sum(self._shared_sse(degree, alpha)) / self.n_val
         return sum(self._fold_sse(f, degree, alpha) for f in self.splits) / self.n_val
@@ -259,7 +282,7 @@ class _FoldErrors:
         steps (or projected not to be, from the rate of the first 4) are solved on their own (:meth:`_fold_sse`),
         and so are the folds at every smaller ridge value at this degree."""
         systems = [self._system(f, l) for f in self.splits]
-        d, lw, R = systems[0]["d"], systems[0]["lw"], systems[0]["b_tr"].shape[1]
+        d, lw, R = systems[0].d, systems[0].lw, systems[0].b_tr.shape[1]
         A = self._buffer(d, np.float32)
         if self._full32 is not None:
             np.copyto(A, self._full32[0])
@@ -278,8 +301,8 @@ class _FoldErrors:
             chol, info = lapack.spotrf(A.T, lower=1, clean=0, overwrite_a=1)  # A is symmetric: A.T is its F-view
             if info == 0:
                 # column j of the block is response j % R of fold j // R
-                scale = np.repeat([unit / fs["unit"] for fs in systems], R)
-                ridges = [np.where(np.arange(d) == 0, 0.0, lam * fs["unit"]) for fs in systems]
+                scale = np.repeat([unit / system.unit for system in systems], R)
+                ridges = [np.where(np.arange(d) == 0, 0.0, lam * system.unit) for system in systems]
 
                 def precond(r, cols):
                     x, _ = lapack.spotrs(chol, (r * inv[:, None]).astype(np.float32), lower=1)
@@ -290,14 +313,14 @@ class _FoldErrors:
                     folds = cols // R
                     for f in np.unique(folds):
                         k = folds == f
-                        out[:, k] = systems[f]["G_tr"](x[:, k]) + ridges[f][:, None] * x[:, k]
+                        out[:, k] = systems[f].G_tr(x[:, k]) + ridges[f][:, None] * x[:, k]
                     return out
 
-                x, done = _pcg(apply, precond, np.hstack([fs["b_tr"] for fs in systems]), _SHARED_STEPS,
+                x, done = _pcg(apply, precond, np.hstack([system.b_tr for system in systems]), _SHARED_STEPS,
                                project=True)
-                for i, fs in enumerate(systems):
+                for i, system in enumerate(systems):
                     if done[i * R:(i + 1) * R].all():
-                        sse[i] = self._sse(fs, x[:, i * R:(i + 1) * R])
+                        sse[i] = self._sse(system, x[:, i * R:(i + 1) * R])
         if any(e is None for e in sse):  # a smaller ridge converges slower still: solve its folds on their own
             self._shared_failed = max(self._shared_failed, lam)
         return [e if e is not None else self._fold_sse(f, l, alpha) for e, f in zip(sse, self.splits)]
@@ -309,51 +332,50 @@ class _FoldErrors:
         return self._work[key]
 
     def _system(self, f, l):
-        fs = self._cache.get(f)
-        if fs is not None:
-            return fs
-        st = self.st
-        lw = l if st.ndim == 2 else 0
+        system = self._cache.get(f)
+        if system is not None:
+            return system
+        stats = self.stats
+        lw = l if stats.ndim == 2 else 0
         d = (l + 1) * (lw + 1)
-        R = st.Z.shape[1]
-        M_va = st.M[f, : 2 * l + 1, : 2 * lw + 1]
+        R = stats.Z.shape[1]
+        M_va = stats.M[f, : 2 * l + 1, : 2 * lw + 1]
         M_tr = self.M_tot[: 2 * l + 1, : 2 * lw + 1] - M_va
-        b_va = st.Z[f, :, : l + 1, : lw + 1].reshape(R, d).T
-        fs = {"l": l, "lw": lw, "d": d, "M_tr": M_tr, "b_va": b_va, "zz": float(st.zz[f].sum()),
-               "b_tr": self.Z_tot[:, : l + 1, : lw + 1].reshape(R, d).T - b_va}
-        if st.ndim == 2 and d >= _MIXED_MIN_SIZE:  # 1-D systems are at most 201 x 201
-            fs["mixed"] = True
-            fs["G_va"] = MomentOperator(M_va, l, lw)
-            fs["G_tr"] = MomentOperator(M_tr, l, lw)
-            fs["unit"] = _jacobi(M_tr, l, lw)[1]
+        b_va = stats.Z[f, :, : l + 1, : lw + 1].reshape(R, d).T
+        system = _FoldSystem(l=l, lw=lw, d=d, M_tr=M_tr, b_va=b_va, zz=float(stats.zz[f].sum()),
+                             b_tr=self.Z_tot[:, : l + 1, : lw + 1].reshape(R, d).T - b_va,
+                             mixed=stats.ndim == 2 and d >= _MIXED_MIN_SIZE)  # 1-D systems are at most 201 x 201
+        if system.mixed:
+            system.G_va = MomentOperator(M_va, l, lw)
+            system.G_tr = MomentOperator(M_tr, l, lw)
+            system.unit = _jacobi(M_tr, l, lw)[1]
         else:
-            fs["mixed"] = False
             G_va = tensor_gram(M_va, l, lw)
-            fs["G_va"] = lambda x, G=G_va: G @ x
-            fs["G_tr_dense"] = tensor_gram(M_tr, l, lw)
-        self._cache[f] = fs
-        return fs
+            system.G_va = lambda x, G=G_va: G @ x
+            system.G_tr_dense = tensor_gram(M_tr, l, lw)
+        self._cache[f] = system
+        return system
 
     def _fold_sse(self, f, l, alpha):
-        fs = self._system(f, l)
-        if fs["mixed"]:
-            d = fs["d"]
-            if "A32" not in fs and len(self.splits) * d * d * 4 <= _CACHE_BYTES:  # kept across the ridge walk
-                fs["A32"] = _scaled32(fs["M_tr"], l, fs["lw"], np.empty((d, d), dtype=np.float32))
-            beta = _solve_mixed(fs["M_tr"], l, fs["lw"], alpha, fs["b_tr"], self._buffer(fs["d"], np.float32),
-                                scaled=fs.get("A32"), op=fs["G_tr"])
+        system = self._system(f, l)
+        if system.mixed:
+            d = system.d
+            if system.A32 is None and len(self.splits) * d * d * 4 <= _CACHE_BYTES:  # kept across the ridge walk
+                system.A32 = _scaled32(system.M_tr, l, system.lw, np.empty((d, d), dtype=np.float32))
+            beta = _solve_mixed(system.M_tr, l, system.lw, alpha, system.b_tr, self._buffer(d, np.float32),
+                                scaled=system.A32, op=system.G_tr)
             if beta is None:
-                beta = ridge_factor(tensor_gram(fs["M_tr"], l, fs["lw"]), alpha, warn=False,
-                                    work=self._buffer(fs["d"], np.float64, "F")).solve(fs["b_tr"])
+                beta = ridge_factor(tensor_gram(system.M_tr, l, system.lw), alpha, warn=False,
+                                    work=self._buffer(d, np.float64, "F")).solve(system.b_tr)
         else:
-            beta = ridge_factor(fs["G_tr_dense"], alpha, warn=False,
-                                work=self._buffer(fs["d"], np.float64, "F")).solve(fs["b_tr"])
-        return self._sse(fs, beta)
+            beta = ridge_factor(system.G_tr_dense, alpha, warn=False,
+                                work=self._buffer(system.d, np.float64, "F")).solve(system.b_tr)
+        return self._sse(system, beta)
 
     @staticmethod
-    def _sse(fs, beta):
+    def _sse(system, beta):
         """Held-out SSE of coefficients ``beta`` on the fold: sum z^2 - 2 beta.b_f + beta' G_f beta."""
-        return fs["zz"] - 2.0 * float(np.sum(beta * fs["b_va"])) + float(np.sum(beta * fs["G_va"](beta)))
+        return system.zz - 2.0 * float(np.sum(beta * system.b_va)) + float(np.sum(beta * system.G_va(beta)))
 
 
 _TIE = 1e-9  # CV errors this close (relative) are a tie: rounding (row order, BLAS blocking) must not decide
@@ -453,21 +475,21 @@ def select_and_fit(stats, *, degrees, alphas, select, search="greedy"):
                          f"statistics with a larger max_degree.")
     if search not in SEARCHES:
         raise ValueError(f"The 'search' parameter must be one of {SEARCHES}. Got {search!r} instead.")
-    st = stats.truncate(lmax) if lmax < stats.max_degree else stats
-    M_tot, Z_tot = st.M.sum(axis=0), st.Z.sum(axis=0)
-    n_tot = st.count.sum()
+    stats = stats.truncate(lmax) if lmax < stats.max_degree else stats
+    M_tot, Z_tot = stats.M.sum(axis=0), stats.Z.sum(axis=0)
+    n_tot = stats.count.sum()
     # a split needs rows on both sides; identical rows share a fold (their hash is equal), so with few distinct rows
     # some folds are empty or hold everything
-    splits = [f for f in st.splits if 0 < st.count[f] < n_tot] if select else []
+    splits = [f for f in stats.splits if 0 < stats.count[f] < n_tot] if select else []
     cv = np.full((len(degrees), len(alphas)), np.nan)
     if select and not splits:  # nothing to validate on: the most conservative candidate, said in the report
         degree, alpha = min(degrees), max(alphas)
         method = "none (too few distinct rows for any split: smallest degree, largest ridge)"
     elif splits:
-        errors = _FoldErrors(st, splits)
+        errors = _FoldErrors(stats, splits)
         cv = (_search_greedy if search == "greedy" else _search_exhaustive)(errors, degrees, alphas)
         degree, alpha = _choose(cv, degrees, alphas, errors.floor)
-        method = "holdout" if st.holdout is not None or len(st.splits) == 1 else "cv"
+        method = "holdout" if stats.holdout is not None or len(stats.splits) == 1 else "cv"
     else:
         degree, alpha = degrees[0], alphas[0]
         method = "fixed"

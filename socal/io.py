@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CSVChunks", "ParquetChunks", "read_chunks", "MissingVotesWarning"]
+from ._validation import labels_to_counts
+
+__all__ = ["CSVChunks", "ParquetChunks", "read_chunks", "read_all", "MissingVotesWarning"]
 
 DEFAULT_CHUNK_ROWS = 1_000_000
 
@@ -237,3 +239,20 @@ def read_chunks(path: str | os.PathLike, **kw: Any) -> CSVChunks | ParquetChunks
         kw.pop("delimiter", None)
         return ParquetChunks(path, **kw)
     return CSVChunks(path, **kw)
+
+
+def read_all(chunks: Any) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, tuple | None]:
+    """Every chunk of a reader (or a list of chunk mappings) in memory: (mean, var, labels, counts).
+
+    ``labels`` when every chunk has label columns of one width (``counts`` is then None); otherwise ``counts`` =
+    (positives, trials), label columns counted row by row (rows with missing votes come as counts from the reader).
+    """
+    parts = list(chunks.chunks()) if hasattr(chunks, "chunks") else list(chunks)
+    if not parts:
+        raise ValueError("No data rows: the source gave no chunks.")
+    mean = np.concatenate([c["mean"] for c in parts])
+    var = None if parts[0].get("var") is None else np.concatenate([c["var"] for c in parts])
+    if all("labels" in c for c in parts) and len({c["labels"].shape[1] for c in parts}) == 1:
+        return mean, var, np.concatenate([c["labels"] for c in parts]), None
+    cs = [c["counts"] if "counts" in c else labels_to_counts(np.asarray(c["labels"], dtype=float)) for c in parts]
+    return mean, var, None, (np.concatenate([a for a, _ in cs]), np.concatenate([k for _, k in cs]))

@@ -149,8 +149,8 @@ class DaskSource:
         from dask import delayed
 
         c = self.cols
-        parts = [delayed(_apply, pure=True)(fn, self.func, self.ndim, self.min_k, i, c["mean"][i], c["var"][i], c["labels"][i],
-                                            c["pos"][i], c["trials"][i]) for i in range(len(c["mean"]))]
+        parts = [delayed(_apply, pure=True)(fn, self.func, self.ndim, self.min_k, i, c["mean"][i], c["var"][i],
+                                            c["labels"][i], c["pos"][i], c["trials"][i]) for i in range(len(c["mean"]))]
         while len(parts) > 1:  # tree reduction
             parts = [delayed(_merge2, pure=True)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
                      for i in range(0, len(parts), 2)]

@@ -90,8 +90,8 @@ class SufficientStats:
     Parameters
     ----------
     max_degree : int
-        Degree cap L per axis (0 to :data:`socal.degrees.MAX_DEGREE`, 200).  Fits of any degree <= L are read from the statistics; memory is
-        O(folds L^2) whatever the number of rows (at L = 44 and 5 folds: 0.4 MB).
+        Degree cap L per axis (0 to :data:`socal.degrees.MAX_DEGREE`, 200).  Fits of any degree <= L are read from
+        the statistics; memory is O(folds L^2) whatever the number of rows (at L = 44 and 5 folds: 0.4 MB).
     ndim : {2, 1}
         2: statistics of the regressions of both targets on (mean, var) (for :func:`socal.ce2`,
         :class:`socal.SecondOrderPlatt`); 1: of a/k on the mean only (for :func:`socal.ce1`; labels may then have

@@ -457,10 +457,10 @@ def _noncentrality(df, alpha, power):
     return optimize.brentq(f, 1e-9, hi, xtol=1e-10)
 
 
-def _score_test(st, n, degree, alpha):
-    S = st.sums
+def _score_test(stats, n, degree, alpha):
+    S = stats.sums
     cnt = S[0]
-    order = st.order
+    order = stats.order
     if order == 2:
         grid = cnt.reshape(GRID_MEAN, GRID_RELVAR)
         xm, xt = _mid_ranks(grid.sum(axis=1)), _mid_ranks(grid.sum(axis=0))
@@ -495,7 +495,7 @@ def _score_test(st, n, degree, alpha):
     E1, lam1 = _pinv_parts(V[:dphi, :dphi])
     T1, df1 = _quad(g[:dphi], E1, lam1), int(lam1.size)
     sf = _chi2_sf
-    pval = 0.0 if st.impossible else sf(T, df)  # T, its parts and the regions describe the other rows
+    pval = 0.0 if stats.impossible else sf(T, df)  # T, its parts and the regions describe the other rows
     mean_part = TestPart(T1, df1, sf(T1, df1))
     var_part = None
     if order == 2:
@@ -511,7 +511,7 @@ def _score_test(st, n, degree, alpha):
     regions = _regions(S, occ, x, y, order, C[0, 0])
     return CalibrationTest(statistic=T, df=df, pvalue=pval, order=order, n=n, degree=degree, mean_part=mean_part,
                            variance_part=var_part, regions=regions, detectable=detectable, alpha=alpha,
-                           impossible=st.impossible)
+                           impossible=stats.impossible)
 
 
 _THIRDS = ("low", "middle", "high")
@@ -645,6 +645,6 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     if covariance not in ("null", "sandwich"):
         raise ValueError(f"The 'covariance' parameter of {func} must be 'null' or 'sandwich'. Got {covariance!r} "
                          f"instead.")
-    st = source.map_reduce(_TestPass(order, isinstance(source, ArraySource), covariance), progress=progress,
+    stats = source.map_reduce(_TestPass(order, isinstance(source, ArraySource), covariance), progress=progress,
                            desc=f"calibration test (order {order})")
-    return st.test(alpha=alpha, degree=degree)
+    return stats.test(alpha=alpha, degree=degree)

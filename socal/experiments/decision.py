@@ -162,3 +162,15 @@ def plot_decision(res, ax=None):
     ax.set_ylabel("realised gain per 100 borderline patients")
     ax.legend(fontsize=7)
     return ax
+
+
+def report(res, checks):
+    """The text ``socal reproduce decision`` prints: the gain at tau = 0 and 0.06 per method, then the checks."""
+    i0 = int(np.argmin(np.abs(res.taus - 0.0)))
+    i6 = int(np.argmin(np.abs(res.taus - 0.06)))
+    lines = [f"Experiment 3, {res.gain.shape[0]} repeats: realised gain per 100 borderline patients (mean +- 1.96 SEM)"]
+    for j, name in enumerate(res.methods):
+        lines.append(f"  {name:<24} tau=0: {res.mean[j, i0]:6.2f} +- {1.96 * res.sem[j, i0]:.2f}   "
+                     f"tau=0.06: {res.mean[j, i6]:6.2f} +- {1.96 * res.sem[j, i6]:.2f}")
+    lines += [f"  [{'holds' if c['holds'] else 'FAILS'}] {claim}" for claim, c in checks.items()]
+    return "\n".join(lines)

@@ -210,3 +210,17 @@ def plot_rate(rows, axes=None):
         ax.legend(fontsize=8)
     axes[0].set_ylabel("|CE2-hat - CE2^pert|")
     return axes
+
+
+def report(rows, seconds, out):
+    """The text ``socal reproduce rate`` prints: mean |CE2-hat - CE2^pert| per h, estimator and n, with slopes."""
+    summ, sl = summarise(rows), slopes(rows)
+    lines = [f"Experiment 1: mean |CE2-hat - CE2^pert| ({seconds:.0f} s; rows in {out})"]
+    for h in HS:
+        ns = sorted(summ[(h, ESTIMATORS[0])])
+        lines.append(f"  h = 1/{round(1 / h)}   " + "".join(f"{n:>9}" for n in ns) + "    slope")
+        for est in ESTIMATORS:
+            cells = "".join(f"{summ[(h, est)][n][0]:>9.4f}" for n in ns)
+            lines.append(f"    {est:<16}{cells}   {sl[(h, est)]:6.2f}")
+    lines.append(f"  paper: {PAPER_SLOPES}")
+    return "\n".join(lines)
