@@ -532,6 +532,13 @@ def build_parser():
 
 
 def _unavailable(name, exc):
+    if getattr(exc, "name", None) == "socal.verify":
+        # socal imported from a source checkout (python -m socal run from the repository's root) whose verify/ is
+        # mapped into the package by the installer, not by a link: the installed command or an editable install
+        print(f"socal {name}: error: socal.verify is not importable here ({exc}). From a source checkout, run the "
+              f"installed command 'socal {name}' (not python -m socal), or install the checkout with "
+              f"pip install -e '.[verify]'", file=sys.stderr)
+        return 2
     print(f"socal {name}: error: needs an optional extra that is not installed ({exc}); "
           f"install it with: pip install 'socal[verify]'", file=sys.stderr)
     return 2

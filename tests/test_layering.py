@@ -44,10 +44,11 @@ def test_the_distribution_claims_no_top_level_verify():
     import socal.verify
 
     assert pathlib.Path(socal.verify.__file__).resolve().parent == ROOT / "verify"
-    # in the source tree socal/verify is a link to ../verify, so 'python -m socal audit' run from the repository
-    # root (which imports socal from the checkout, not from site-packages) finds it
-    link = ROOT / "socal" / "verify"
-    assert link.is_symlink() and link.resolve() == ROOT / "verify"
+    # one mapping, and it is the installer's: no link socal/verify -> ../verify in the tree (a link checks out as a
+    # file where git has core.symlinks=false, and shows tools two paths for one package)
+    assert not (ROOT / "socal" / "verify").exists() and not (ROOT / "socal" / "verify").is_symlink()
+    tracked = subprocess.run(["git", "ls-files", "-s", "socal"], capture_output=True, text=True, cwd=ROOT).stdout
+    assert not any(line.startswith("120000") for line in tracked.splitlines()), "a symbolic link is tracked in socal/"
 
 
 
@@ -57,13 +58,10 @@ ALLOWED_PRIVATE_IMPORTS: dict = {}
 
 def _private_imports(root=ROOT, tops=("socal", "verify")):
     """(importing module, imported underscore name) for every 'from X import _y' below ``root``/``tops`` (dunder
-    names such as __version__ excepted; socal/verify, the link to verify/, is scanned once, as verify)."""
+    names such as __version__ excepted)."""
     found = []
     for top in tops:
         for path in (root / top).rglob("*.py"):
-            rel = path.relative_to(root / top).parts
-            if top == "socal" and rel[:1] == ("verify",):
-                continue
             module = ".".join(path.relative_to(root).with_suffix("").parts)
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.ImportFrom):

@@ -211,3 +211,21 @@ def test_audit_checks_its_output_paths_before_any_work(tmp_path, capsys):
         assert main(["audit", "--only", "posreal", flag, str(tmp_path / "nodir" / "a.out")]) == 2
         err = capsys.readouterr()
         assert "does not exist" in err.err and "nothing was computed" in err.err and err.out == ""
+
+
+def test_verify_docstring_examples_run():
+    """verify/ lies outside the doctest collection of testpaths (socal/ holds no link to it): its modules' examples
+    run here, and at least one must."""
+    import doctest
+    import importlib
+    import pkgutil
+
+    import socal.verify
+
+    attempted = 0
+    for info in pkgutil.iter_modules(socal.verify.__path__):
+        module = importlib.import_module(f"socal.verify.{info.name}")
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+        assert result.failed == 0, f"{info.name}: {result.failed} failing example(s)"
+        attempted += result.attempted
+    assert attempted >= 4
