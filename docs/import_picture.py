@@ -5,6 +5,7 @@ holds its output before and after the restructuring of issue 27.
 
 import ast
 import pathlib
+import re
 import sys
 
 
@@ -34,8 +35,9 @@ def picture(root, package="socal"):
             continue
         module = _module_name(path, root)
         tree = ast.parse(path.read_text())
-        doc = (ast.get_docstring(tree) or "").strip().splitlines()
-        job = doc[0] if doc else "(no docstring)"
+        paragraph = (ast.get_docstring(tree) or "").strip().split("\n\n")[0]
+        sentence = re.split(r"(?<=\.)\s+(?=\w)", " ".join(paragraph.split()))[0]
+        job = sentence if sentence else "(no docstring)"
         deps = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):

@@ -1,3 +1,5 @@
+"""``python -m socal``: the command line of :mod:`socal.cli`."""
+
 import sys
 
 from .cli import main

@@ -90,7 +90,7 @@ def resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=T
             # The resolution floor: structure of width ~h in the calibration functions (populations with score atoms
             # have it) needs l >= ceil(1/(pi h)), and cross-validated squared error, nearly flat below it, picks fits
             # that bias CE2 downwards; on smooth scores the floor costs variance instead, so it applies only with
-            # >= 50 training rows per coefficient (docs/numbers.md, "The degree floor", measures both sides).  The
+            # >= 50 training rows per coefficient (docs/numbers.md, "Why each rule of the estimator is there").  The
             # bias-corrected estimate passes use_h_floor=False and lets Lepski's rule compare finer degrees instead.
             floor_h = resolution_degree(h)
             if 50 * size(floor_h) <= n_train:

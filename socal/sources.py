@@ -23,12 +23,13 @@ from ._validation import check_labels, check_mean, check_scores
 __all__ = ["ArraySource", "ChunkSource", "DaskSource", "is_dask", "check_rows", "iter_chunks", "validate_chunk"]
 
 
-def check_rows(func, ndim, mean, var, labels, counts=None, min_k=None):
-    """Validated rows (m, v, a, k): 2-D checks the score pair (mean in [0, 1], var in [0, 1/4]), 1-D the mean alone
-    (a ``var`` the rows carry is not read: one file serves CE2 and CE1); then the labels (0/1, at least ``min_k`` per
-    item, default ``ndim``) or ``counts``.  ``func`` names the caller in the messages."""
+def check_rows(func, ndim, mean, var, labels, counts=None, min_k=None, *, raw=False):
+    """Validated rows (m, v, a, k): 2-D checks the score pair (mean in [0, 1], var in [0, 1/4], or with ``raw`` a
+    predictor's raw scores, var <= m (1 - m)), 1-D the mean alone (a ``var`` the rows carry is not read: one file
+    serves CE2 and CE1); then the labels (0/1, at least ``min_k`` per item, default ``ndim``) or ``counts``.
+    ``func`` names the caller in the messages."""
     if ndim == 2:
-        m, v = check_scores(mean, var, func)
+        m, v = check_scores(mean, var, func, raw=raw)
     else:
         m, v = check_mean(mean, func), None
     a, k = check_labels(labels, m.shape[0], func, counts=counts, min_k=min_k or ndim)

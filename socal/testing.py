@@ -55,9 +55,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, stats
 
-from .sources import ArraySource, ChunkSource, DaskSource, is_dask
+from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask
 from ._typing import ArrayLike, Chunks, Counts
-from ._validation import check_float, check_int, check_labels, check_mean, check_scores
+from ._validation import check_float, check_int, check_scores
 
 __all__ = ["calibration_test", "CalibrationTest", "CalibrationTestStats", "TestPart", "Region", "default_degree"]
 
@@ -318,13 +318,8 @@ class CalibrationTestStats:
     def update(self, mean: ArrayLike, var: ArrayLike | None = None, labels: ArrayLike | None = None, *,
                counts: Counts | None = None) -> CalibrationTestStats:
         """Add a chunk of raw scores and labels (or ``counts=(positives, trials)``); returns ``self``."""
-        func = "CalibrationTestStats.update"
-        if self.order == 2:
-            m, v = check_scores(mean, var, func, raw=True)
-        else:
-            m, v = check_mean(mean, func), None
-        a, k = check_labels(labels, m.shape[0], func, counts=counts, min_k=self.order)
-        return self.add_validated(m, v, a, k)
+        rows = check_rows("CalibrationTestStats.update", self.order, mean, var, labels, counts, self.order, raw=True)
+        return self.add_validated(*rows)
 
     def add_validated(self, m: np.ndarray, v: np.ndarray | None, a: np.ndarray,
                       k: np.ndarray) -> CalibrationTestStats:
@@ -636,12 +631,7 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     elif is_dask(mean, var, labels, *(counts if isinstance(counts, (tuple, list)) else ())):
         source = DaskSource(mean, var, labels, counts, func, ndim, order)
     else:
-        if order == 2:
-            m, v = check_scores(mean, var, func, raw=True)
-        else:
-            m, v = check_mean(mean, func), None
-        a, k = check_labels(labels, m.shape[0], func, counts=counts, min_k=order)
-        source = ArraySource(m, v, a, k)
+        source = ArraySource(*check_rows(func, order, mean, var, labels, counts, order, raw=True))
     if covariance not in ("null", "sandwich"):
         raise ValueError(f"The 'covariance' parameter of {func} must be 'null' or 'sandwich'. Got {covariance!r} "
                          f"instead.")

@@ -56,7 +56,7 @@ def test_the_distribution_claims_no_top_level_verify():
 ALLOWED_PRIVATE_IMPORTS: dict = {}
 
 
-def _private_imports(root=ROOT, tops=("socal", "verify")):
+def _private_imports(root=ROOT, tops=("socal", "verify", "benchmarks")):
     """(importing module, imported underscore name) for every 'from X import _y' below ``root``/``tops`` (dunder
     names such as __version__ excepted)."""
     found = []
@@ -83,3 +83,74 @@ def test_the_private_import_scan_finds_a_planted_one(tmp_path):
     pkg.mkdir()
     (pkg / "a.py").write_text("from .b import _secret, public\nfrom . import __version__\n")
     assert _private_imports(tmp_path, ("socal",)) == [("socal.a", "_secret")]
+
+
+def _defined_names(tree):
+    """Every name a module defines or binds: functions, classes, assigned names and attributes, parameters, and
+    string constants (``setattr(obj, "_x", ...)``)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.add(node.value)
+    return names
+
+
+def _private_attribute_uses(root=ROOT, tops=("socal", "verify", "benchmarks")):
+    """(file, line, expression) for every ``obj._name`` (not on self or cls, not a dunder) whose ``_name`` the file
+    does not define itself: a private method or attribute of another module's object, such as the statistics'
+    former ``stats._add_counts(...)``."""
+    found = []
+    for top in tops:
+        for path in (root / top).rglob("*.py"):
+            tree = ast.parse(path.read_text())
+            own = _defined_names(tree)
+            for node in ast.walk(tree):
+                if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                        and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+                        and node.attr not in own):
+                    found.append((str(path.relative_to(root)), node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_no_module_uses_another_modules_private_attributes():
+    """Objects are used through their public methods across modules (issue 27: ``._add_counts`` and ``._add`` on
+    statistics objects were the interface between estimators, fitting and sufficient)."""
+    bad = _private_attribute_uses()
+    assert not bad, f"private attributes of other modules' objects: {bad}"
+
+
+def test_the_private_attribute_scan_finds_a_planted_one(tmp_path):
+    """Negative control: ``stats._add_counts(...)`` in a module that does not define it is found; ``self._x`` and a
+    module's own ``obj._y`` are not."""
+    pkg = tmp_path / "socal"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("def f(stats, obj):\n    obj._y = 1\n    self = obj\n    return stats._add_counts(1), "
+                              "self._z, obj._y\n")
+    assert _private_attribute_uses(tmp_path, ("socal",)) == [("socal/a.py", 4, "stats._add_counts")]
+
+
+def test_verify_and_benchmarks_use_public_socal_modules():
+    """verify/ and benchmarks/ import socal's public modules only (no ``socal._x``): the package-internal modules
+    may change without notice."""
+    bad = []
+    for top in ("verify", "benchmarks"):
+        for path in (ROOT / top).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = []
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                elif isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                for name in names:
+                    parts = name.split(".")
+                    if parts[0] == "socal" and any(p.startswith("_") and not p.startswith("__") for p in parts[1:]):
+                        bad.append((str(path.relative_to(ROOT)), name))
+    assert not bad, bad
