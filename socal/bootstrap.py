@@ -14,8 +14,9 @@ The parametric bootstrap of :func:`socal.ce2` (``ci=``, ``debias=``), written as
   in the outer average), and the truth and mean plug-in of the shrunken worlds (the fitted miscalibration
   soft-thresholded at multiples of its pointwise bootstrap spread) that bracket the bias from the other side.
 
-Random numbers are drawn per chunk from ``SeedSequence([seed, pass, chunk index])``: the same data in the same
-chunks give the same interval; another chunking gives a statistically equivalent one.
+Every random number is keyed by row content and replicate (:mod:`socal.rowkeys`): row i's redrawn counts in
+replicate b and its weight in replicate b depend on its own (m, v, a, k), the seed and b alone.  So arrays, any row
+order, any chunking and dask partitions give the same interval and bound, up to the order of float summation.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 
 from ._results import ConfidenceInterval, UpperBound
 from .deviations import ce_terms, score_moments
+from .rowkeys import keyed_uniforms, row_keys, stream_salt
 from .chebyshev import response_vector, tensor_features, to_unit
 from .sufficient import response_moments, targets
 
@@ -35,56 +37,97 @@ _BLOCK_FLOATS = 2**22  # the refit pass holds B x R x (l + 1) floats per row: ro
 _REP_FLOATS = 2**25  # label sets are drawn in blocks of at most this many targets (256 MB), up to 64 sets
 
 
-def _beta_sample(p1, p2, rng):
-    """f ~ a distribution on [0, 1] with mean p1 and second moment p2 (Beta; point mass or Bernoulli at the ends)."""
-    var = np.clip(p2 - p1 * p1, 0.0, None)
-    top = p1 * (1.0 - p1)
-    f = p1.copy()
-    bern = var >= top * (1 - 1e-9)
-    f[bern] = (rng.random(int(bern.sum())) < p1[bern]).astype(float)
-    mid = (var > 1e-12) & ~bern
-    if np.any(mid):
-        s = top[mid] / var[mid] - 1.0  # Beta(a, b) with a + b = s matches mean and variance
-        f[mid] = rng.beta(p1[mid] * s, (1.0 - p1[mid]) * s)
-    return f
+_TABLE_K = 64  # rows with other k up to this many labels draw from a per-row table of their count's law
 
 
 class _Snapshots:
-    """Draws of the positive counts a ~ Binomial(k, f*), f* with E f* = p1 and E f*^2 = p2 (the bootstrap world's
-    labels), the per-row law prepared once for many draws.
+    """The bootstrap world's label counts a ~ Binomial(k, f*), f* with E f* = p1 and E f*^2 = p2, as a law per row
+    prepared once and drawn by inverse CDF from one uniform per row (:meth:`draw`), so that keyed uniforms
+    (:func:`socal.rowkeys.keyed_uniforms`) give every row the same counts in any chunk or order.
 
     For k = 2 the law of a depends on f* only through p1 and p2: (1 - 2 p1 + p2, 2 (p1 - p2), p2), whatever the
-    spread of f*, so one uniform per row draws it (a third of the time of a Beta and a Binomial draw).  Other k draw
-    f* ~ Beta with those moments (:func:`_beta_sample`), then the Binomial.
+    spread of f*.  Other k take f* ~ Beta with those moments (a point mass when the spread is 0, Bernoulli(p1) at the
+    largest spread p1 (1 - p1)), so a is Beta-binomial: its pmf is tabulated per row for k <= _TABLE_K; beyond, f* is
+    drawn by the inverse Beta CDF and a by the inverse Binomial CDF, from a second uniform.
     """
 
     def __init__(self, p1, p2, k):
-        self.k = k
+        from scipy import stats
+
+        k = np.asarray(k)
+        self.n = k.shape[0]
         self.two = k == 2
-        self.all_two = bool(self.two.all())
         self.q0 = np.clip(1.0 - 2.0 * p1[self.two] + p2[self.two], 0.0, 1.0)
         self.q2c = 1.0 - np.clip(p2[self.two], 0.0, 1.0)
-        other = ~self.two
-        self.other = other if other.any() else None
-        if self.other is not None:
-            self.p1o, self.p2o, self.ko = p1[other], p2[other], k[other]
+        other = np.flatnonzero(~self.two)
+        k_o, p1_o = k[other].astype(np.int64), p1[other]
+        var = np.clip(p2[other] - p1_o * p1_o, 0.0, None)
+        top = p1_o * (1.0 - p1_o)
+        bern = var >= top * (1 - 1e-9)
+        point = (var <= 1e-12) & ~bern
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = np.where(bern | point, 1.0, top / np.where(var > 0, var, 1.0) - 1.0)  # Beta(a, b): a + b = s
+        alpha, beta = p1_o * s, (1.0 - p1_o) * s
+        small = k_o <= _TABLE_K
+        # the tabulated rows: cumulative probabilities of a = 0..k, offset by the row's position (so one sorted array)
+        rows = other[small]
+        self.table_rows, self.table = rows, None
+        if rows.size:
+            kk = k_o[small]
+            width = int(kk.max()) + 1
+            j = np.arange(width)[None, :]
+            valid = j <= kk[:, None]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                pmf = np.where(valid, stats.betabinom.pmf(j, kk[:, None], np.maximum(alpha[small], 1e-300)[:, None],
+                                                           np.maximum(beta[small], 1e-300)[:, None]), 0.0)
+                pmf_point = np.where(valid, stats.binom.pmf(j, kk[:, None], p1_o[small][:, None]), 0.0)
+            pmf = np.where(point[small][:, None], pmf_point, pmf)
+            b = bern[small]
+            pmf[b] = 0.0
+            pmf[b, 0] = 1.0 - p1_o[small][b]
+            pmf[b, kk[b]] = p1_o[small][b]
+            cdf = np.cumsum(pmf, axis=1)
+            cdf /= cdf[np.arange(kk.size), kk][:, None]  # exact 1 at a = k whatever the rounding
+            cdf = np.where(valid, cdf, 2.0)  # past a = k: never below a uniform
+            self.width = width
+            self.table = (cdf + 2.0 * np.arange(kk.size)[:, None]).ravel()  # rows' tables in disjoint ranges
+        big = other[~small]
+        self.big_rows = big
+        if big.size:
+            self.big = (k_o[~small], p1_o[~small], alpha[~small], beta[~small], bern[~small], point[~small])
 
-    def draw(self, rng):
-        r = rng.random(self.q0.size)
-        a2 = (r >= self.q0).astype(float)
-        a2 += r >= self.q2c
-        if self.all_two:
-            return a2
-        a = np.empty(self.k.shape[0])
-        a[self.two] = a2
-        if self.other is not None:
-            a[self.other] = rng.binomial(self.ko, _beta_sample(self.p1o, self.p2o, rng))
+    @property
+    def needs_second(self):
+        """Whether :meth:`draw` reads a second uniform (rows with more than _TABLE_K labels)."""
+        return self.big_rows.size > 0
+
+    def draw(self, u, u2=None):
+        """One draw of every row's count from uniforms ``u`` (and ``u2`` for rows with many labels)."""
+        from scipy import special, stats
+
+        a = np.empty(self.n)
+        r = u[self.two]
+        a[self.two] = (r >= self.q0).astype(float) + (r >= self.q2c)
+        if self.table is not None:
+            t = self.table_rows
+            pos = np.searchsorted(self.table, u[t] + 2.0 * np.arange(t.size), side="right")
+            a[t] = pos - self.width * np.arange(t.size)
+        if self.big_rows.size:
+            k, p1, alpha, beta, bern, point = self.big
+            ub = u[self.big_rows]
+            f = np.where(point, p1, 0.0)
+            f = np.where(bern, (ub < p1).astype(float), f)
+            mid = ~(bern | point)
+            if mid.any():
+                f[mid] = special.betaincinv(alpha[mid], beta[mid], ub[mid])
+            a[self.big_rows] = stats.binom.ppf(u2[self.big_rows], k, f)
         return a
 
 
 def _snapshot_counts(p1, p2, k, rng):
-    """One draw of :class:`_Snapshots`."""
-    return _Snapshots(p1, p2, k).draw(rng)
+    """One draw of :class:`_Snapshots` from a generator's uniforms."""
+    n = np.asarray(k).shape[0]
+    return _Snapshots(p1, p2, k).draw(rng.random(n), rng.random(n))
 
 
 @dataclass
@@ -113,8 +156,8 @@ class LabelSetsPass:
         calmap, B = self.calmap, self.n_boot
         basis = calmap.basis
         R = 2 if calmap.ndim == 2 else 1
-        rng = np.random.default_rng([self.seed, 0, index])
         vv = v if calmap.ndim == 2 else None
+        keys = row_keys(m, vv, a, k, self.seed)
         p = calmap.predict(m, vv, project=True)
         t1, t2 = ce_terms(p, m, vv)
         p1 = p[:, 0]
@@ -123,12 +166,14 @@ class LabelSetsPass:
         W = np.zeros((B, R, basis.degree + 1, basis.deg_w + 1))
         kk = k.astype(np.int64)
         law = _Snapshots(p1, p2, kk)
-        block = int(max(1, min(64, _REP_FLOATS // max(1, m.size * R))))  # draws do not depend on the block size
+        block = int(max(1, min(64, _REP_FLOATS // max(1, m.size * R))))
         Zt = np.empty((block * R, m.size))  # the response table, one row per (label set, response)
         for start in range(0, B, block):
             reps = min(block, B - start)
             for j in range(reps):
-                a_b = law.draw(rng)
+                b = start + j  # replicate b's counts: keyed by row content (stream 0, b; stream 2, b for large k)
+                a_b = law.draw(keyed_uniforms(keys, stream_salt(0, b)),
+                               keyed_uniforms(keys, stream_salt(2, b)) if law.needs_second else None)
                 if R == 1:
                     np.divide(a_b, k, out=Zt[j])  # first order: z1 = a / k alone
                 else:
@@ -171,7 +216,7 @@ class RefitPass:
         calmap = self.calmap
         basis, ndim = calmap.basis, calmap.ndim
         d, B, R = self.betas.shape
-        draw = self.weights.get(self.seed, index, m.size, B)
+        draw = self.weights.get(self.seed, index, row_keys(m, v if ndim == 2 else None, a, k, self.seed), B)
         num, den = np.zeros(B), np.zeros(B)
         shrunk_truth, shrunk_plug = np.zeros(len(_TAUS)), np.zeros(len(_TAUS))
         nb = min(B, _N_SHRINK)
@@ -206,26 +251,36 @@ class RefitPass:
         return _Sums((num, den, shrunk_truth, shrunk_plug))
 
 
-class PoissonWeights:
-    """The refit pass's Poisson(1) weights per (row, refit), from ``SeedSequence([seed, 1, chunk index])``.
+_POISSON_CDF = np.cumsum([np.exp(-1.0) / np.prod(np.arange(1, j + 1, dtype=float)) for j in range(20)])
 
-    The candidates of one call share a seed, so they share these weights: a chunk's (rows x B) table is drawn once
-    and kept while the tables kept stay within ``budget`` bytes (as uint8); beyond it every call draws its own, the
-    same numbers block by block (the generator's stream does not depend on the block shape).
+
+def poisson_weights(keys, seed, B):
+    """Poisson(1) weights of shape (rows, B), uint8: row i's weight in replicate b is the inverse Poisson(1) CDF at
+    its keyed uniform (stream 1, b), so it does not depend on the row's chunk or position.  (P(w >= 20) = 2e-19.)"""
+    salts = np.array([stream_salt(1, b) for b in range(B)], dtype=np.uint64)
+    return np.searchsorted(_POISSON_CDF, keyed_uniforms(keys, salts), side="right").astype(np.uint8)
+
+
+class PoissonWeights:
+    """The refit pass's Poisson(1) weights per (row, refit) (:func:`poisson_weights`, keyed by row content).
+
+    The candidates of one call share a seed, so they share these weights: a chunk's (rows x B) table is computed
+    once and kept while the tables kept stay within ``budget`` bytes (as uint8); beyond it every call computes its
+    own, block by block, the same numbers.
     """
 
     def __init__(self, budget=2**26):
         self.budget, self.kept = budget, {}
 
-    def get(self, seed, index, n, B):
+    def get(self, seed, index, keys, B):
+        n = keys.shape[0]
         key = (seed, index, n, B)
         if key not in self.kept and n * B <= self.budget - sum(t.size for t in self.kept.values()):
-            self.kept[key] = np.random.default_rng([seed, 1, index]).poisson(1.0, size=(n, B)).astype(np.uint8)
+            self.kept[key] = poisson_weights(keys, seed, B)
         if key in self.kept:
             table = self.kept[key]
             return lambda sl: table[sl]
-        rng = np.random.default_rng([seed, 1, index])
-        return lambda sl: rng.poisson(1.0, size=(sl.stop - sl.start, B))  # blocks come in order
+        return lambda sl: poisson_weights(keys[sl], seed, B)
 
 
 def _shrunk_estimate(est, truth, plug):
@@ -266,8 +321,9 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     g), the second too much (it shrinks real structure too); ``bias`` is their mean.  With N = D - mean D the
     plug-in's fluctuation, the interval runs from est - (larger bias) - q_{(1+level)/2}(N) - margin to
     est - (smaller bias) - q_{(1-level)/2}(N) + margin, margin = sd(N) + |difference of the biases| / 2 (the
-    smoothing bias neither world sees), clipped at 0; the upper bound is the same upper end at q_{1-upper}.  Both
-    contain the bias-corrected estimate.  ``seed`` fixes every draw: two calls with one seed share their label draws
+    smoothing bias neither world sees), clipped to the functional's range [0, R] (R = 1 for CE1, 2 for CE2, whose
+    terms are each at most 1); the upper bound is the same upper end at q_{1-upper}.  Both contain the
+    bias-corrected estimate.  ``seed`` fixes every draw: two calls with one seed share their label draws
     (coupled bootstraps, as the degree rule of :func:`socal.ce2` uses).
 
     Returns a :class:`BootstrapResult`.
@@ -287,7 +343,8 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     one_step = float(deltas.mean())
     shrunk_bias = est - _shrunk_estimate(est, st_sum / n, sp_sum / n)
     bias = 0.5 * (one_step + shrunk_bias)
-    debiased = max(est - bias, 0.0)
+    top = float(R)  # the CE functional's range: [0, 1] for CE1, [0, 2] for CE2 (each term is at most 1)
+    debiased = min(max(est - bias, 0.0), top)
     noise = deltas - one_step  # the plug-in's fluctuation about its mean
     low_bias, high_bias = min(one_step, shrunk_bias), max(one_step, shrunk_bias)
     margin = float(noise.std()) + 0.5 * (high_bias - low_bias)
@@ -295,8 +352,8 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     if level is not None:
         lo_q, hi_q = np.quantile(noise, [(1 - level) / 2, (1 + level) / 2])
         ci = ConfidenceInterval(float(min(max(est - high_bias - hi_q - margin, 0.0), debiased)),
-                                float(max(est - low_bias - lo_q + margin, debiased)), level)
+                                float(min(max(est - low_bias - lo_q + margin, debiased), top)), level)
     if upper is not None:
         q = np.quantile(noise, 1 - upper)
-        bound = UpperBound(float(max(est - low_bias - q + margin, debiased)), upper)
+        bound = UpperBound(float(min(max(est - low_bias - q + margin, debiased), top)), upper)
     return BootstrapResult(bias, debiased, ci, bound, deltas)

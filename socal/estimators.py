@@ -95,8 +95,7 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         :mod:`socal.io` (CSV, Parquet).  A chunk is a mapping with 'mean', 'var' and 'labels' or 'counts', or a
         tuple (mean, var, labels).  The data are read once for the statistics, once for the CE average and twice
         for the bootstrap (``debias=True``), and three times more for each finer degree Lepski's rule compares.  The
-        fit and the plug-in equal the in-memory ones (coefficients to 1e-10 relative); the bootstrap draws per
-        chunk, so another chunking gives a statistically equivalent correction and interval.
+        result equals the in-memory one (to float summation order): every random number is keyed by row content.
     h : float or (float, float), optional
         The perturbation bandwidth, or one per axis (h_mean, h_var).  With it the degree is capped by the paper's
         rule l = ceil(2 log n / log theta(h)) (per axis: :func:`socal.paper_degree`).
@@ -123,7 +122,9 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
     n_boot : int
         Bootstrap replicates for the bias correction, ``ci`` and ``upper``.
     rng : numpy.random.Generator or int, optional
-        Fold assignment and bootstrap.  Same seed, same numbers.
+        Seeds the fold assignment and the bootstrap; omitted, both use a fixed seed and the result is deterministic.
+        Every random number is keyed by row content and the seed (:mod:`socal.rowkeys`), so the same data give the
+        same estimate, interval and bound in any row order, chunking or dask partitioning.
     progress : bool
         Show a progress bar during the bootstrap (needs tqdm).
     search : {'greedy', 'exhaustive'}

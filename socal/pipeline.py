@@ -141,8 +141,11 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
     fits = [fit]
     if debias:
         fits += finer_fits(stats, fit, opts, kind)
-    # one seed, so the candidates' bootstraps are coupled; none drawn without them (a caller's generator stays put)
-    seed = int(opts.rng.integers(0, 2**63 - 1, dtype=np.int64)) if debias else None
+    # one seed, so the candidates' bootstraps are coupled; none drawn without them (a caller's generator stays put);
+    # with rng omitted the seed is fixed, so the result is deterministic (every draw is keyed by row content)
+    seed = None
+    if debias:
+        seed = 0 if opts.fold_rng is None else int(opts.fold_rng.integers(0, 2**63 - 1, dtype=np.int64))
     cands, weights = [], PoissonWeights()  # the candidates' bootstraps share their item weights
     for f in fits:
         dev = source.map_reduce(DeviationPass(f.calmap), progress=progress,

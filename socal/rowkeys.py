@@ -1,16 +1,19 @@
 """Random numbers keyed by row content: the same row gets the same number in any chunk, any order, any process.
 
 A row's key is a seeded hash (splitmix64's finaliser, a bijection of uint64 with full avalanche) of the float bits
-of its scores and its regression targets.  Fold assignment (:class:`socal.SufficientStats`) reads a uniform from it,
-so the statistics, the fit and everything downstream do not depend on how the rows are ordered or chunked.
-Identical rows share their number (a duplicated row never leaks from training to validation).
+of its scores and its labels.  Fold assignment (:class:`socal.SufficientStats`) reads a uniform from it, and so does
+every random number of the bootstrap (:mod:`socal.bootstrap`: the redrawn labels and the item weights, one stream per
+pass and replicate), so the statistics, the fit, the estimate, the interval and the bound do not depend on how the
+rows are ordered or chunked, in memory, from files or from dask partitions.  Identical rows share their numbers (a
+duplicated row never leaks from training to validation; in the bootstrap, exact duplicates move together, which can
+only widen the interval).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["mix64", "row_uniform"]
+__all__ = ["mix64", "row_uniform", "row_keys", "stream_salt", "keyed_uniforms", "to_unit_interval"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -37,3 +40,39 @@ def row_uniform(mean, var, zs, salt):
         for r in range(zs.shape[1]):
             h = mix64(h ^ np.ascontiguousarray(zs[:, r], dtype=np.float64).view(np.uint64))
     return (h >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
+def _bits(x):
+    return np.ascontiguousarray(x, dtype=np.float64).view(np.uint64)
+
+
+def row_keys(m, v, a, k, seed):
+    """A uint64 key per row from its content: the bits of (m, v, a, k), hashed with ``seed``."""
+    with np.errstate(over="ignore"):
+        h = mix64(_bits(m) ^ mix64(np.uint64(seed & 0xFFFFFFFFFFFFFFFF)))
+        if v is not None:
+            h = mix64(h ^ _bits(v))
+        h = mix64(h ^ _bits(a))
+        return mix64(h ^ _bits(k))
+
+
+def stream_salt(*ids):
+    """A uint64 naming one stream of numbers (a pass and a replicate, say), from small non-negative ints."""
+    h = np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        for i in ids:
+            h = mix64(h ^ np.uint64(i))
+    return h
+
+
+def to_unit_interval(h):
+    """uint64 hashes -> floats uniform in [0, 1) (the top 53 bits)."""
+    return (h >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
+def keyed_uniforms(keys, salts):
+    """Uniforms in [0, 1) of shape ``keys.shape + salts.shape``: one per (row, stream), from the row's key and the
+    stream's salt alone, so any chunking or order of the rows gives each row the same numbers."""
+    keys, salts = np.asarray(keys, dtype=np.uint64), np.asarray(salts, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        return to_unit_interval(mix64(keys.reshape(keys.shape + (1,) * salts.ndim) ^ salts))

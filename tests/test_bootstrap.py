@@ -2,11 +2,13 @@
 weights shared by the candidates are the numbers each would draw."""
 
 import numpy as np
+import pytest
 from scipy import stats
 
 import socal
 from socal import bootstrap
-from socal.bootstrap import PoissonWeights, _snapshot_counts
+from socal.bootstrap import PoissonWeights, _snapshot_counts, poisson_weights
+from socal.rowkeys import keyed_uniforms, row_keys, stream_salt
 
 
 def test_two_snapshot_counts_follow_the_moment_law():
@@ -39,19 +41,42 @@ def test_other_k_match_the_first_two_factorial_moments():
 
 
 def test_shared_poisson_weights_are_the_per_block_draws():
-    """The candidates share one table of item weights per chunk; a chunk over the budget draws block by block.
-    Both give the same numbers (the generator's stream does not depend on the block shape)."""
-    n, B = 1000, 7
-    table = PoissonWeights().get(5, 3, n, B)
-    drawn = PoissonWeights(0).get(5, 3, n, B)  # no budget: drawn per block, in order
-    blocks = [slice(0, 1), slice(1, 400), slice(400, 1000)]
+    """The candidates share one table of item weights per chunk; a chunk over the budget computes them block by
+    block.  Both give the same numbers, each row's own (keyed by its content), and they are Poisson(1)."""
+    n, B = 4000, 7
+    rng = np.random.default_rng(0)
+    keys = row_keys(rng.random(n), rng.random(n) / 4, rng.integers(0, 3, n).astype(float), np.full(n, 2.0), 5)
+    table = PoissonWeights().get(5, 3, keys, B)
+    drawn = PoissonWeights(0).get(5, 3, keys, B)  # no budget: computed per block
+    blocks = [slice(0, 1), slice(1, 400), slice(400, n)]
     per_block = np.concatenate([drawn(sl) for sl in blocks])
     assert np.array_equal(table(slice(0, n)), per_block)
-    assert np.array_equal(per_block, np.random.default_rng([5, 1, 3]).poisson(1.0, size=(n, B)))
+    perm = rng.permutation(n)
+    assert np.array_equal(poisson_weights(keys[perm], 5, B), per_block[perm])  # a row's weights go with it
+    w = per_block.ravel().astype(int)
+    expected = n * B * stats.poisson.pmf(np.arange(5), 1.0)
+    observed = np.bincount(np.minimum(w, 4), minlength=5)
+    expected[4] = n * B * stats.poisson.sf(3, 1.0)
+    assert stats.chisquare(observed, expected).pvalue > 1e-3, (observed, expected)
     kept = PoissonWeights(budget=n * B)
-    kept.get(5, 3, n, B)
-    kept.get(5, 4, n, B)  # over the budget: not kept, still the right numbers
+    kept.get(5, 3, keys, B)
+    kept.get(5, 4, keys, B)  # over the budget: not kept, still the right numbers
     assert list(kept.kept) == [(5, 3, n, B)]
+
+
+def test_keyed_uniforms_are_uniform_and_independent_across_streams():
+    """The keyed numbers behind every bootstrap draw: uniform on [0, 1) (Kolmogorov-Smirnov), and two streams of one
+    row uncorrelated; a negative control (the same stream twice) is perfectly correlated."""
+    rng = np.random.default_rng(2)
+    n = 50000
+    keys = row_keys(rng.random(n), rng.random(n) / 4, rng.integers(0, 3, n).astype(float), np.full(n, 2.0), 11)
+    u = keyed_uniforms(keys, np.array([stream_salt(0, 0), stream_salt(0, 1), stream_salt(1, 0)], dtype=np.uint64))
+    for j in range(3):
+        assert stats.kstest(u[:, j], "uniform").pvalue > 1e-3
+    assert abs(np.corrcoef(u[:, 0], u[:, 1])[0, 1]) < 4 / np.sqrt(n)
+    assert abs(np.corrcoef(u[:, 0], u[:, 2])[0, 1]) < 4 / np.sqrt(n)
+    same = keyed_uniforms(keys, np.array([stream_salt(0, 0)] * 2, dtype=np.uint64))
+    assert np.corrcoef(same[:, 0], same[:, 1])[0, 1] == pytest.approx(1.0)
 
 
 def test_ce2_with_shared_weights_equals_redrawn_weights(monkeypatch):
@@ -64,3 +89,50 @@ def test_ce2_with_shared_weights_equals_redrawn_weights(monkeypatch):
     assert shared.selection.rule == redrawn.selection.rule
     np.testing.assert_allclose([shared.estimate, shared.ci.low, shared.ci.high, shared.upper.value],
                                [redrawn.estimate, redrawn.ci.low, redrawn.ci.high, redrawn.upper.value], rtol=1e-12)
+
+
+def _determinism_data():
+    pop = socal.synthetic.validation_zoo()["toy"].population
+    return pop.sample(3000, h=1 / 16, rng=4)
+
+
+def _headline(res):
+    return np.array([res.estimate, res.plugin, res.ci.low, res.ci.high, res.upper.value, res.degree])
+
+
+def test_same_data_same_numbers_in_any_order_chunking_or_partitioning():
+    """Issue 24: with rng omitted, ce2 is deterministic, and the rows permuted, in 7 chunks or as dask partitions
+    give the identical estimate, interval and bound (to 1e-12); so does ce1."""
+    m, v, y = _determinism_data()
+    kw = dict(h=1 / 16, ci=0.9, upper=0.95, n_boot=40)
+    ref = socal.ce2(m, v, y, **kw)
+    again = socal.ce2(m, v, y, **kw)
+    assert np.array_equal(_headline(ref), _headline(again))
+    perm = np.random.default_rng(7).permutation(m.size)
+    permuted = socal.ce2(m[perm], v[perm], y[perm], **kw)
+    cuts = np.array_split(np.arange(m.size), 7)
+    chunks = [{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts]
+    chunked = socal.ce2(chunks=chunks, **kw)
+    for other in (permuted, chunked):
+        np.testing.assert_allclose(_headline(other), _headline(ref), rtol=1e-12, atol=1e-14)
+        assert other.selection.rule == ref.selection.rule
+    da = pytest.importorskip("dask.array", reason="the dask partitions case needs dask")
+    on_dask = socal.ce2(da.from_array(m, chunks=700), da.from_array(v, chunks=700),
+                        da.from_array(y, chunks=(700, 2)), **kw)
+    np.testing.assert_allclose(_headline(on_dask), _headline(ref), rtol=1e-12, atol=1e-14)
+    r1 = socal.ce1(m, y, **kw)
+    r1p = socal.ce1(m[perm], y[perm], **kw)
+    np.testing.assert_allclose(_headline(r1p), _headline(r1), rtol=1e-12, atol=1e-14)
+
+
+def test_a_seed_changes_the_draws_and_a_row_change_moves_only_that_row():
+    """Negative controls: another seed gives other bootstrap numbers (the test above could not pass by ignoring the
+    randomness), and the keyed draws follow rows, not positions."""
+    m, v, y = _determinism_data()
+    kw = dict(h=1 / 16, ci=0.9, upper=0.95, n_boot=40)
+    a, b = socal.ce2(m, v, y, rng=1, **kw), socal.ce2(m, v, y, rng=2, **kw)
+    assert not np.array_equal(_headline(a), _headline(b))
+    keys = row_keys(m, v, y.sum(axis=1), np.full(m.size, 2.0), 0)
+    moved = row_keys(np.r_[m[1:], m[:1]], np.r_[v[1:], v[:1]], np.r_[y.sum(1)[1:], y.sum(1)[:1]], np.full(m.size, 2.0),
+                     0)
+    assert np.array_equal(moved, np.r_[keys[1:], keys[:1]])
