@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from socal.verify.bounds import LB_CONSTANT, lower_bound, step4, step5, threshold_n, upper_bound
-from socal.verify.claims_minimax import two_point_minimax
+from socal.verify.transport import two_point_minimax
 from socal.verify.montecarlo import markov_acceptance, slope
 
 
@@ -35,7 +35,7 @@ def test_thresholds_bracket_the_level():
 
 def test_two_point_risk_limit_of_tiny_eps():
     """As eps -> 0 the two laws coincide (TV -> 0), so the minimax risk tends to Delta/2."""
-    risk, delta = two_point_minimax(4, 1e-5)
+    risk, delta = two_point_minimax(4, 1e-5, 1 / 16)
     assert risk == pytest.approx(delta / 2, rel=1e-3)
 
 

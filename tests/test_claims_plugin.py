@@ -82,10 +82,10 @@ def test_a_broken_entry_point_is_reported_not_hidden(example_env):
 
 def test_plugin_on_socals_own_registry(tmp_path):
     """A few of socal's own claims through the plugin: HOLDS passes, GAP xfails, FAILS fails, controls pass."""
-    out = _pytest(["--socal-claims", "--socal-claims-only=posreal,analytic-1d,approx-corollary"], tmp_path, None)
+    out = _pytest(["--socal-claims", "--socal-claims-only=posreal,analytic-1d,analytic-2d"], tmp_path, None)
     assert out.returncode == 1
     assert _counts(out.stdout) == {"passed": 4, "failed": 1, "xfailed": 1}
-    assert "FAILED ::socal-claims::approx-corollary" in out.stdout
+    assert "FAILED ::socal-claims::analytic-2d" in out.stdout
 
 
 def test_claim_decorator_docstring_and_rules():

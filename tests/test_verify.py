@@ -50,17 +50,28 @@ def test_repaired_constants_do_not_fail(cid):
 @pytest.mark.parametrize("cid", IDS)
 def test_paper_run_decides_and_gives_evidence(cid):
     res = quick(cid)
-    assert res.verdict is not Verdict.UNDECIDED, (cid, res.summary)
+    assert res.verdict is not Verdict.INCONCLUSIVE, (cid, res.summary)
     assert res.summary and len(res.evidence) >= 2
 
 
 def test_known_findings():
     """The audit's findings on the paper, as computed (regression test for the numbers behind them)."""
     got = {cid: quick(cid) for cid in ("approx-corollary", "analytic-2d", "main-bound", "lower-bound")}
-    assert got["approx-corollary"].verdict is Verdict.FAILS
+    # approx-corollary: the step 'M = 1' fails (certified), the conclusion is not refuted: GAP, not FAILS (issue 25)
+    parts = {p.name: p for p in got["approx-corollary"].parts}
+    assert got["approx-corollary"].verdict is Verdict.GAP
+    assert parts["M = 1 bounds |eta| on the strip"].verdict is Verdict.FAILS
+    assert [p.verdict for p in got["approx-corollary"].parts if p.role == "conclusion"] == [Verdict.HOLDS]
     assert got["approx-corollary"].evidence["counterexample"]["certified_above_M"]
     z = got["analytic-2d"].evidence["zero_of_D_in_product_strip"]
     assert abs(z["winding_number"] - 1) < 1e-6 and abs(z["z2"][1]) < z["strip_halfwidth"]
+    # analytic-2d: joint analyticity on the product of strips is false, certified (a pole of eta)
+    pole = got["analytic-2d"].evidence["pole_of_eta_in_product_strip"]
+    assert got["analytic-2d"].verdict is Verdict.FAILS and pole["zero certified"] and pole["numerator nonzero on the disc"]
+    # main-bound: no summary line says the steps all check while step5-range and aux-lipschitz fail
+    mb = got["main-bound"]
+    assert mb.verdict is Verdict.GAP and "step5-range" in " ".join(p.name for p in mb.parts)
+    assert {p.verdict for p in mb.parts if "step5-range" in p.name or "aux-lipschitz" in p.name} == {Verdict.FAILS}
     th = got["main-bound"].evidence["thresholds"]["h=1/16"]
     assert 1e8 < th["n_nonvacuous"] < 1e9 and th["n_nonvacuous_tight"] < th["n_nonvacuous"]
     assert got["lower-bound"].evidence["valid for all n >= 1"] < 1 / (48 * 2**0.5)
@@ -100,7 +111,7 @@ def test_crashing_check_is_undecided_not_a_pass():
         raise RuntimeError("x")
 
     res = Claim("t", "ref", "s", boom, {}, {}).run()
-    assert res.verdict is Verdict.UNDECIDED
+    assert res.verdict is Verdict.INCONCLUSIVE
 
 
 def test_quick_audit_matches_the_pinned_baseline():
@@ -229,3 +240,38 @@ def test_verify_docstring_examples_run():
         assert result.failed == 0, f"{info.name}: {result.failed} failing example(s)"
         attempted += result.attempted
     assert attempted >= 4
+
+
+def test_combine_states_its_rule():
+    """A claim's verdict from its parts: a failing conclusion decides; a failing or open step with a standing
+    conclusion is GAP; otherwise the conclusion's verdict.  Negative controls: flipping one part flips the claim."""
+    from socal.verify import Part, combine
+
+    ok, bad = Part("step", Verdict.HOLDS, ""), Part("step", Verdict.FAILS, "")
+    holds = Part("conclusion", Verdict.HOLDS, "", role="conclusion")
+    fails = Part("conclusion", Verdict.FAILS, "", role="conclusion")
+    vac = Part("conclusion", Verdict.VACUOUS, "", role="conclusion")
+    assert combine([ok, holds]) is Verdict.HOLDS
+    assert combine([bad, holds]) is Verdict.GAP
+    assert combine([ok, fails]) is Verdict.FAILS and combine([bad, fails]) is Verdict.FAILS
+    assert combine([ok, vac]) is Verdict.VACUOUS and combine([bad, vac]) is Verdict.GAP
+    assert combine([ok, Part("c", Verdict.INCONCLUSIVE, "", role="conclusion")]) is Verdict.INCONCLUSIVE
+    assert combine([ok, bad]) is Verdict.FAILS  # no conclusion part: the worst part
+
+
+def test_report_leads_with_counts_legend_and_findings(capsys):
+    """The first page: counts by verdict, the legend (every verdict defined), then the findings with their parts and
+    repairs; --json carries the parts, the legend and the counts."""
+    from socal.verify import LEGEND, get
+    from socal.verify.report import first_page, to_json
+
+    results = [(get(cid), quick(cid)) for cid in ("approx-corollary", "sandwich")]
+    page = first_page(results)
+    assert page.splitlines()[0] == "2 claims: 0 FAILS, 1 GAP, 0 INCONCLUSIVE, 0 VACUOUS, 1 HOLDS"
+    assert all(v.value in page for v in LEGEND) and len(LEGEND) == len(Verdict)
+    assert "part M = 1 bounds |eta| on the strip: FAILS" in " ".join(page.split())
+    assert "repair:" in page and "sandwich" not in page.split("Findings")[1]
+    data = json.loads(to_json(results))
+    assert data["counts"]["GAP"] == 1 and set(data["legend"]) == {v.value for v in Verdict}
+    claim = data["claims"][0]
+    assert {p["verdict"] for p in claim["parts"]} >= {"FAILS", "GAP", "HOLDS"} and claim["repair"]

@@ -18,18 +18,62 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["Verdict", "Result", "Claim", "REGISTRY", "claim", "unregister", "get", "run", "steps"]
+__all__ = ["Verdict", "LEGEND", "Part", "combine", "Result", "Claim", "REGISTRY", "claim", "unregister", "get", "run", "steps"]
 
 
 class Verdict(str, enum.Enum):
-    HOLDS = "HOLDS"  # checked
-    FAILS = "FAILS"  # a counterexample or a wrong constant
-    GAP = "GAP"  # may be true, but the proof as written does not establish it
-    VACUOUS = "VACUOUS"  # true, but says nothing at any n a user could have
-    UNDECIDED = "UNDECIDED"  # the check could not decide; never a pass
+    """The audit's vocabulary; :data:`LEGEND` says what each word means, and every report prints it."""
+
+    HOLDS = "HOLDS"
+    FAILS = "FAILS"
+    GAP = "GAP"
+    VACUOUS = "VACUOUS"
+    INCONCLUSIVE = "INCONCLUSIVE"
 
     def __str__(self):
         return self.value
+
+
+LEGEND = {
+    Verdict.HOLDS: "true as stated: checked exactly, certified, or (Monte Carlo) within its stated error",
+    Verdict.FAILS: "false as stated, with a certified counterexample or an exact computation",
+    Verdict.GAP: "not refuted, and the paper's argument does not establish it (a step fails or is missing)",
+    Verdict.VACUOUS: "true, but says nothing at the stated settings (e.g. a bound above the quantity's whole range)",
+    Verdict.INCONCLUSIVE: "the numerics cannot decide (within round-off, or a check that could not finish); never a "
+                          "pass",
+}
+
+
+@dataclass
+class Part:
+    """One part of a claim with its own verdict: a step of the paper's argument (``role='step'``) or the statement's
+    conclusion (``role='conclusion'``)."""
+
+    name: str
+    verdict: Verdict
+    summary: str
+    role: str = "step"
+
+
+def combine(parts):
+    """A claim's verdict from its parts, by the stated rule:
+
+    * a conclusion that FAILS or is INCONCLUSIVE decides the claim;
+    * otherwise, if a step FAILS, has a GAP or is INCONCLUSIVE, the claim is GAP (the conclusion is not refuted, and
+      the argument as written does not establish it);
+    * otherwise the claim is its conclusions' worst verdict (HOLDS, or VACUOUS).
+
+    Without a conclusion part, the worst part decides (FAILS > GAP > INCONCLUSIVE > VACUOUS > HOLDS)."""
+    conclusions = [p.verdict for p in parts if p.role == "conclusion"]
+    steps = [p.verdict for p in parts if p.role != "conclusion"]
+    if not conclusions:
+        return worst(*steps)
+    c = worst(*conclusions)
+    if c in (Verdict.FAILS, Verdict.INCONCLUSIVE):
+        return c
+    if any(v in (Verdict.FAILS, Verdict.GAP, Verdict.INCONCLUSIVE) for v in steps):
+        return Verdict.GAP
+    return c
 
 
 @dataclass
@@ -40,11 +84,13 @@ class Result:
     summary: str
     evidence: dict = field(default_factory=dict)
     tolerances: dict = field(default_factory=dict)  # fnmatch pattern over evidence paths -> relative tolerance
+    parts: list = field(default_factory=list)  # Part: a claim whose parts differ reports each (combine() decides)
+    repair: str = ""  # the suggested repair, where the claim does not hold as stated
 
 
 def worst(*verdicts):
-    """Combine sub-check verdicts: FAILS > GAP > UNDECIDED > VACUOUS > HOLDS."""
-    order = [Verdict.FAILS, Verdict.GAP, Verdict.UNDECIDED, Verdict.VACUOUS, Verdict.HOLDS]
+    """Combine sub-check verdicts: FAILS > GAP > INCONCLUSIVE > VACUOUS > HOLDS."""
+    order = [Verdict.FAILS, Verdict.GAP, Verdict.INCONCLUSIVE, Verdict.VACUOUS, Verdict.HOLDS]
     return min(verdicts, key=order.index)
 
 
@@ -65,7 +111,7 @@ class Claim:
         try:
             res = self.check(quick=quick, **kwargs)
         except Exception as exc:  # a crashing check decides nothing
-            res = Result(Verdict.UNDECIDED, f"check raised {type(exc).__name__}: {exc}", {})
+            res = Result(Verdict.INCONCLUSIVE, f"check raised {type(exc).__name__}: {exc}", {})
         res.evidence.setdefault("seconds", round(time.perf_counter() - t0, 3))
         return res
 

@@ -13,7 +13,7 @@ from scipy import stats
 from socal import SechKernel
 from socal.degrees import paper_degree, theta
 
-from ._core import Result, Verdict, claim, worst, steps
+from ._core import Part, Result, Verdict, claim, combine, steps, worst
 from .strip import (TEST_DISTRIBUTIONS, Atoms, certify, d2_acb, d_acb, eta_acb, eta_mp, max_abs_eta, nd_mp,
                     nd_smooth_mp, sub_strip_theta)
 
@@ -56,7 +56,7 @@ def check_posreal(*, quick, numerator, halfwidth):
     cert = certify(lambda z: z.sech().real > 0, -A, A, -(hw - delta), hw - delta, max_depth=18)
     ev.update({"certified_box": [[-A, A], [-(hw - delta), hw - delta]], "flint": cert})
     if not cert["certified"]:
-        return Result(Verdict.UNDECIDED, "ball arithmetic could not decide on every box", ev)
+        return Result(Verdict.INCONCLUSIVE, "ball arithmetic could not decide on every box", ev)
     return Result(Verdict.HOLDS, f"identity proved (sympy); Re sech > 0 certified on |a|<={A:g}, "
                                  f"|b|<=pi/2-{delta:g} ({cert['boxes']} boxes)", ev)
 
@@ -131,7 +131,7 @@ def check_analytic_1d(*, quick, halfwidth_factor):
     if not smooth_ok:
         return Result(Verdict.FAILS, "Re D <= 0 at a sampled point for a smooth density", ev)
     if not all_cert:
-        return Result(Verdict.UNDECIDED, "Re D > 0 could not be certified on every box", ev)
+        return Result(Verdict.INCONCLUSIVE, "Re D > 0 could not be certified on every box", ev)
     return Result(Verdict.GAP, "holds (Re D > 0 certified); but the stated region {0<=Re z<=1} does not contain the "
                                "Bernstein ellipse the corollary needs: the lemma should state the whole strip, "
                                "which its proof does give", ev)
@@ -174,7 +174,7 @@ def _find_2d_zero(h):
                 wind = sum(float(mp.arg(vals[j + 1] / vals[j])) for j in range(64)) / (2 * math.pi)
                 return {"z1": [float(mp.re(z1)), float(mp.im(z1))], "z2": [float(mp.re(z2)), float(mp.im(z2))],
                         "relative |D|": float(rel(z2)), "|D(z1, z2)|": float(abs(f(z2))),
-                        "winding_number": round(wind, 6), "strip_halfwidth": h * math.pi / 2}
+                        "winding_number": round(wind, 6), "strip_halfwidth": h * math.pi / 2, "contour_radius": float(r)}
     return None
 
 
@@ -230,15 +230,59 @@ def check_analytic_2d(*, quick, halfwidth_factor):
                     "joint region": "|Im m~| + |Im var~| < h pi/2 (e.g. both < h pi/4): every term of D has "
                                     "|arg| < pi/2, so Re D > 0 and eta is jointly analytic there",
                     "Re D > 0 at sampled points of the product of h pi/4 strips (ball-certified)": all(samples)}
-    if not all(c["certified"] for c in sep):
-        return Result(Verdict.UNDECIDED, "separate analyticity could not be certified on every box", ev)
+    sep_ok = all(c["certified"] for c in sep)
+    parts = [Part("separate analyticity (Re D > 0 for each real value of the other variable)",
+                  Verdict.HOLDS if sep_ok else Verdict.INCONCLUSIVE,
+                  "certified on every box (python-flint)" if sep_ok else "could not be certified on every box")]
     if zero is None:
-        return Result(Verdict.UNDECIDED, "no zero of D located in the product strip; the Hartogs step is "
-                                         "neither confirmed nor refuted", ev)
-    return Result(Verdict.GAP, "separate analyticity holds (certified), but Hartogs needs analyticity for complex "
-                               "values of the other variable: D(z1, z2) = 0 at a point of the product strip "
-                               f"(relative |D| = {zero['relative |D|']:.0e}, winding number {zero['winding_number']:.0f}); joint "
-                               "analyticity holds only on |Im m~| + |Im var~| < h pi/2", ev)
+        parts += [Part("Hartogs' step (analyticity in z1 for each complex z2 of the strip)", Verdict.INCONCLUSIVE,
+                       "no zero of D located in the product strip"),
+                  Part("eta jointly analytic on the product of strips", Verdict.INCONCLUSIVE,
+                       "neither confirmed nor refuted", role="conclusion")]
+        return Result(combine(parts), "no zero of D located in the product strip; the Hartogs step is neither "
+                                      "confirmed nor refuted", ev, parts=parts)
+    pole = _certified_pole(zero, h)
+    ev["pole_of_eta_in_product_strip"] = pole
+    parts.append(Part("Hartogs' step (analyticity in z1 for each complex z2 of the strip)", Verdict.FAILS,
+                      f"D(z1, z2) = 0 inside a circle of radius {pole['radius']:.1e} about a point of the product "
+                      f"strip (winding number {pole['winding (ball)']}, certified)" if pole["zero certified"] else
+                      "a zero of D located (40 digits) but its winding number could not be certified"))
+    certified = pole["zero certified"] and pole["numerator nonzero on the disc"]
+    parts.append(Part("eta jointly analytic on the product of strips", Verdict.FAILS if certified else Verdict.GAP,
+                      "false: with f* = 0 at the first atom and 1 at the second, eta = N/D has a pole at that zero "
+                      "(N is the second atom's term, nonzero on the whole disc, certified); jointly analytic only on "
+                      "|Im m~| + |Im var~| < h pi/2" if certified else
+                      "not established: D vanishes in the product strip", role="conclusion"))
+    v = combine(parts)
+    msg = ("separate analyticity holds (certified), but joint analyticity on the product of strips is false: D has a "
+           "certified zero there and eta = N/D a pole (a population with f* = 0, 1 at the two atoms); joint "
+           "analyticity holds on |Im m~| + |Im var~| < h pi/2" if v is Verdict.FAILS else
+           "separate analyticity holds, but Hartogs' step needs analyticity for complex values of the other variable, "
+           "and D vanishes in the product strip: joint analyticity there is not established")
+    return Result(v, msg, ev, parts=parts,
+                  repair="state the 2-D lemma on |Im m~| + |Im var~| < h pi/2 (e.g. both below h pi/4): every term "
+                         "of D then has |arg| < pi/2, so Re D > 0; the tensor approximation then uses that region")
+
+
+def _certified_pole(zero, h):
+    """Ball-certify the located zero of D(z1, .) (its winding number on the contour, each step turning by less than
+    pi/2) and that the numerator of the population with f* = (0, 1) at the two atoms is nonzero on the disc."""
+    z1 = acb(zero["z1"][0], zero["z1"][1])
+    c, r = complex(*zero["z2"]), zero["contour_radius"]
+    pts = [c + r * complex(math.cos(2 * math.pi * j / 64), math.sin(2 * math.pi * j / 64)) for j in range(65)]
+    vals = [d2_acb(z1, acb(p.real, p.imag), TWO_D, h) for p in pts]
+    ratios = [vals[j + 1] / vals[j] for j in range(64)]
+    small_turns = all(bool(q.real > 0) for q in ratios)
+    wind = sum((q.arg() for q in ratios), arb(0)) / (2 * arb.pi())
+    zero_ok = small_turns and (bool(wind > 0.5) or bool(wind < -0.5))
+    k1, k2 = SechKernel(h, 0, 1), SechKernel(h, 0, 0.25)
+    (m2, v2), w2 = TWO_D["points"][1], TWO_D["w"][1]
+    disc = acb(arb(c.real, r), arb(c.imag, r))
+    hb = arb(h)
+    t2 = arb(w2) / arb(float(k1.normalizer(m2)) * float(k2.normalizer(v2))) * ((z1 - arb(m2)) / hb).sech() \
+        * ((disc - arb(v2)) / hb).sech()
+    return {"radius": r, "winding (ball)": str(wind), "zero certified": bool(zero_ok),
+            "|N| lower bound on the disc": float(abs(t2).lower()), "numerator nonzero on the disc": bool(abs(t2) > 0)}
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -298,7 +342,7 @@ def _eta_np(t, atoms, h):
     return num / den
 
 
-def chebyshev_decay(hs, dists, M, strip_fraction, deg, *, bound_scale=1.0):
+def chebyshev_decay(hs, dists, M, strip_fraction, deg, *, bound_scale=1.0, rho_fraction=None):
     """The Chebyshev coefficients c_k of eta on [0, 1] against 2 max(M, 1) theta^-k, compared beyond round-off.
 
     ``chebinterpolate`` forms each c_k as (2/N) sum_j f(x_j) T_k(x_j) over N = deg + 1 nodes with |f| <= 1 (eta is a
@@ -308,13 +352,18 @@ def chebyshev_decay(hs, dists, M, strip_fraction, deg, *, bound_scale=1.0):
     within err of the bound (or below err itself) is 'within round-off' and decides nothing: near k ~ 350 the
     coefficients sit at the round-off floor (~5e-15) and the bound below it, which once voted FAILS.
     ``bound_scale`` multiplies the bound (the negative control: 1 +- 1e-12 must not change a count).
+    ``rho_fraction``: the bound's strip half-width as a fraction of h pi/2 (1: the corollary's own theta); omitted,
+    the repaired sub-strip (``strip_fraction`` h pi/2 when below 1, else h pi/4).
     """
     eps = float(np.finfo(float).eps)
     N = deg + 1
     err = 2.0 * N * eps / (1.0 - N * eps) + 64.0 * eps
     rows = []
     for h in hs:
-        rho_r = strip_fraction * h * math.pi / 2 if strip_fraction < 1 else h * math.pi / 4
+        if rho_fraction is not None:
+            rho_r = rho_fraction * h * math.pi / 2
+        else:
+            rho_r = strip_fraction * h * math.pi / 2 if strip_fraction < 1 else h * math.pi / 4
         th_r = 2 * rho_r + math.sqrt(4 * rho_r**2 + 1)
         for d in dists:
             c = np.abs(_cheb_coeffs_eta(d, h, deg))
@@ -325,8 +374,12 @@ def chebyshev_decay(hs, dists, M, strip_fraction, deg, *, bound_scale=1.0):
             rate = float(-np.polyfit(ks[sel], np.log(c[sel]), 1)[0]) if sel.sum() > 5 else float("nan")
             above = c - err > bound
             unsure = ~above & (c + err > bound)
+            resolvable = bound > 2 * err  # where the bound stands above round-off, a comparison can be decided
             rows.append({"h": h, "dist": d.name, "coeffs above the bound (certified)": int(np.sum(above)),
-                         "within round-off of the bound": int(np.sum(unsure)), "round-off bound": err,
+                         "within round-off of the bound": int(np.sum(unsure)),
+                         "within round-off where the bound exceeds it": int(np.sum(unsure & resolvable)),
+                         "decided up to k": int(ks[resolvable].max()) if resolvable.any() else 0,
+                         "round-off bound": err,
                          "observed decay rate": rate, "log theta(h pi/2)": math.log(theta(h)),
                          "log theta(used)": math.log(th_r)})
     return rows
@@ -336,7 +389,7 @@ def chebyshev_decay(hs, dists, M, strip_fraction, deg, *, bound_scale=1.0):
        "eta_1, eta_2 on [0,1] (1D) or R (2D) are approximated by degree-l (tensor) polynomials within "
        "B_theta theta^-l, B_theta = 2/(theta-1), theta = h pi + sqrt(h^2 pi^2 + 1), with M = 1.",
        paper={"M": 1.0, "strip_fraction": 1.0, "tensor_constant": "2/(theta-1)"},
-       wrong={"M": 0.5, "strip_fraction": 1.0, "tensor_constant": "2/(theta-1)"},
+       wrong={"M": 1.0, "strip_fraction": 3.0, "tensor_constant": "2/(theta-1)"},
        repaired={"M": 1.0, "strip_fraction": 0.5, "tensor_constant": "4*(theta+1)/(theta-1)**2"})
 def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     hs = H_VALUES[:1] if quick else H_VALUES
@@ -362,7 +415,7 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
         certified = bool(ball > M)
         ev["counterexample"] = {"dist": d.name, "h": h, "z": [z.real, z.imag], "|eta(z)|": mx,
                                 "|eta| ball": str(ball), "certified_above_M": certified}
-        verdicts.append(Verdict.FAILS if certified else Verdict.UNDECIDED)
+        verdicts.append(Verdict.FAILS if certified else Verdict.INCONCLUSIVE)
     # (ii) the var axis has length 1/4: mapped to [-1,1] the strip widens 8x, theta_var >= theta (conservative)
     rho = sp.symbols("rho", positive=True)
     tv, t1 = 8 * rho + sp.sqrt(64 * rho**2 + 1), 2 * rho + sp.sqrt(4 * rho**2 + 1)
@@ -383,21 +436,61 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
                        "derived / claimed": ratio_h}
     verdicts.append(Verdict.GAP if max(ratio_h.values()) > 1 + 1e-12 else Verdict.HOLDS)
     # (iv) Chebyshev coefficients of eta on [0, 1] against the (repaired) Bernstein bound, decided beyond round-off
-    decay = chebyshev_decay(hs, dists[:3], M, strip_fraction, 300 if quick else 600)
+    # the conclusion as stated: |c_k| <= 2 M theta^-k with the corollary's theta (half-width strip_fraction h pi/2)
+    decay = chebyshev_decay(hs, dists[:3], M, strip_fraction, 300 if quick else 600, rho_fraction=strip_fraction)
     ev["chebyshev_decay"] = decay
-    if any(r["coeffs above the bound (certified)"] for r in decay):
-        verdicts.append(Verdict.FAILS)
     if strip_fraction < 1:
         ev["repair"] = (f"on the sub-strip |Im z| <= {strip_fraction:g} h pi/2 every term of N and D lies in a cone "
                         "of half-angle < pi/4, so |N| <= |D| and M = 1 is valid; theta becomes h pi/2 + "
                         "sqrt(h^2 pi^2/4 + 1) and the degree rule doubles")
-    v = worst(*verdicts) if verdicts else Verdict.HOLDS
-    msg = {Verdict.FAILS: "M = 1 is not a bound on |eta| in the strip: sup|eta| is unbounded near its edge "
-                          f"(certified |eta| = {witness[0]:.3g} > {M:g})" if witness else "coefficients exceed bound",
-           Verdict.GAP: "1-D bound holds on the repaired sub-strip; the 2-D tensor constant 2/(theta-1) is not "
-                        f"established (a valid one is {max(ratio_h.values()):.1f}x larger)",
-           Verdict.HOLDS: "bound verified", Verdict.UNDECIDED: "could not certify"}[v]
-    return Result(v, msg, ev)
+    parts = []
+    if witness:
+        c = ev["counterexample"]
+        parts.append(Part("M = 1 bounds |eta| on the strip", Verdict.FAILS if c["certified_above_M"] else
+                          Verdict.INCONCLUSIVE,
+                          f"|eta| = {witness[0]:.3g} > {M:g} at a point of the strip ({c['dist']}, h = {c['h']:g}; "
+                          + ("ball-certified)" if c["certified_above_M"] else "not certified beyond round-off)")))
+    else:
+        parts.append(Part("M = 1 bounds |eta| on the strip", Verdict.HOLDS,
+                          f"sup |eta| <= {M:g} on every grid of every distribution tried (at {fracs[-1]:g} of the "
+                          f"strip)"))
+    parts.append(Part("theta_var >= theta (the variance axis of length 1/4)", Verdict.HOLDS if var_ok else
+                      Verdict.FAILS, "8 rho + sqrt(64 rho^2 + 1) >= 2 rho + sqrt(4 rho^2 + 1) for every rho > 0 "
+                                     "(sympy)" if var_ok else "theta_var < theta for some rho > 0 (sympy)"))
+    ratio_max = max(ratio_h.values())
+    parts.append(Part("the 2-D tensor constant", Verdict.GAP,
+                      (f"{tensor_constant} is not what the 1-D bound gives: from |c_jk| <= 4 M theta^-(j+k) the "
+                       f"square truncation constant is 4(theta+1)/(theta-1)^2, {ratio_max:.1f}x larger"
+                       if ratio_max > 1 + 1e-12 else f"{tensor_constant} is what |c_jk| <= 4 M theta^-(j+k) gives")
+                      + "; and |c_jk| <= 4 M theta^-(j+k) itself needs eta jointly analytic on the product of strips, "
+                        "which analytic-2d refutes: no 2-D constant is established"))
+    above = sum(r["coeffs above the bound (certified)"] for r in decay)
+    unsure = sum(r["within round-off where the bound exceeds it"] for r in decay)
+    k_dec = min(r["decided up to k"] for r in decay)
+    if above:
+        concl = Part("the 1-D approximation bound B theta^-l", Verdict.FAILS,
+                     f"{above} Chebyshev coefficient(s) of eta certified above the bound", role="conclusion")
+    elif unsure:
+        concl = Part("the 1-D approximation bound B theta^-l", Verdict.INCONCLUSIVE,
+                     f"{unsure} coefficient(s) within round-off of the bound", role="conclusion")
+    else:
+        concl = Part("the 1-D approximation bound B theta^-l", Verdict.HOLDS,
+                     f"every Chebyshev coefficient c_k of eta, k <= {k_dec} (where the bound stands above round-off; "
+                     f"beyond, both sit below it and nothing is decided), below 2 M theta^-k on the {len(decay)} "
+                     f"(h, distribution) cases tried; not a proof for every distribution",
+                     role="conclusion")
+    parts.append(concl)
+    v = combine(parts)
+    failing = [f"'{p.name}' {p.verdict.value}" for p in parts if p.verdict is not Verdict.HOLDS and p.role != "conclusion"]
+    msg = {Verdict.FAILS: f"the conclusion fails: {concl.summary}",
+           Verdict.GAP: f"the conclusion is not refuted ({concl.summary}) but the argument does not establish it: "
+                        f"{', '.join(failing)}",
+           Verdict.HOLDS: "every step and the conclusion check",
+           Verdict.INCONCLUSIVE: f"could not decide: {concl.summary}"}.get(v, concl.summary)
+    return Result(v, msg, ev, parts=parts,
+                  repair="work on the sub-strip |Im z| <= h pi/4, where |N| <= |D| makes M = 1 valid (theta = h pi/2 + "
+                         "sqrt(h^2 pi^2/4 + 1), so the degree rule doubles); in 2-D use the region |Im m~| + |Im var~| "
+                         "< h pi/2 where eta is jointly analytic, and the tensor constant 4(theta+1)/(theta-1)^2")
 
 
 # --------------------------------------------------------------------------------------------------------------------

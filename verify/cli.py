@@ -8,7 +8,7 @@ import time
 from socal.parallel import BACKENDS, backend
 
 from ._core import run
-from .report import to_json, to_markdown, to_table
+from .report import first_page, to_json, to_markdown, to_table
 
 __all__ = ["register", "audit"]
 
@@ -49,6 +49,8 @@ def audit(args):
     with backend(args.backend, scheduler=args.scheduler):
         results = run(ids, quick=args.quick, progress=not args.no_progress and sys.stderr.isatty())
     seconds = round(time.perf_counter() - t0, 1)
+    print(first_page(results))
+    print()
     print(to_table(results))
     status = 0
     if args.baseline:
@@ -80,7 +82,7 @@ def register(subparsers):
                               description="Re-derive the claims of the paper (exact algebra, certified interval "
                                           "arithmetic, Monte Carlo) and print a verdict for each: HOLDS, FAILS, GAP "
                                           "(true, but the written argument has a hole), VACUOUS (true, but too loose "
-                                          "to say anything at practical n) or UNDECIDED.")
+                                          "to say anything at practical n) or INCONCLUSIVE.")
     p.add_argument("--quick", action="store_true", help="reduced checks (under a minute)")
     p.add_argument("--list", action="store_true", help="list the claim ids with where they are in the paper, and exit")
     p.add_argument("--coverage", action="store_true",

@@ -6,7 +6,7 @@ Installed with socal (entry point ``pytest11``: ``socal-claims``), it does nothi
 items:
 
 * ``socal-claims::<id>``: runs the check with the source's constants.  HOLDS passes; FAILS, GAP, VACUOUS and
-  UNDECIDED fail, except the verdicts listed in ``--socal-claims-xfail`` (default: ``GAP,VACUOUS``), which xfail.
+  INCONCLUSIVE fail, except the verdicts listed in ``--socal-claims-xfail`` (default: ``GAP,VACUOUS``), which xfail.
 * ``socal-claims::<id>::negative-control``: runs it with the deliberately wrong constants; it passes only when the
   check says FAILS (a checker that cannot say FAILS is worthless).
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-VERDICTS = ("FAILS", "GAP", "VACUOUS", "UNDECIDED")
+VERDICTS = ("FAILS", "GAP", "VACUOUS", "INCONCLUSIVE")
 
 
 def pytest_addoption(parser):

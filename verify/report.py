@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["to_json", "to_markdown", "to_table", "jsonable"]
+__all__ = ["to_json", "to_markdown", "to_table", "first_page", "findings", "jsonable"]
 
 
 def jsonable(x):
@@ -33,15 +33,74 @@ def jsonable(x):
     return str(x)
 
 
+_ORDER = ("FAILS", "GAP", "INCONCLUSIVE", "VACUOUS", "HOLDS")
+
+
+def _counts(results):
+    counts = {v: 0 for v in _ORDER}
+    for _, r in results:
+        counts[r.verdict.value] += 1
+    return counts
+
+
+def _parts(r):
+    return [{"part": p.name, "role": p.role, "verdict": p.verdict.value, "summary": p.summary} for p in r.parts]
+
+
+def findings(results):
+    """The findings a reader needs first: every claim that does not simply hold, most consequential first (FAILS,
+    GAP, INCONCLUSIVE, VACUOUS), each with its failing parts, its decisive numbers (the summary) and the repair."""
+    out = []
+    for verdict in _ORDER[:-1]:
+        for c, r in results:
+            if r.verdict.value != verdict:
+                continue
+            bad = [p for p in r.parts if p.verdict.value != "HOLDS"]
+            out.append({"id": c.id, "ref": c.ref, "verdict": verdict, "summary": r.summary,
+                        "parts": [f"{p.name}: {p.verdict.value} ({p.summary})" for p in bad], "repair": r.repair})
+    return out
+
+
+def legend_lines():
+    from ._core import LEGEND
+
+    return [f"  {v.value:<12} {text}" for v, text in LEGEND.items()]
+
+
 def to_json(results, **meta):
-    """The JSON report; each claim's ``numbers`` lists its evidence numbers with their tolerances (the form
-    ``socal audit --baseline`` compares against)."""
+    """The JSON report: the verdict counts, the legend, the findings, and every claim with its parts; each claim's
+    ``numbers`` lists its evidence numbers with their tolerances (the form ``socal audit --baseline`` compares
+    against)."""
+    from ._core import LEGEND
     from .baseline import numbers
 
-    return json.dumps({**jsonable(meta), "claims": [
+    return json.dumps({**jsonable(meta), "counts": _counts(results),
+                       "legend": {v.value: text for v, text in LEGEND.items()}, "findings": findings(results),
+                       "claims": [
         {"id": c.id, "ref": c.ref, "statement": c.statement, "verdict": r.verdict.value, "summary": r.summary,
-         "evidence": jsonable(r.evidence), "numbers": numbers(r.evidence, r.tolerances)}
+         "parts": _parts(r), "repair": r.repair, "evidence": jsonable(r.evidence),
+         "numbers": numbers(r.evidence, r.tolerances)}
         for c, r in results]}, indent=2)
+
+
+def first_page(results, width=118):
+    """The report's first page: counts by verdict, the legend, then the findings, most consequential first."""
+    import textwrap
+
+    counts = _counts(results)
+    lines = [f"{len(results)} claims: " + ", ".join(f"{counts[v]} {v}" for v in _ORDER), "", "Verdicts:"]
+    lines += legend_lines()
+    found = findings(results)
+    if found:
+        lines += ["", "Findings (most consequential first):"]
+    for f in found:
+        lines += textwrap.wrap(f"{f['verdict']} {f['id']} ({f['ref']}): {f['summary']}", width,
+                               initial_indent="- ", subsequent_indent="  ")
+        for part in f["parts"]:
+            lines += textwrap.wrap(part, width, initial_indent="    part ", subsequent_indent="      ")
+        if f["repair"]:
+            lines += textwrap.wrap(f["repair"], width, initial_indent="    repair: ", subsequent_indent="      ")
+    return "\n".join(lines)
 
 
 def _clip(s, width):
@@ -52,25 +111,27 @@ def to_table(results, width=160):
     rows = [(c.id, _clip(c.ref, 38), r.verdict.value, r.summary) for c, r in results]
     w_id = max(len("id"), *(len(r[0]) for r in rows))
     w_ref = max(len("reference"), *(len(r[1]) for r in rows))
-    head = f"{'id':<{w_id}}  {'reference':<{w_ref}}  {'verdict':<9}  evidence"
+    head = f"{'id':<{w_id}}  {'reference':<{w_ref}}  {'verdict':<12}  evidence"
     lines = [head, "-" * min(width, len(head) + 60)]
     rest = max(30, width - w_id - w_ref - 15)
     for cid, ref, v, s in rows:
-        lines.append(f"{cid:<{w_id}}  {ref:<{w_ref}}  {v:<9}  {_clip(s, rest)}")
-    counts = {}
-    for _, r in results:
-        counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
+        lines.append(f"{cid:<{w_id}}  {ref:<{w_ref}}  {v:<12}  {_clip(s, rest)}")
+    counts = _counts(results)
     lines.append("")
-    lines.append("  ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+    lines.append("  ".join(f"{k}: {counts[k]}" for k in _ORDER))
     return "\n".join(lines)
 
 
 def to_markdown(results, title="socal audit of 'The Minimax Rate of Second-Order Calibration'"):
-    out = [f"# {title}", "", "| id | reference | verdict | evidence |", "| --- | --- | --- | --- |"]
+    out = [f"# {title}", "", "```text", first_page(results), "```", "",
+           "| id | reference | verdict | evidence |", "| --- | --- | --- | --- |"]
     for c, r in results:
         out.append(f"| `{c.id}` | {c.ref} | **{r.verdict.value}** | {r.summary.replace('|', chr(92) + '|')} |")
     out.append("")
     for c, r in results:
-        out += [f"## `{c.id}`: {r.verdict.value}", "", f"*{c.ref}.* {c.statement}", "", r.summary, "",
-                "```json", json.dumps(jsonable(r.evidence), indent=2), "```", ""]
+        out += [f"## `{c.id}`: {r.verdict.value}", "", f"*{c.ref}.* {c.statement}", "", r.summary, ""]
+        out += [f"* {p.role} *{p.name}*: **{p.verdict.value}**. {p.summary}" for p in r.parts]
+        if r.repair:
+            out += ["", f"Repair: {r.repair}"]
+        out += ["", "```json", json.dumps(jsonable(r.evidence), indent=2), "```", ""]
     return "\n".join(out)

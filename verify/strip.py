@@ -116,7 +116,7 @@ def certify(predicate, x0, x1, y0, y1, *, max_depth=14, max_boxes=200_000):
     """Cover [x0, x1] x [y0, y1] by boxes on which ``predicate(acb_box)`` is certainly True.
 
     Returns a dict: ``certified`` (all boxes decided True), ``boxes`` (how many were evaluated), ``undecided``
-    (boxes at the depth limit where the ball result could not decide; the claim is then UNDECIDED there).
+    (boxes at the depth limit where the ball result could not decide; the claim is then INCONCLUSIVE there).
     """
     stack = [(x0, x1, y0, y1, 0)]
     boxes = undecided = 0

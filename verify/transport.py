@@ -7,12 +7,13 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy import integrate
+from scipy import integrate, stats
 from scipy.optimize import linprog
 
 from socal import SechKernel
 
-__all__ = ["snapshot_dists", "w1_lp_batch", "w1_lp", "random_feasible", "GROUND", "ce_two_point"]
+__all__ = ["snapshot_dists", "w1_lp_batch", "w1_lp", "random_feasible", "GROUND", "ce_two_point", "binom_pmf",
+           "two_point_minimax"]
 
 
 def snapshot_dists(mu1, mu2, m, v):
@@ -75,3 +76,22 @@ def ce_two_point(p, h):
     psi = integrate.dblquad(lambda v, t: abs(p * p - t * t - v) * k1.pdf(t, 1.0) * k2.pdf(v, 0.0),
                             0, 1, 0, 0.25, epsabs=1e-10)[0]
     return phi + psi
+
+
+def binom_pmf(N, p):
+    k = np.arange(N + 1)
+    return stats.binom.pmf(k, N, p)
+
+
+def two_point_minimax(n, eps, h):
+    """Exact minimax risk over estimators of CE2^pert from n 2-snapshots on the two-point family {1/16, 1/16+eps}.
+
+    The perturbed scores carry no information and the labels' sum T ~ Binomial(2n, p_b) is sufficient; for a
+    two-point parameter set the minimax risk under absolute loss is max over priors pi of the Bayes risk
+    Delta * sum_t min(pi P0(t), (1 - pi) P1(t)) (the Bayes rule picks the heavier posterior atom).
+    """
+    d = abs(ce_two_point(1 / 16, h) - ce_two_point(1 / 16 + eps, h))
+    P0, P1 = binom_pmf(2 * n, 1 / 16), binom_pmf(2 * n, 1 / 16 + eps)
+    pis = np.linspace(0, 1, 2001)
+    risk = [d * np.minimum(pi * P0, (1 - pi) * P1).sum() for pi in pis]
+    return float(max(risk)), d

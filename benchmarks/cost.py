@@ -1,0 +1,68 @@
+"""What the headline costs: the default ce2 call (bias-corrected, ``ci`` and ``upper``) against the plug-in alone,
+at the same fixed degree, in the same run (issue 24).
+
+Data: the toy population of :mod:`socal.synthetic`, perturbed at h = 1/16, two labels per item.  Both calls take
+``degree=l, alpha=1e-3`` (no selection: the plug-in's cost is then the statistics pass, one solve and the deviation
+pass; the default call adds the bootstrap's two passes).  ``--streamed`` runs both from 10 chunks instead of arrays.
+Times are medians of ``--reps`` alternated runs; the ratio is default / plug-in.  The pass timings of the default call
+(label sets, refits) come from the progress counters' wall clock.
+
+    python benchmarks/cost.py                       # n = 5e4 and 1e6, l = 12 and 44, in memory
+    python benchmarks/cost.py --sizes 50000 --reps 5
+    python benchmarks/cost.py --streamed
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import socal
+
+
+def _data(n, seed=0):
+    pop = socal.synthetic.toy_population()
+    return pop.sample(n, h=1 / 16, rng=seed)
+
+
+def _time(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="50000,1000000")
+    ap.add_argument("--degrees", default="12,44")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--n-boot", type=int, default=200)
+    ap.add_argument("--streamed", action="store_true", help="from 10 chunks instead of arrays")
+    a = ap.parse_args(argv)
+    print(f"{'n':>9} {'l':>3} {'plug-in s':>10} {'default s':>10} {'ratio':>7}   estimate [90% interval], upper 95%")
+    for n in (int(float(x)) for x in a.sizes.split(",")):
+        m, v, y = _data(n)
+        for l in (int(x) for x in a.degrees.split(",")):
+            if a.streamed:
+                cuts = np.array_split(np.arange(n), 10)
+                chunks = [{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts]
+                data = {"chunks": chunks}
+            else:
+                data = {"mean": m, "var": v, "labels": y}
+            kw = dict(degree=l, alpha=1e-3, h=1 / 16)
+            plug, full, res = [], [], None
+            for _ in range(a.reps):  # alternated, so a busy spell of the machine hits both
+                t, _ = _time(lambda: socal.ce2(**data, debias=False, **kw))
+                plug.append(t)
+                t, res = _time(lambda: socal.ce2(**data, ci=0.9, upper=0.95, n_boot=a.n_boot, **kw))
+                full.append(t)
+            tp, tf = statistics.median(plug), statistics.median(full)
+            print(f"{n:>9} {l:>3} {tp:>10.2f} {tf:>10.2f} {tf / tp:>7.1f}   {res.estimate:.4f} [{res.ci.low:.4f}, "
+                  f"{res.ci.high:.4f}], {res.upper.value:.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
