@@ -192,7 +192,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     rng : numpy.random.Generator or int, default 0
         Perturbation and bootstrap (same seed, same numbers; the CLI's ``--seed`` has the same default).
     progress : bool
-        Progress bars on stderr counting the work done (rows read, bootstrap label sets drawn, rows evaluated under
+        Progress bars on stderr counting the work done (rows read, rows of the bootstrap world, rows evaluated under
         the refits), kept with their elapsed time; tqdm's when it is installed, a plain counter otherwise.
 
     Returns

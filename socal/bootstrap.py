@@ -3,20 +3,23 @@
 The parametric bootstrap of :func:`socal.ce2` (``ci=``, ``debias=``), written as two passes that any source runs
 (in-memory arrays, a stream of chunks, dask partitions; see :mod:`socal.sources`):
 
-* the label-sets pass: in the bootstrap world (scores as observed, f* with the fitted, projected moments, labels ~
-  Binomial(k, f*); see :func:`_snapshot_counts`) draw B label sets and accumulate their response moments at the
-  selected degree as matrix products with the tensor features, plus the world's own CE (the deviations of the
-  projected map);
-* the B refits come from the stored Cholesky factor of the final fit (the Gram depends on the scores only);
-* the refit pass: the deviations of each refitted map (all B maps evaluated in one matrix product per block of
-  rows), with
-  Poisson(1) weights per row (the mergeable form of resampling items with replacement, for the sampling of scores
-  in the outer average), and the truth and mean plug-in of the shrunken worlds (the fitted miscalibration
-  soft-thresholded at multiples of its pointwise bootstrap spread) that bracket the bias from the other side.
+* the world pass (:class:`WorldPass`): in the bootstrap world (scores as observed, f* with the fitted, projected
+  moments, labels ~ Binomial(k, f*)) the refits are linear in the labels, beta_b = G^-1 Phi' z_b, so their law is
+  fixed by the mean and covariance of Phi' z_b.  One pass accumulates both exactly: sum_i phi_i p_i, and the moments
+  sum_i C_i T_a(u_i) T_b(w_i) (up to twice the degree) of the targets' per-row covariance C_i
+  (:func:`target_covariances`), from which the covariance of Phi' z is assembled as a Gram matrix.  The B
+  right-hand sides are then drawn Gaussian with that mean and covariance (a sum of n independent rows), and the
+  refits come from the stored Cholesky factor of the final fit.  (``LABEL_DRAWS = 'exact'`` draws every label set
+  instead, :class:`LabelSetsPass`: the former method, n B (l + 1)^2 work, kept to compare.)
+* the refit pass (:class:`RefitPass`): the deviations of each refitted map, with Poisson(1) weights per row (the
+  mergeable form of resampling items, for the sampling of scores in the outer average), and the truth and mean
+  plug-in of the shrunken worlds that bracket the bias from the other side.  Above ``REFIT_ROWS`` rows it runs on a
+  keyed subset of about that many rows, with weights of mean 1 and variance (subset / n), so that the weighted mean
+  over the subset fluctuates as the full resample's would; the world's truth is taken over the same rows.
 
-Every random number is keyed by row content and replicate (:mod:`socal.rowkeys`): row i's redrawn counts in
-replicate b and its weight in replicate b depend on its own (m, v, a, k), the seed and b alone.  So arrays, any row
-order, any chunking and dask partitions give the same interval and bound, up to the order of float summation.
+Every random number is keyed by row content and replicate (:mod:`socal.rowkeys`), or, for the Gaussian draws, by the
+seed alone: arrays, any row order, any chunking and dask partitions give the same interval and bound, up to the order
+of float summation.
 """
 
 from __future__ import annotations
@@ -24,11 +27,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import linalg
 
 from ._results import ConfidenceInterval, UpperBound
 from .deviations import ce_terms, score_moments
 from .rowkeys import keyed_uniforms, row_keys, stream_salt
-from .chebyshev import response_vector, tensor_features, to_unit
+from .chebyshev import assemble_gram, response_vector, tensor_features, to_unit
 from .sufficient import response_moments, targets
 
 __all__ = ["bootstrap", "BootstrapResult"]
@@ -185,6 +189,108 @@ class LabelSetsPass:
         return _Sums((W, np.array([m.size, t1.sum() + t2.sum()])))
 
 
+def _world_moments(p1, p2, k, first_order):
+    """E f^j, j = 1..4, of the bootstrap world's f* per row: a point mass at p1 for first order or no spread,
+    Bernoulli(p1) at the largest spread p1 (1 - p1), otherwise the Beta law with mean p1 and second moment p2 (as
+    :class:`_Snapshots` draws)."""
+    if first_order:
+        return p1, p1**2, p1**3, p1**4
+    var = np.clip(p2 - p1 * p1, 0.0, None)
+    top = p1 * (1.0 - p1)
+    bern = var >= top * (1 - 1e-9)
+    point = (var <= 1e-12) & ~bern
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.where(bern | point, 1.0, top / np.where(var > 0, var, 1.0) - 1.0)
+    a = p1 * s
+    mu = [p1]
+    for j in range(1, 4):
+        mu.append(mu[-1] * (a + j) / (s + j))
+    mu2, mu3, mu4 = (np.where(point, p1 ** (j + 1), np.where(bern, p1, mu[j])) for j in (1, 2, 3))
+    return p1, mu2, mu3, mu4
+
+
+def target_covariances(p1, p2, k, R):
+    """Per row, the covariance of the targets (z1 = a/k, z2 = a(a-1)/(k(k-1))) when a ~ Binomial(k, f*) and f* has
+    the bootstrap world's law: columns Var z1, and for R = 2 also Cov(z1, z2), Var z2.
+
+    From the factorial moments E a^(j) = k^(j) E f^j: E z1^2 = (k^(2) mu2 + k mu1)/k^2; E z1 z2 = (k^(3) mu3 +
+    2 k^(2) mu2)/(k k^(2)) since a a^(2) = a^(3) + 2 a^(2); E z2^2 = (k^(4) mu4 + 4 k^(3) mu3 + 2 k^(2) mu2)/k^(2)^2
+    since (a^(2))^2 = a^(4) + 4 a^(3) + 2 a^(2).  For k = 2 they depend on (p1, p2) alone, as the law of a does.
+    """
+    mu1, mu2, mu3, mu4 = _world_moments(p1, p2, k, R == 1)
+    k2 = k * (k - 1.0)
+    v1 = (k2 * mu2 + k * mu1) / (k * k) - mu1 * mu1
+    if R == 1:
+        return v1[:, None]
+    k3, k4 = k2 * (k - 2.0), k2 * (k - 2.0) * (k - 3.0)
+    c12 = (k3 * mu3 + 2.0 * k2 * mu2) / (k * k2) - mu1 * mu2
+    v2 = (k4 * mu4 + 4.0 * k3 * mu3 + 2.0 * k2 * mu2) / (k2 * k2) - mu2 * mu2
+    return np.column_stack([v1, c12, v2])
+
+
+class WorldPass:
+    """The bootstrap world in one pass: the right-hand sides its labels have on average (sum_i phi_i p_i), the
+    moments of the targets' covariance (sum_i C_i T_a(u_i) T_b(w_i) up to twice the degree, from which the
+    covariance of the right-hand sides is assembled exactly), and the world's own CE sums."""
+
+    def __init__(self, calmap):
+        self.calmap = calmap
+
+    def __call__(self, index, m, v, a, k):
+        calmap = self.calmap
+        basis = calmap.basis
+        R = 2 if calmap.ndim == 2 else 1
+        vv = v if calmap.ndim == 2 else None
+        p = calmap.predict(m, vv, project=True)
+        t1, t2 = ce_terms(p, m, vv)
+        p1 = p[:, 0]
+        p2 = p[:, 1] if R == 2 else p1 * p1
+        u, w = to_unit(m, vv)
+        W = response_moments(u, w, np.column_stack([p1, p2])[:, :R], basis.degree, basis.deg_w)
+        C = target_covariances(p1, p2, k, R)
+        S = response_moments(u, w, C, 2 * basis.degree, 2 * basis.deg_w)
+        return _Sums((W, S, np.array([m.size, t1.sum() + t2.sum()])))
+
+
+def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
+    """(d, B, R) right-hand sides b_b = E b + L xi_b, L L' the exact covariance of Phi' z in the world (blocks
+    assembled from the covariance moments S), xi_b standard normal from ``SeedSequence([seed, 3])``: the refits are
+    linear in the labels, so their noise has the exact label-redraw covariance, with a Gaussian shape (the sum of n
+    independent rows)."""
+    R = W.shape[0]
+    mean = np.stack([response_vector(W[r], basis) for r in range(R)], axis=1)  # (d, R)
+    d = mean.shape[0]
+    pairs = {(0, 0): 0} if R == 1 else {(0, 0): 0, (0, 1): 1, (1, 1): 2}
+    cov = np.empty((R * d, R * d))
+    for (r, q), j in pairs.items():
+        block = assemble_gram(S[j], basis)
+        cov[r * d:(r + 1) * d, q * d:(q + 1) * d] = block
+        cov[q * d:(q + 1) * d, r * d:(r + 1) * d] = block.T
+    scale = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    scale[scale == 0] = 1.0
+    inv = 1.0 / scale
+    cov *= inv[:, None]
+    cov *= inv[None, :]  # the correlation matrix, in place
+    # a square root in float32 (half the time; the draws need no more): the smallest jitter on the diagonal that
+    # factors it (positive semi-definite up to rounding; 1e-3 of each coordinate's variance at most)
+    corr32 = cov.astype(np.float32)
+    diag = np.diag_indices(R * d)
+    root = None
+    for jitter in (0.0, 1e-6, 1e-5, 1e-4, 1e-3):
+        trial = corr32.copy()
+        trial[diag] += np.float32(jitter)
+        root, info = linalg.lapack.spotrf(trial, lower=1, clean=1, overwrite_a=1)
+        if info == 0:
+            break
+        root = None
+    if root is None:  # pragma: no cover - a correlation matrix plus 1e-3 I is positive definite
+        raise RuntimeError("the bootstrap world's covariance could not be factorised")
+    xi = np.random.default_rng([seed & (2**63 - 1), 3]).standard_normal((R * d, n_boot)).astype(np.float32)
+    root = (root @ xi).astype(np.float64)
+    noise = (scale[:, None] * root).reshape(R, d, n_boot)  # response-major
+    return mean.T[:, :, None].transpose(1, 2, 0) + noise.transpose(1, 2, 0)  # (d, B, R)
+
+
 _TAUS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, np.inf)  # thresholds of the shrunken worlds
 _N_SHRINK = 50  # refits whose deviations price each shrunken world (its mean plug-in only)
 
@@ -207,17 +313,24 @@ class RefitPass:
     bootstraps where they fit its budget.
     """
 
-    def __init__(self, calmap, betas, seed, weights=None):
+    def __init__(self, calmap, betas, seed, weights=None, fraction=1.0):
         self.calmap, self.betas, self.seed = calmap, betas, seed  # betas: (d, B, R)
         self.weights = weights if weights is not None else PoissonWeights(0)
+        self.fraction = fraction  # the share of rows evaluated (a keyed subset), and the weights' variance
         self.bar = None  # set by the source: counts the rows evaluated under all refits
 
     def __call__(self, index, m, v, a, k):
         calmap = self.calmap
         basis, ndim = calmap.basis, calmap.ndim
         d, B, R = self.betas.shape
-        draw = self.weights.get(self.seed, index, row_keys(m, v if ndim == 2 else None, a, k, self.seed), B)
+        keys = row_keys(m, v if ndim == 2 else None, a, k, self.seed)
+        q = self.fraction
+        if q < 1.0:  # a keyed subset of the rows: the same rows whatever the chunking
+            keep = keyed_uniforms(keys, stream_salt(4, 0)) < q
+            m, v, keys = m[keep], (v[keep] if ndim == 2 else v), keys[keep]
+        draw = self.weights.get(self.seed, index, keys, B)
         num, den = np.zeros(B), np.zeros(B)
+        truth = 0.0
         shrunk_truth, shrunk_plug = np.zeros(len(_TAUS)), np.zeros(len(_TAUS))
         nb = min(B, _N_SHRINK)
         # (R B, d) in the tensor layout, response-major
@@ -235,12 +348,15 @@ class RefitPass:
             dev = np.abs(pred - score[:, None, :])
             s = dev[0] if R == 1 else dev[0] + dev[1]  # (B, rows)
             wts = draw(sl)  # (rows, B)
+            if q < 1.0:  # weights of mean 1 and variance q: resampling n items, seen through q n of them
+                wts = 1.0 + np.sqrt(q) * (wts - 1.0)
             num += np.einsum("ib,bi->b", wts, s)
             den += wts.sum(axis=0)
             p = calmap.predict(mm, vv, project=True)[:, :R].T
             e = np.subtract(pred, p[:, None, :], out=pred)
             sigma = e.std(axis=1)
             g = p - score
+            truth += np.abs(g).sum()
             en = e[:, :nb, :]
             for j, tau in enumerate(_TAUS):
                 gt = np.zeros_like(g) if np.isinf(tau) else _soft(g, tau * sigma)
@@ -248,7 +364,7 @@ class RefitPass:
                 shrunk_plug[j] += np.abs(gt[:, None, :] + en).sum() / nb
             if self.bar is not None:
                 self.bar.update(sl.stop - sl.start)
-        return _Sums((num, den, shrunk_truth, shrunk_plug))
+        return _Sums((num, den, shrunk_truth, shrunk_plug, np.array([m.size, truth])))
 
 
 _POISSON_CDF = np.cumsum([np.exp(-1.0) / np.prod(np.arange(1, j + 1, dtype=float)) for j in range(20)])
@@ -312,7 +428,12 @@ class BootstrapResult:
     deltas: np.ndarray
 
 
-def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=False, weights=None, name="bootstrap"):
+REFIT_ROWS = 20_000  # the refits are evaluated on a keyed subset of about this many rows (all rows below it)
+LABEL_DRAWS = "gaussian"  # 'exact': draw every label set (the former bootstrap, n B (l + 1)^2 work; for comparison)
+
+
+def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=False, weights=None, name="bootstrap",
+              label_draws=None, refit_rows=None):
     """Parametric-bootstrap bias correction, interval and upper bound for a plug-in CE estimate ``est`` from ``fit``.
 
     With D_b = (refit b's plug-in) - (its world's truth) in the world of the fitted functions, the one-step bias is
@@ -329,17 +450,30 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     Returns a :class:`BootstrapResult`.
     """
     calmap = fit.calmap
-    A = source.map_reduce(LabelSetsPass(calmap, n_boot, seed), progress=progress, desc=f"{name}: label sets drawn")
-    W, (n, world_sum) = A.arrays
-    truth_world = world_sum / n
     basis = calmap.basis
-    R = W.shape[1]
-    b = np.stack([np.stack([response_vector(W[r, q], basis) for q in range(R)], axis=1) for r in range(n_boot)],
-                 axis=1)  # (d, B, R)
+    label_draws = LABEL_DRAWS if label_draws is None else label_draws
+    refit_rows = REFIT_ROWS if refit_rows is None else refit_rows
+    if label_draws == "exact":  # every label set drawn and its moments accumulated: n B (l + 1)^2 work
+        A = source.map_reduce(LabelSetsPass(calmap, n_boot, seed), progress=progress,
+                              desc=f"{name}: label sets drawn")
+        W, (n, world_sum) = A.arrays
+        R = W.shape[1]
+        b = np.stack([np.stack([response_vector(W[r, q], basis) for q in range(R)], axis=1) for r in range(n_boot)],
+                     axis=1)  # (d, B, R)
+    else:  # one pass: the world's mean right-hand sides and their exact covariance, then Gaussian draws
+        A = source.map_reduce(WorldPass(calmap), progress=progress, desc=f"{name}: the bootstrap world")
+        W, S, (n, world_sum) = A.arrays
+        R = W.shape[0]
+        b = _gaussian_right_hand_sides(W, S, basis, n_boot, seed)
     betas = fit.factor.solve(b.reshape(b.shape[0], -1)).reshape(b.shape)
-    num, den, st_sum, sp_sum = source.map_reduce(RefitPass(calmap, betas, seed, weights), progress=progress,
-                                                 desc=f"{name}: rows under the refits").arrays
-    deltas = num / np.maximum(den, 1.0) - truth_world
+    fraction = 1.0 if refit_rows is None or n <= refit_rows else refit_rows / n
+    num, den, st_sum, sp_sum, (n_sub, truth_sum) = source.map_reduce(
+        RefitPass(calmap, betas, seed, weights, fraction), progress=progress,
+        desc=f"{name}: rows under the refits").arrays
+    # the world's truth over the rows the refits were evaluated on (all of them, or the keyed subset)
+    truth_world = truth_sum / max(n_sub, 1.0)
+    deltas = num / np.maximum(den, 1e-12) - truth_world
+    n = n_sub
     one_step = float(deltas.mean())
     shrunk_bias = est - _shrunk_estimate(est, st_sum / n, sp_sum / n)
     bias = 0.5 * (one_step + shrunk_bias)

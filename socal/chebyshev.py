@@ -176,15 +176,23 @@ def get_backend() -> str:
 # at l = 44; slower below l = 44)
 _NUFFT_MOMENT_TERMS, _NUFFT_MOMENT_ROWS = 4000, 150_000
 _NUFFT_EVAL_TERMS, _NUFFT_EVAL_ROWS = 1600, 50_000
+# two or three strength columns (the bootstrap world's): 0.05 s against 0.14 s at n = 5e4, l = 44; 0.09 against 1.7 s
+# at n = 2e5, l = 88; the dense product still wins at l = 12 below 2e5 rows
+_NUFFT_WEIGHTED_TERMS, _NUFFT_WEIGHTED_ROWS = 1000, 20_000
 
 
-def _use_nufft(n, terms, moments):
+def use_nufft(n, terms, moments, *, weighted=False):
+    """Whether the finufft backend computes moments (``moments``; ``weighted``: a few strength columns, as the
+    bootstrap world's) or evaluations of this size: always with backend 'finufft', never with 'numpy', and with
+    'auto' above the sizes measured to pay (``python benchmarks/bench_estimator.py``)."""
     if _backend == "numpy" or n == 0:
         return False
     from . import nufft
 
     if _backend == "finufft":
         return True
+    if weighted:
+        return nufft.available() and terms >= _NUFFT_WEIGHTED_TERMS and n >= _NUFFT_WEIGHTED_ROWS
     if moments:
         return nufft.available() and terms >= _NUFFT_MOMENT_TERMS and n >= _NUFFT_MOMENT_ROWS
     return nufft.available() and terms >= _NUFFT_EVAL_TERMS and n >= _NUFFT_EVAL_ROWS
@@ -211,7 +219,7 @@ def grouped_moments(u, w, groups, n_groups, deg_u, deg_w, *, chunk=_CHUNK):
     O(n_groups deg_u deg_w + chunk (deg_u + deg_w)).
     """
     order, bounds = _group_order(groups, n_groups)
-    if _use_nufft(u.shape[0], (deg_u + 1) * (deg_w + 1), moments=True):
+    if use_nufft(u.shape[0], (deg_u + 1) * (deg_w + 1), moments=True):
         from . import nufft
 
         return nufft.grouped_moments(u, w, order, bounds, deg_u, deg_w)
@@ -385,7 +393,7 @@ def evaluate_series(basis, beta, mean, var=None, *, chunk=_CHUNK):
     CmatT = np.ascontiguousarray(C.transpose(0, 2, 1).reshape(R * (used_b + 1), used_a + 1))
     u, w = to_unit(mean, var)
     n = u.shape[0]
-    if _use_nufft(n, (used_a + 1) * (used_b + 1), moments=False):
+    if use_nufft(n, (used_a + 1) * (used_b + 1), moments=False):
         from . import nufft
 
         out = nufft.evaluate(C, u, w)

@@ -23,10 +23,12 @@ _ESTIMATOR_NOTES = """
     The headline is bias-corrected.  The plug-in (Eq. (cehat); ``plugin`` of the result, and the estimate itself
     with ``debias=False``) is biased upwards where the truth is small: for zero-mean noise e in eta-hat,
     E|g + e| >= |g| (Jensen), so noise can only add to |eta-hat - score| on average.  A parametric bootstrap prices
-    that noise.  Labels are redrawn ``n_boot`` times from the fitted, projected calibration functions
-    (Binomial(k, f*), f* with the fitted moments; for k = 2 the law of the counts depends on those moments alone and
-    is drawn exactly, other k take f* ~ Beta), the polynomial is refitted at the selected degree and ridge, and each
-    refit's plug-in is compared with its world's truth.  Two worlds bracket the bias:
+    that noise.  In the world of the fitted, projected calibration functions (labels Binomial(k, f*), f* with the
+    fitted moments; for k = 2 the law of the counts depends on those moments alone, other k take f* ~ Beta), the
+    polynomial refitted at the selected degree and ridge is linear in the labels, so ``n_boot`` refits are drawn
+    from the exact mean and covariance of the redrawn labels' right-hand sides (Gaussian: a sum of n independent
+    rows; one pass over the data, :mod:`socal.bootstrap`), and each refit's plug-in is compared with its world's
+    truth.  Two worlds bracket the bias:
 
     * the fitted functions themselves (the one-step correction).  Their own noise already moves |eta-hat - score|
       away from 0, so this world sees too little of the bias;
@@ -55,7 +57,8 @@ _ESTIMATOR_NOTES = """
     so it accounts for the choice between them (a switch to a finer degree is likelier where noise lifted the finer
     estimate).  The upper bound is the same construction, one-sided.  Both always contain the estimate.  They cover
     label noise (with the refit), the sampling of scores in the final average (Poisson(1) weights per item, the
-    mergeable form of resampling items), the bias correction's uncertainty and the degree choice.  They do not model
+    mergeable form of resampling items; above 20,000 rows evaluated on a keyed subset with weights scaled to the full
+    n), the bias correction's uncertainty and the degree choice.  They do not model
     how the fitted polynomial moves with a fresh draw of scores.  What these rules measure on populations with exact
     truth (coverage, bias, RMSE, width against RMSE, and why each rule is there) is in docs/numbers.md, beside
     ``python benchmarks/coverage.py`` which regenerates it.

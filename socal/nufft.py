@@ -59,6 +59,20 @@ def grouped_moments(u, w, order, bounds, deg_u, deg_w):
     return M
 
 
+def weighted_moments(u, w, Z, deg_u, deg_w):
+    """W[j, p, q] = sum_i Z[i, j] T_p(u_i) T_q(w_i) for each column j of Z: one type-1 NUFFT with the columns as
+    strengths (see :func:`socal.sufficient.response_moments`); shape (J, deg_u + 1, deg_w + 1)."""
+    th, ph = _angles(u), _angles(w)
+    J = Z.shape[1]
+    c = np.ascontiguousarray(Z.T, dtype=np.complex128)
+    if deg_w == 0:
+        F = _finufft.nufft1d1(th, c, 2 * deg_u + 1, eps=EPS, **_OPTS).real.reshape(J, -1)
+        return F[:, deg_u:, None].copy()
+    F = _finufft.nufft2d1(th, ph, c, (2 * deg_u + 1, 2 * deg_w + 1), eps=EPS, **_OPTS).real
+    F = F.reshape(J, 2 * deg_u + 1, 2 * deg_w + 1)
+    return 0.5 * (F[:, deg_u:, deg_w:] + F[:, deg_u:, deg_w::-1])
+
+
 def evaluate(C, u, w):
     """sum_{ab} C[r, a, b] T_a(u_i) T_b(w_i) for each r: a type-2 NUFFT of C extended evenly; shape (n, R)."""
     R, la, lb = C.shape

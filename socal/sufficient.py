@@ -72,9 +72,13 @@ def response_moments(u, w, Z, deg_u, deg_w, *, floats=2**22):
     (:func:`socal.chebyshev.tensor_features`), whose size (d x chunk) is kept near ``floats``: cheap for many
     columns at once (the bootstrap's B label sets).
     """
-    from .chebyshev import tensor_features
+    from .chebyshev import tensor_features, use_nufft
 
     n, J = Z.shape
+    if J <= 8 and use_nufft(n, (deg_u + 1) * (deg_w + 1), True, weighted=True):  # a few columns: one NUFFT
+        from . import nufft
+
+        return nufft.weighted_moments(u, w, Z, deg_u, deg_w)
     d = (deg_u + 1) * (deg_w + 1)
     chunk = max(64, floats // d)
     W = np.zeros((J, d))

@@ -62,11 +62,16 @@ def test_ce2_is_the_same_under_both_backends(backend):
 
 def test_auto_uses_finufft_only_where_it_gains(backend, monkeypatch):
     backend("auto")
-    assert chebyshev._use_nufft(10**6, 89 * 89, moments=True)
-    assert not chebyshev._use_nufft(10**4, 89 * 89, moments=True)  # too few rows: per-call overhead dominates
-    assert not chebyshev._use_nufft(10**6, 13 * 13, moments=True)  # low degree: matrix products win
+    assert chebyshev.use_nufft(10**6, 89 * 89, moments=True)
+    assert not chebyshev.use_nufft(10**4, 89 * 89, moments=True)  # too few rows: per-call overhead dominates
+    assert not chebyshev.use_nufft(10**6, 13 * 13, moments=True)  # low degree: matrix products win
+    # a few strength columns (the bootstrap world's moments): worth it from fewer rows and terms
+    assert chebyshev.use_nufft(5 * 10**4, 45 * 45, True, weighted=True)
+    assert not chebyshev.use_nufft(5 * 10**4, 13 * 13, True, weighted=True)
+    assert not chebyshev.use_nufft(10**4, 89 * 89, True, weighted=True)
     backend("numpy")
-    assert not chebyshev._use_nufft(10**6, 89 * 89, moments=True)
+    assert not chebyshev.use_nufft(10**6, 89 * 89, moments=True)
+    assert not chebyshev.use_nufft(10**6, 89 * 89, True, weighted=True)
 
 
 def test_set_backend_is_validated(backend, monkeypatch):

@@ -136,3 +136,78 @@ def test_a_seed_changes_the_draws_and_a_row_change_moves_only_that_row():
     moved = row_keys(np.r_[m[1:], m[:1]], np.r_[v[1:], v[:1]], np.r_[y.sum(1)[1:], y.sum(1)[:1]], np.full(m.size, 2.0),
                      0)
     assert np.array_equal(moved, np.r_[keys[1:], keys[:1]])
+
+
+def test_target_covariances_are_the_exact_moments_of_the_world():
+    """Var z1, Cov(z1, z2), Var z2 from the factorial moments equal exact enumeration of a ~ Binomial(k, f*), f* of
+    the world's law (Beta with mean p1 and second moment p2; a point mass; Bernoulli), for k = 1..6."""
+    from socal.bootstrap import target_covariances
+
+    cases = [(0.3, 0.3**2 + 0.01), (0.5, 0.3), (0.2, 0.2**2), (0.7, 0.7)]  # Beta, Beta, point mass, Bernoulli
+    for p1, p2 in cases:
+        var = p2 - p1 * p1
+        for k in range(2, 7):
+            a = np.arange(k + 1)
+            if var <= 1e-12:
+                pmf = stats.binom.pmf(a, k, p1)
+            elif var >= p1 * (1 - p1) * (1 - 1e-9):
+                pmf = np.where(a == 0, 1 - p1, 0.0) + np.where(a == k, p1, 0.0)
+            else:
+                s = p1 * (1 - p1) / var - 1
+                pmf = stats.betabinom.pmf(a, k, p1 * s, (1 - p1) * s)
+            z1, z2 = a / k, a * (a - 1) / (k * (k - 1))
+            m1, m2 = pmf @ z1, pmf @ z2
+            exact = [pmf @ z1**2 - m1**2, pmf @ (z1 * z2) - m1 * m2, pmf @ z2**2 - m2**2]
+            got = target_covariances(np.array([p1]), np.array([p2]), np.array([float(k)]), 2)[0]
+            np.testing.assert_allclose(got, exact, atol=1e-12, err_msg=f"p1={p1}, p2={p2}, k={k}")
+    got = target_covariances(np.array([0.3]), np.array([0.09]), np.array([1.0]), 1)[0, 0]
+    assert got == pytest.approx(0.3 * 0.7)  # first order, one label: Bernoulli(p1)
+
+
+def test_gaussian_right_hand_sides_have_the_label_redraw_covariance():
+    """The one-pass world gives b = Phi' z its exact mean and covariance: many Gaussian draws against the covariance
+    built row by row from the features (negative control: the covariance of a world with twice the label noise is
+    rejected)."""
+    from socal.bootstrap import WorldPass, _gaussian_right_hand_sides, target_covariances
+    from socal.chebyshev import TensorBasis, tensor_features, to_unit
+
+    pop = socal.synthetic.validation_zoo()["toy"].population
+    m, v, y = pop.sample(4000, h=1 / 16, rng=3)
+    fit = socal.calibration_functions(m, v, y, degree=3, alpha=1e-3).map
+    a, k = y.sum(axis=1), np.full(m.size, 2.0)
+    W, S, _ = WorldPass(fit)(0, m, v, a, k).arrays
+    b = _gaussian_right_hand_sides(W, S, fit.basis, 20000, seed=5)  # (d, B, R)
+    p = fit.predict(m, v, project=True)
+    u, w = to_unit(m, v)
+    basis = TensorBasis(3, 2)
+    phi = tensor_features(u, w, 3, 3)[basis.tensor_index]  # (d, n) in the basis order
+    np.testing.assert_allclose(b.mean(axis=1), phi @ p, atol=4 * np.sqrt(np.diag(phi @ phi.T)).max() / 100)
+    C = target_covariances(p[:, 0], p[:, 1], k, 2)
+    d = phi.shape[0]
+    exact = np.zeros((2 * d, 2 * d))
+    for (r, q), j in {(0, 0): 0, (0, 1): 1, (1, 0): 1, (1, 1): 2}.items():
+        exact[r * d:(r + 1) * d, q * d:(q + 1) * d] = (phi * C[:, j]) @ phi.T
+    flat = np.concatenate([b[:, :, 0], b[:, :, 1]])  # (2d, B)
+    sample = np.cov(flat)
+    sd = np.sqrt(np.diag(exact))
+    rel = np.abs(sample - exact) / np.outer(sd, sd)
+    assert rel.max() < 0.06, rel.max()  # 20000 draws: correlations to +-0.03 (2 SE), a few % on variances
+    assert (np.abs(sample - 2 * exact) / np.outer(sd, sd)).max() > 0.5  # negative control
+
+
+def test_the_refit_subset_is_keyed_by_row_content(monkeypatch):
+    """Above REFIT_ROWS rows the refits are evaluated on a keyed subset: the same rows, so the same numbers, in any
+    order and chunking (the subset is exercised here with REFIT_ROWS = 800)."""
+    import socal.bootstrap as bs
+
+    monkeypatch.setattr(bs, "REFIT_ROWS", 800)
+    m, v, y = _determinism_data()
+    kw = dict(h=1 / 16, ci=0.9, upper=0.95, n_boot=40)
+    ref = socal.ce2(m, v, y, **kw)
+    perm = np.random.default_rng(9).permutation(m.size)
+    cuts = np.array_split(perm, 5)
+    chunked = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
+    np.testing.assert_allclose(_headline(chunked), _headline(ref), rtol=1e-12, atol=1e-14)
+    full = socal.ce2(m, v, y, **kw, rng=None)
+    monkeypatch.setattr(bs, "REFIT_ROWS", 10**9)
+    assert not np.array_equal(_headline(socal.ce2(m, v, y, **kw)), _headline(full))  # the subset is used

@@ -14,13 +14,13 @@ def _err(capsys):
     return capsys.readouterr().err.replace("\r", "\n")
 
 
-def test_ce2_progress_counts_rows_and_label_sets(capsys):
+def test_ce2_progress_counts_rows_in_every_pass(capsys):
     pytest.importorskip("tqdm")
     m, v, y = synthetic.toy_population().sample(3000, h=1 / 16, rng=0)
     socal.ce2(m, v, y, h=1 / 16, n_boot=40, rng=0, progress=True)
     err = _err(capsys)
     assert "ce2: statistics" in err and "3.00k/3.00k" in err and "rows" in err
-    assert "label sets drawn: 100%" in err and "40/40" in err
+    assert "the bootstrap world: 100%" in err and "rows under the refits: 100%" in err
     socal.ce2(m, v, y, h=1 / 16, n_boot=40, rng=0)
     assert _err(capsys) == ""  # silent by default
 
