@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import time
 
-__all__ = ["progress", "Bar"]
+__all__ = ["tracked", "Bar"]
 
 
 class _Plain:

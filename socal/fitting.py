@@ -7,7 +7,6 @@ else.  :func:`fit_calibration` is the in-memory shortcut (one chunk).  The candi
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from numpy.polynomial import chebyshev as C
 
-from socal import fitting, sufficient
+from socal import sufficient
 from socal.sufficient import SufficientStats
 from socal.fitting import fit_calibration
 from socal.sufficient import targets

@@ -13,7 +13,7 @@ from scipy import stats
 from socal import SechKernel
 from socal.degrees import paper_degree, theta
 
-from ._core import Part, Result, Verdict, claim, combine, steps, worst
+from ._core import Part, Result, Verdict, claim, combine, steps
 from .strip import (TEST_DISTRIBUTIONS, Atoms, certify, d2_acb, d_acb, eta_acb, eta_mp, max_abs_eta, nd_mp,
                     nd_smooth_mp, sub_strip_theta)
 

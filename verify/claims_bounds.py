@@ -9,7 +9,7 @@ import sympy as sp
 
 from socal import SechKernel
 
-from ._core import Part, Result, Verdict, claim, combine, get, worst
+from ._core import Part, Result, Verdict, claim, combine, get
 from .bounds import CE2_RANGE, threshold_n, upper_bound
 from .transport import ce_two_point, two_point_minimax
 
@@ -145,7 +145,6 @@ def check_main_bound(*, quick, c406, c408, hoeffding):
     if not all(checks.values()):
         bad = [k for k, v in checks.items() if not v]
         return Result(Verdict.FAILS, f"step(s) fail: {', '.join(bad)}", {"steps": steps, "aux-1": ev_aux})
-    verdicts = [Verdict.HOLDS]
     # does the proof cover the estimator that is computed?
     sep = _clipped_class_separated(50)
     risk_ls, risks = _ridge_clip_is_not_erm()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 import socal
 from socal import synthetic
