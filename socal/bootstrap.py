@@ -30,7 +30,7 @@ import numpy as np
 from scipy import linalg
 
 from ._results import ConfidenceInterval, UpperBound
-from .deviations import ce_terms, score_moments
+from .deviations import score_moments
 from .rowkeys import keyed_uniforms, row_keys, stream_salt
 from .chebyshev import assemble_gram, response_vector, tensor_features, to_unit
 from .sufficient import response_moments, targets
@@ -42,6 +42,19 @@ _REP_FLOATS = 2**25  # label sets are drawn in blocks of at most this many targe
 
 
 _TABLE_K = 64  # rows with other k up to this many labels draw from a per-row table of their count's law
+
+
+def _world_law(p1, p2):
+    """The bootstrap world's law of f* per row, from its mean p1 and second moment p2: (bern, point, s) with bern
+    where the spread is the largest possible, p1 (1 - p1) (f* is Bernoulli(p1)), point where there is none (f* = p1),
+    and otherwise Beta(p1 s, (1 - p1) s), s = p1 (1 - p1) / Var - 1 (mean and variance matched)."""
+    var = np.clip(p2 - p1 * p1, 0.0, None)
+    top = p1 * (1.0 - p1)
+    bern = var >= top * (1 - 1e-9)
+    point = (var <= 1e-12) & ~bern
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.where(bern | point, 1.0, top / np.where(var > 0, var, 1.0) - 1.0)
+    return bern, point, s
 
 
 class _Snapshots:
@@ -65,12 +78,7 @@ class _Snapshots:
         self.q2c = 1.0 - np.clip(p2[self.two], 0.0, 1.0)
         other = np.flatnonzero(~self.two)
         k_o, p1_o = k[other].astype(np.int64), p1[other]
-        var = np.clip(p2[other] - p1_o * p1_o, 0.0, None)
-        top = p1_o * (1.0 - p1_o)
-        bern = var >= top * (1 - 1e-9)
-        point = (var <= 1e-12) & ~bern
-        with np.errstate(divide="ignore", invalid="ignore"):
-            s = np.where(bern | point, 1.0, top / np.where(var > 0, var, 1.0) - 1.0)  # Beta(a, b): a + b = s
+        bern, point, s = _world_law(p1_o, p2[other])
         alpha, beta = p1_o * s, (1.0 - p1_o) * s
         small = k_o <= _TABLE_K
         # the tabulated rows: cumulative probabilities of a = 0..k, offset by the row's position (so one sorted array)
@@ -145,7 +153,7 @@ class _Sums:
 
 
 class LabelSetsPass:
-    """Response moments of B bootstrap label sets, and the bootstrap world's CE sums."""
+    """Response moments of B bootstrap label sets, and the row count."""
 
     unit = "label sets"
 
@@ -163,7 +171,6 @@ class LabelSetsPass:
         vv = v if calmap.ndim == 2 else None
         keys = row_keys(m, vv, a, k, self.seed)
         p = calmap.predict(m, vv, project=True)
-        t1, t2 = ce_terms(p, m, vv)
         p1 = p[:, 0]
         p2 = p[:, 1] if R == 2 else p1 * p1  # first order: f* = p1 exactly
         u, w = to_unit(m, vv)
@@ -186,7 +193,7 @@ class LabelSetsPass:
             W[start: start + reps] = Wb.reshape(reps, R, basis.degree + 1, basis.deg_w + 1)
             if self.bar is not None:
                 self.bar.update(reps)
-        return _Sums((W, np.array([m.size, t1.sum() + t2.sum()])))
+        return _Sums((W, np.array([m.size])))
 
 
 def _world_moments(p1, p2, k, first_order):
@@ -195,12 +202,7 @@ def _world_moments(p1, p2, k, first_order):
     :class:`_Snapshots` draws)."""
     if first_order:
         return p1, p1**2, p1**3, p1**4
-    var = np.clip(p2 - p1 * p1, 0.0, None)
-    top = p1 * (1.0 - p1)
-    bern = var >= top * (1 - 1e-9)
-    point = (var <= 1e-12) & ~bern
-    with np.errstate(divide="ignore", invalid="ignore"):
-        s = np.where(bern | point, 1.0, top / np.where(var > 0, var, 1.0) - 1.0)
+    bern, point, s = _world_law(p1, p2)
     a = p1 * s
     mu = [p1]
     for j in range(1, 4):
@@ -231,7 +233,7 @@ def target_covariances(p1, p2, k, R):
 class WorldPass:
     """The bootstrap world in one pass: the right-hand sides its labels have on average (sum_i phi_i p_i), the
     moments of the targets' covariance (sum_i C_i T_a(u_i) T_b(w_i) up to twice the degree, from which the
-    covariance of the right-hand sides is assembled exactly), and the world's own CE sums."""
+    covariance of the right-hand sides is assembled exactly), and the row count."""
 
     def __init__(self, calmap):
         self.calmap = calmap
@@ -242,14 +244,13 @@ class WorldPass:
         R = 2 if calmap.ndim == 2 else 1
         vv = v if calmap.ndim == 2 else None
         p = calmap.predict(m, vv, project=True)
-        t1, t2 = ce_terms(p, m, vv)
         p1 = p[:, 0]
         p2 = p[:, 1] if R == 2 else p1 * p1
         u, w = to_unit(m, vv)
         W = response_moments(u, w, np.column_stack([p1, p2])[:, :R], basis.degree, basis.deg_w)
         C = target_covariances(p1, p2, k, R)
         S = response_moments(u, w, C, 2 * basis.degree, 2 * basis.deg_w)
-        return _Sums((W, S, np.array([m.size, t1.sum() + t2.sum()])))
+        return _Sums((W, S, np.array([m.size])))
 
 
 def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
@@ -456,26 +457,25 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     if label_draws == "exact":  # every label set drawn and its moments accumulated: n B (l + 1)^2 work
         A = source.map_reduce(LabelSetsPass(calmap, n_boot, seed), progress=progress,
                               desc=f"{name}: label sets drawn")
-        W, (n, world_sum) = A.arrays
+        W, (n,) = A.arrays
         R = W.shape[1]
         b = np.stack([np.stack([response_vector(W[r, q], basis) for q in range(R)], axis=1) for r in range(n_boot)],
                      axis=1)  # (d, B, R)
     else:  # one pass: the world's mean right-hand sides and their exact covariance, then Gaussian draws
         A = source.map_reduce(WorldPass(calmap), progress=progress, desc=f"{name}: the bootstrap world")
-        W, S, (n, world_sum) = A.arrays
+        W, S, (n,) = A.arrays
         R = W.shape[0]
         b = _gaussian_right_hand_sides(W, S, basis, n_boot, seed)
     betas = fit.factor.solve(b.reshape(b.shape[0], -1)).reshape(b.shape)
-    fraction = 1.0 if refit_rows is None or n <= refit_rows else refit_rows / n
+    fraction = 1.0 if n <= refit_rows else refit_rows / n
     num, den, st_sum, sp_sum, (n_sub, truth_sum) = source.map_reduce(
         RefitPass(calmap, betas, seed, weights, fraction), progress=progress,
         desc=f"{name}: rows under the refits").arrays
     # the world's truth over the rows the refits were evaluated on (all of them, or the keyed subset)
-    truth_world = truth_sum / max(n_sub, 1.0)
-    deltas = num / np.maximum(den, 1e-12) - truth_world
-    n = n_sub
+    n_sub = max(n_sub, 1.0)
+    deltas = num / np.maximum(den, 1e-12) - truth_sum / n_sub
     one_step = float(deltas.mean())
-    shrunk_bias = est - _shrunk_estimate(est, st_sum / n, sp_sum / n)
+    shrunk_bias = est - _shrunk_estimate(est, st_sum / n_sub, sp_sum / n_sub)
     bias = 0.5 * (one_step + shrunk_bias)
     top = float(R)  # the CE functional's range: [0, 1] for CE1, [0, 2] for CE2 (each term is at most 1)
     debiased = min(max(est - bias, 0.0), top)

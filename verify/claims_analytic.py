@@ -395,7 +395,6 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     hs = H_VALUES[:1] if quick else H_VALUES
     dists = TEST_DISTRIBUTIONS[:3] if quick else TEST_DISTRIBUTIONS
     ev = {"M_assumed": M, "strip_fraction": strip_fraction}
-    verdicts = []
     # (i) sup |eta| on the strip the corollary uses: the open strip is approached by sub-strips
     fracs = (0.5, 0.9, 0.99) if strip_fraction >= 1 else (strip_fraction,)
     table, witness = [], None
@@ -415,7 +414,6 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
         certified = bool(ball > M)
         ev["counterexample"] = {"dist": d.name, "h": h, "z": [z.real, z.imag], "|eta(z)|": mx,
                                 "|eta| ball": str(ball), "certified_above_M": certified}
-        verdicts.append(Verdict.FAILS if certified else Verdict.INCONCLUSIVE)
     # (ii) the var axis has length 1/4: mapped to [-1,1] the strip widens 8x, theta_var >= theta (conservative)
     rho = sp.symbols("rho", positive=True)
     tv, t1 = 8 * rho + sp.sqrt(64 * rho**2 + 1), 2 * rho + sp.sqrt(4 * rho**2 + 1)
@@ -434,7 +432,6 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     ratio_h = {f"h={h:g}": float(ratio.subs(th, theta(h))) for h in H_VALUES}
     ev["tensor_2d"] = {"derived constant": str(derived), "claimed constant": tensor_constant,
                        "derived / claimed": ratio_h}
-    verdicts.append(Verdict.GAP if max(ratio_h.values()) > 1 + 1e-12 else Verdict.HOLDS)
     # (iv) Chebyshev coefficients of eta on [0, 1] against the (repaired) Bernstein bound, decided beyond round-off
     # the conclusion as stated: |c_k| <= 2 M theta^-k with the corollary's theta (half-width strip_fraction h pi/2)
     decay = chebyshev_decay(hs, dists[:3], M, strip_fraction, 300 if quick else 600, rho_fraction=strip_fraction)
