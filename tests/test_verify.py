@@ -275,3 +275,64 @@ def test_report_leads_with_counts_legend_and_findings(capsys):
     assert data["counts"]["GAP"] == 1 and set(data["legend"]) == {v.value for v in Verdict}
     claim = data["claims"][0]
     assert {p["verdict"] for p in claim["parts"]} >= {"FAILS", "GAP", "HOLDS"} and claim["repair"]
+
+
+# -- no float decides (issue 25) -------------------------------------------------------------------------------------
+def _outcomes(res):
+    """(outcome, how) of each 'decided by' line: outcome in {'true', 'false', 'UNDECIDED'}."""
+    out = []
+    for line in res.evidence.get("decided by", []):
+        head, how = line.rsplit(" (", 1)
+        out.append((head.rsplit(": ", 1)[1], how.rstrip(")")))
+    return out
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_every_verdict_rests_on_certified_decisions(cid):
+    """A decisive verdict (HOLDS, FAILS, GAP, VACUOUS) lists the comparisons that decided it, each certified (exact,
+    ball, error bound, or a statistical test at its level), none undecided."""
+    from socal.verify.certified import HOW
+
+    res = quick(cid)
+    rows = _outcomes(res)
+    assert rows, f"{cid}: no 'decided by' in the evidence"
+    assert all(how in HOW for _, how in rows), (cid, rows)
+    if res.verdict is not Verdict.INCONCLUSIVE:
+        assert all(o != "UNDECIDED" for o, _ in rows), (cid, res.evidence["decided by"])
+
+
+def _perturbed(value, sign):
+    import sympy as sp
+    from fractions import Fraction
+
+    if isinstance(value, bool) or isinstance(value, str):
+        return None
+    if isinstance(value, float):
+        return value * (1 + sign * 1e-12)
+    if isinstance(value, (int, Fraction)) or (isinstance(value, sp.Basic) and value.is_number):
+        return sp.nsimplify(value) * (1 + sign * sp.Rational(1, 10**12))
+    return None
+
+
+EDGE = [(cid, k, sign) for cid in IDS if not verify.get(cid).slow for k in verify.get(cid).paper
+        for sign in (-1, 1) if _perturbed(verify.get(cid).paper[k], sign) is not None]
+
+
+@pytest.mark.parametrize("cid,arg,sign", EDGE)
+def test_a_constant_moved_by_1e12_flips_only_by_a_certified_decision(cid, arg, sign):
+    """The negative control at the edge: each numeric constant moved by 1e-12 relative.  The verdict stays, becomes
+    INCONCLUSIVE, or flips because a certified (exact, ball, error-bound) comparison changed side; never by
+    round-off."""
+    c = verify.get(cid)
+    kwargs = dict(c.paper)
+    kwargs[arg] = _perturbed(kwargs[arg], sign)
+    try:
+        res = c.check(quick=True, **kwargs)
+    except Exception as exc:  # a check may refuse a constant outside its domain; that is not a flip
+        pytest.skip(f"{cid} refuses {arg} = {kwargs[arg]}: {exc}")
+    base = quick(cid)
+    if res.verdict in (base.verdict, Verdict.INCONCLUSIVE):
+        return
+    before, after = _outcomes(base), _outcomes(res)
+    flipped = [(a, b) for a, b in zip(before, after) if {a[0], b[0]} == {"true", "false"} and b[1] != "statistical"]
+    assert flipped, (cid, arg, sign, base.verdict, res.verdict, res.evidence.get("decided by"))

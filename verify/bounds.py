@@ -17,7 +17,8 @@ import math
 
 from socal.degrees import paper_degree, theta
 
-__all__ = ["upper_bound", "step4", "step5", "lower_bound", "threshold_n", "LB_CONSTANT", "CE2_RANGE"]
+__all__ = ["upper_bound", "upper_bound_ball", "paper_degree_ball", "step4", "step5", "lower_bound", "threshold_n",
+           "LB_CONSTANT", "CE2_RANGE"]
 
 LB_CONSTANT = 1.0 / (48.0 * math.sqrt(2.0))
 # CE2^pert's whole range: |eta1 - m~| <= 1 and |eta2 - v~| <= 5/4, since v~ = m~^2 + var~ reaches 1 + 1/4 on R
@@ -66,3 +67,46 @@ def threshold_n(h, level, *, tight=False, n_max=1e40):
         else:
             lo = mid
     return float(f"{10.0**hi:.3g}")
+
+
+def paper_degree_ball(n, h):
+    """l = ceil(2 log n / log theta(h)) in ball arithmetic (h = 1/k exactly); None when the ball straddles an integer
+    (the ceiling is then undecided)."""
+    from flint import arb, ctx
+
+    old = ctx.prec
+    ctx.prec = 212
+    try:
+        hb = arb(1) / arb(round(1 / h))
+        th = hb * arb.pi() + (hb**2 * arb.pi() ** 2 + 1).sqrt()
+        x = 2 * arb(n).log() / th.log()
+        lo, hi = x.lower(), x.upper()
+        c_lo, c_hi = int(math.ceil(float(lo))), int(math.ceil(float(hi)))
+        # certified: c_lo - 1 < x <= c_lo for every value in the ball
+        if c_lo != c_hi or not (bool(arb(c_lo) - x >= 0) and bool(arb(c_lo - 1) - x < 0)):
+            return None
+        return c_lo
+    finally:
+        ctx.prec = old
+
+
+def upper_bound_ball(n, h, l=None, *, c406=406, c408=408):
+    """:func:`upper_bound` in ball arithmetic (python-flint ``arb``; n an integer, h = 1/k exactly): the true value
+    of the paper's explicit bound lies in the returned ball.  None when the degree rule's ceiling is undecided."""
+    from flint import arb, ctx
+
+    l = paper_degree_ball(n, h) if l is None else l
+    if l is None:
+        return None
+    old = ctx.prec
+    ctx.prec = 212
+    try:
+        hb = arb(1) / arb(round(1 / h))
+        th = hb * arb.pi() + (hb**2 * arb.pi() ** 2 + 1).sqrt()
+        nb, d = arb(int(n)), arb((l + 1) ** 2)
+        B = 2 / (th - 1)
+        s4 = 2 * (5 * B**2 / nb**4 + (arb(c406) * d * (3 * nb).log() + arb(c408)) / nb).sqrt()
+        t = ((4 * d * (6 * nb).log() + 2 * arb(2).log()) / nb).sqrt()
+        return s4 + 2 / nb + t + 1 / (nb * t)
+    finally:
+        ctx.prec = old

@@ -8,6 +8,7 @@ import numpy as np
 import sympy as sp
 
 from ._core import Result, Verdict, claim
+from .certified import Ledger, both
 from .transport import random_feasible, snapshot_dists, w1_lp, w1_lp_batch
 
 R = sp.Rational
@@ -50,8 +51,9 @@ def ratio_extremes():
 def check_sandwich(*, quick, lower, upper):
     lo, hi = ratio_extremes()
     lower, upper = sp.nsimplify(lower), sp.nsimplify(upper)
-    ok_lower = hi <= lower  # delta <= lower * W1 needs sup delta/W1 <= lower
-    ok_upper = lower / upper <= lo  # lower * W1 <= upper * delta needs inf delta/W1 >= lower/upper
+    led = Ledger()
+    ok_lower = led.check("delta <= lower W1: sup (delta1 + delta2)/W1 <= lower", hi, "<=", lower)
+    ok_upper = led.check("lower W1 <= upper delta: lower/upper <= inf (delta1 + delta2)/W1", lower / upper, "<=", lo)
     rng = np.random.default_rng(12345)
     inst = random_feasible(rng, 200 if quick else 3000)
     pairs = [snapshot_dists(mu1, mu2, m, v) for mu1, mu2, m, v in inst]
@@ -72,9 +74,14 @@ def check_sandwich(*, quick, lower, upper):
     for key, (mu1, mu2, m, v) in (("delta/W1 = 3/2", (0.5, 0.3, 0.48, 0.26)), ("delta/W1 = 1/2", (0.5, 0.3, 0.45, 0.3))):
         p, q = snapshot_dists(mu1, mu2, m, v)
         ev["attaining instances"][key]["ratio (LP)"] = (abs(mu1 - m) + abs(mu2 - v)) / w1_lp(p, q)
-    if lp_err > 1e-6:  # HiGHS solves to 1e-7 absolute: a tighter test can fail on tiny moments (found by hypothesis)
-        return Result(Verdict.FAILS, f"W1 != |Delta_0| + |Delta_1| (LP differs by {lp_err:.2e})", ev)
-    if not (ok_lower and ok_upper):
+    # HiGHS solves to 1e-7 absolute: the agreement is decided with that error carried
+    lp_ok = led.check("the LP's W1 agrees with |Delta_0| + |Delta_1| to 1e-6 (HiGHS error 1e-7)", lp_err, "<=",
+                      sp.Rational(1, 10**6), lhs_err=1e-7)
+    ev["decided by"] = led.lines()
+    if lp_ok is not True:
+        return Result(led.verdict(lp_ok, Verdict.HOLDS, Verdict.FAILS),
+                      f"W1 != |Delta_0| + |Delta_1| (LP differs by {lp_err:.2e})", ev)
+    if both(ok_lower, ok_upper) is not True:
         ray = next(r for r in RAYS if sum(deltas(R(r[0]), R(r[1]))) > lower * w1_formula(R(r[0]), R(r[1])))
         ev["counterexample"] = {"(Delta_0, Delta_1)": ray, "delta1+delta2": str(sum(deltas(R(ray[0]), R(ray[1])))),
                                 "W1": str(w1_formula(R(ray[0]), R(ray[1])))}
@@ -96,7 +103,12 @@ def check_property_exact(*, quick, w1):
     lp = w1_lp(p, q)
     ev = {"W1 formula": w1, "rays where W1=0 and delta=0 disagree": bad,
           "LP check at (Delta0, Delta1) = (0.01, 0.01)": {"LP": lp, "formula": float(fn(p[0] - q[0], p[2] - q[2]))}}
-    if bad or abs(lp - float(fn(p[0] - q[0], p[2] - q[2]))) > 1e-9:
+    led = Ledger()
+    rays_ok = led.record("W1 = 0 exactly where delta1 + delta2 = 0, on the six rays (exact)", not bad, "exact")
+    lp_ok = led.check("the LP's W1 at (0.01, 0.01) equals the formula to 1e-6 (HiGHS error 1e-7)",
+                      abs(lp - float(fn(p[0] - q[0], p[2] - q[2]))), "<=", sp.Rational(1, 10**6), lhs_err=1e-7)
+    ev["decided by"] = led.lines()
+    if not rays_ok or lp_ok is not True:
         ev["counterexample"] = {"(Delta_0, Delta_1)": bad[0] if bad else "LP"}
         return Result(Verdict.FAILS, "W1 = 0 does not match CE2's integrand = 0 under this W1", ev)
     return Result(Verdict.HOLDS, "W1 = 0 iff delta1 + delta2 = 0 (sandwich constants positive and finite)", ev)
@@ -108,8 +120,10 @@ def check_property_exact(*, quick, w1):
 def check_ahdritz_to_us(*, quick, c):
     hi, witness = extreme_ray("max")
     c = sp.nsimplify(c)
-    ev = {"sup (delta1+delta2)/W1": str(hi), "claimed c": str(c), "tight": bool(hi == c)}
-    if hi > c:
+    led = Ledger()
+    fails = led.check("sup (delta1 + delta2)/W1 > c", hi, ">", c)
+    ev = {"sup (delta1+delta2)/W1": str(hi), "claimed c": str(c), "tight": bool(hi == c), "decided by": led.lines()}
+    if fails:
         ev["counterexample"] = witness
         return Result(Verdict.FAILS, f"CE2 can reach {hi} eps > {c} eps", ev)
     return Result(Verdict.HOLDS, f"CE2 <= {hi} eps, and {hi} is attained (tight)", ev)
@@ -127,10 +141,12 @@ def check_us_to_ahdritz(*, quick, k):
     w = rng.dirichlet(np.ones(50))
     w1s = np.abs(rng.normal(0, 0.01, 50))
     w1s[np.argmin(w)] = 1.0
-    ev = {"sup W1/(delta1+delta2)": str(need), "claimed k": str(k),
+    led = Ledger()
+    fails = led.check("sup W1/(delta1 + delta2) > k", need, ">", k)
+    ev = {"decided by": led.lines(), "sup W1/(delta1+delta2)": str(need), "claimed k": str(k),
           "rare-element example": {"max W1": float(w1s.max()), "mass of that element": float(w.min()),
                                    "upper bound on CE2 (3/2 W1 averaged)": float(1.5 * w @ w1s)}}
-    if need > k:
+    if fails:
         ev["counterexample"] = witness
         return Result(Verdict.FAILS, f"E W1 can reach {need} CE2 > {k} CE2", ev)
     return Result(Verdict.HOLDS, f"E W1 <= {need} CE2 (tight), then Markov; and no worst-case bound (example)", ev)
@@ -142,8 +158,11 @@ def check_us_to_ahdritz(*, quick, k):
 def check_remark_average(*, quick, lo, hi):
     inf_r, sup_r = ratio_extremes()
     lo, hi = sp.nsimplify(lo), sp.nsimplify(hi)
-    ev = {"pointwise ratio range": [str(inf_r), str(sup_r)], "claimed": [str(lo), str(hi)]}
-    if lo > inf_r or hi < sup_r:
+    led = Ledger()
+    ok = both(led.check("lo <= inf (delta1 + delta2)/W1", lo, "<=", inf_r),
+              led.check("hi >= sup (delta1 + delta2)/W1", hi, ">=", sup_r))
+    ev = {"pointwise ratio range": [str(inf_r), str(sup_r)], "claimed": [str(lo), str(hi)], "decided by": led.lines()}
+    if not ok:
         return Result(Verdict.FAILS, f"averaging the pointwise range [{inf_r}, {sup_r}] does not give [{lo}, {hi}]",
                       ev)
     return Result(Verdict.HOLDS, f"averaging the pointwise sandwich gives exactly [{inf_r}, {sup_r}]", ev)
@@ -189,23 +208,27 @@ def check_platt_exact(*, quick, variance):
         ok &= good
         rows.append({"T": [str(m_t), str(v_t)], "atoms": len(members), "E[Y|T]": str(ey), "E[f*^2|T]": str(ef2),
                      "m'^2 + var'": str(m_t * m_t + v_t), "exact": good})
-    ev = {"level sets of T": rows, "arithmetic": "exact rationals (fractions)"}
+    led = Ledger()
+    led.record(f"E[Y | T] = m' and E[f*^2 | T] = m'^2 + var' on each of the {len(rows)} level sets", ok, "exact")
+    ev = {"level sets of T": rows, "arithmetic": "exact rationals (fractions)", "decided by": led.lines()}
     if not ok:
         return Result(Verdict.FAILS, "T is not second-order calibrated on its level sets (exact arithmetic)", ev)
     return Result(Verdict.HOLDS, f"exact on {len(rows)} level sets (one merging two level sets of S)", ev)
 
 
 def _ce2_of_That(w, e1, e2, h1, h2):
-    """Exact CE2 of T-hat = (h1, max(0, h2 - h1^2)) on a finite population (grouping equal T-hat values)."""
-    var_t = np.maximum(0.0, h2 - h1 * h1)
-    keys = np.round(np.column_stack([h1, var_t]), 12)
-    _, inv = np.unique(keys, axis=0, return_inverse=True)
-    ce = 0.0
-    for g in np.unique(inv):
-        sel = inv.ravel() == g
-        W = w[sel].sum()
-        m_t, v_t = h1[sel][0], var_t[sel][0]
-        ce += W * (abs(w[sel] @ e1[sel] / W - m_t) + abs(w[sel] @ e2[sel] / W - (m_t**2 + v_t)))
+    """Exact CE2 of T-hat = (h1, max(0, h2 - h1^2)) on a finite population, in rationals (the floats' exact values;
+    equal T-hat values are one level set)."""
+    F = [[Fraction(float(x)) for x in arr] for arr in (w, e1, e2, h1, h2)]
+    groups = {}
+    for wj, a, b, m, q in zip(*F):
+        v = max(Fraction(0), q - m * m)
+        groups.setdefault((m, v), []).append((wj, a, b))
+    ce = Fraction(0)
+    for (m, v), members in groups.items():
+        W = sum(wj for wj, _, _ in members)
+        ce += W * (abs(sum(wj * a for wj, a, _ in members) / W - m) + abs(sum(wj * b for wj, _, b in members) / W
+                                                                         - (m * m + v)))
     return ce
 
 
@@ -214,9 +237,10 @@ def _ce2_of_That(w, e1, e2, h1, h2):
        "hence O(log^{3/2} n / sqrt n).",
        paper={"a": 1, "b": 1}, wrong={"a": R(1, 2), "b": R(1, 2)}, repaired={"a": 3, "b": 2})
 def check_platt_approx(*, quick, a, b):
+    a_q, b_q = Fraction(str(sp.nsimplify(a))), Fraction(str(sp.nsimplify(b)))
     a, b = float(a), float(b)
     rng = np.random.default_rng(7)
-    worst_clip = worst_noclip = -np.inf
+    worst_clip = worst_noclip = Fraction(-10)
     witness = None
     trials = 300 if quick else 3000
     for _ in range(trials):
@@ -229,24 +253,31 @@ def check_platt_approx(*, quick, a, b):
         if rng.random() < 0.3:  # merge level sets
             h1[1], h2[1] = h1[0], h2[0]
         lhs = _ce2_of_That(w, e1, e2, h1, h2)
-        rhs = a * (w @ np.abs(h1 - e1)) + b * (w @ np.abs(h2 - e2))
-        clipped = bool(np.any(h2 < h1**2))
-        excess = lhs - rhs
+        fq = [[Fraction(float(x)) for x in arr] for arr in (w, e1, e2, h1, h2)]
+        rhs = sum(wj * (a_q * abs(m - p) + b_q * abs(q - r)) for wj, p, r, m, q in zip(*fq))
+        clipped = any(q < m * m for m, q in zip(fq[3], fq[4]))
+        excess = lhs - rhs  # exact
         if clipped:
             if excess > worst_clip:
                 worst_clip = excess
-                if excess > 1e-12:
+                if excess > 0:
                     witness = {"w": w.tolist(), "eta1": e1.tolist(), "eta2": e2.tolist(), "eta1_hat": h1.tolist(),
-                               "eta2_hat": h2.tolist(), "CE2(T-hat)": lhs, "bound": rhs}
+                               "eta2_hat": h2.tolist(), "CE2(T-hat)": float(lhs), "bound": float(rhs),
+                               "excess (exact)": str(excess)}
         else:
             worst_noclip = max(worst_noclip, excess)
     ev = {"constants": [a, b], "trials": trials, "max excess without clipping": float(worst_noclip),
           "max excess with clipping active": float(worst_clip),
           "derivation": "(m')^2 + var' = max(eta1-hat^2, eta2-hat); (eta1-hat^2 - eta2-hat)_+ <= "
                         "|eta1-hat^2 - eta1^2| + |eta2 - eta2-hat| <= 2|e1| + |e2|, so a = 3, b = 2 suffice"}
-    if worst_noclip > 1e-12:
+    led = Ledger()
+    noclip_ok = led.check("without clipping: max CE2(T-hat) - the bound <= 0 (rationals)", worst_noclip, "<=", 0)
+    clip_ok = led.check("with clipping active: max CE2(T-hat) - the bound <= 0 (rationals)", worst_clip, "<=", 0)
+    ev["max excess without clipping"], ev["max excess with clipping active"] = float(worst_noclip), float(worst_clip)
+    ev["decided by"] = led.lines()
+    if not noclip_ok:
         return Result(Verdict.FAILS, f"CE2(T-hat) exceeds {a:g}||e1|| + {b:g}||e2|| even without clipping", ev)
-    if worst_clip > 1e-12:
+    if not clip_ok:
         ev["counterexample"] = witness
         return Result(Verdict.GAP, "the first-moment step holds (Jensen), but the second moment is not "
                                    "'analogous': the clipping max(0, .) adds up to 2||e1|| + ||e2||; with constants "

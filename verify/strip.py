@@ -64,8 +64,9 @@ def eta_mp(z, atoms, h):
     return N / D
 
 
-def nd_smooth_mp(z, density, eta_orig, h):
-    """(N(z), D(z)) for a smooth score density on [0, 1] by mpmath quadrature (Eq. (Nt), (Dt))."""
+def nd_smooth_mp(z, density, eta_orig, h, *, error=False):
+    """(N(z), D(z)) for a smooth score density on [0, 1] by mpmath quadrature (Eq. (Nt), (Dt)); with ``error``,
+    also mpmath's estimate of the larger quadrature error (its difference between two quadrature degrees)."""
     z, h = mp.mpc(z), mp.mpf(h)
     gd = lambda x: 2 * mp.atan(mp.exp(x)) - mp.pi / 2  # noqa: E731
 
@@ -73,9 +74,9 @@ def nd_smooth_mp(z, density, eta_orig, h):
         return h * (gd((1 - s) / h) - gd(-s / h))
 
     pts = mp.linspace(0, 1, 17)
-    N = mp.quad(lambda s: eta_orig(s) * density(s) / Z(s) * mp.sech((z - s) / h), pts)
-    D = mp.quad(lambda s: density(s) / Z(s) * mp.sech((z - s) / h), pts)
-    return N, D
+    N, eN = mp.quad(lambda s: eta_orig(s) * density(s) / Z(s) * mp.sech((z - s) / h), pts, error=True)
+    D, eD = mp.quad(lambda s: density(s) / Z(s) * mp.sech((z - s) / h), pts, error=True)
+    return (N, D, max(eN, eD)) if error else (N, D)
 
 
 # -- ball arithmetic ----------------------------------------------------------------------------------------------

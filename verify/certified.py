@@ -1,0 +1,252 @@
+"""Certified comparisons: the only way a number may decide a verdict.
+
+A check records every comparison that decides HOLDS, FAILS, GAP or VACUOUS in a :class:`Ledger`.  Each side of a
+comparison is one of
+
+* an exact number (``int``, :class:`fractions.Fraction`, a sympy rational or a sympy expression free of symbols):
+  compared exactly (a sympy irrational through a 60-digit evaluation whose error sympy controls);
+* a python-flint ``arb`` ball (ball arithmetic: the true value lies in the ball);
+* a float or mpmath number **with the error bound it carries** (``err=``): the ball ``[x - err, x + err]``.
+
+A float without an error bound is refused (``TypeError``): a float cannot decide.  The comparison is True or False
+only when it holds for every value in the balls; otherwise it is undecided (``None``), and a check whose verdict
+rests on an undecided comparison says INCONCLUSIVE.  So a constant 1e-12 away from a computed value flips a verdict
+only where an exact computation or a certified ball puts it on the other side, never by round-off.
+
+Statistical decisions (a Monte Carlo test at a stated family level) are recorded as such (:meth:`Ledger.statistical`):
+they carry their own error, the test's level.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+import sympy as sp
+from flint import arb, ctx, fmpq
+
+__all__ = ["Decision", "Ledger", "ball", "compare", "exact", "both", "HOW"]
+
+PREC = 212  # bits of the balls built here (64 decimal digits)
+HOW = ("exact", "ball", "error bound", "statistical")
+_OPS = ("<", "<=", ">", ">=", "==", "!=")
+
+
+def exact(x):
+    """``x`` as a Fraction when it is an exact rational (int, Fraction, sympy Rational or an integer-valued bool is
+    refused); otherwise None."""
+    if isinstance(x, bool):
+        raise TypeError("a bool is not a number to compare")
+    if isinstance(x, (int, np.integer)):
+        return Fraction(int(x))
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, sp.Basic) and x.is_Rational:
+        return Fraction(int(x.p), int(x.q))
+    return None
+
+
+def ball(x, err=None):
+    """``x`` as an arb ball at :data:`PREC` bits.
+
+    Exact rationals give a point ball, ``arb`` stays as it is, a sympy expression free of symbols is evaluated to 60
+    digits (the ball's radius covers the last 5), and a float, numpy float or mpmath number must come with ``err``,
+    the bound on its error (``err=0`` states that the float is exact, e.g. a binary fraction typed in)."""
+    old = ctx.prec
+    ctx.prec = PREC
+    try:
+        q = exact(x)
+        if q is not None:
+            b = arb(fmpq(q.numerator, q.denominator))
+        elif isinstance(x, arb):
+            b = x
+        elif isinstance(x, sp.Basic):
+            if x.free_symbols:
+                raise TypeError(f"cannot compare the expression {x} with free symbols {x.free_symbols}")
+            v = sp.N(x, 60)
+            if not v.is_real:
+                raise TypeError(f"cannot compare the non-real value {x}")
+            b = arb(str(v)) + arb(0, abs(float(v)) * 1e-55 + 1e-300)
+        elif isinstance(x, (float, np.floating, mp.mpf, numbers.Real)):
+            if err is None:
+                raise TypeError(f"the float {x!r} carries no error bound: pass err= (a float cannot decide a verdict)")
+            v = float(x) if not isinstance(x, mp.mpf) else x
+            if isinstance(v, float) and not np.isfinite(v):
+                raise ValueError(f"cannot compare the non-finite value {x!r}")
+            b = arb(mp.nstr(v, 40) if isinstance(v, mp.mpf) else v)
+            if isinstance(v, mp.mpf):  # nstr rounds to 40 digits: cover it
+                b += arb(0, float(abs(v)) * 1e-39)
+        else:
+            raise TypeError(f"cannot compare a {type(x).__name__}")
+        if err is not None:
+            e = float(err)
+            if not (e >= 0 and np.isfinite(e)):
+                raise ValueError(f"an error bound must be finite and >= 0; got {err!r}")
+            b = b + arb(0, e)
+        return b
+    finally:
+        ctx.prec = old
+
+
+def _fmt(x):
+    if isinstance(x, Fraction) and x.denominator > 10**6:
+        return f"{float(x):.12g} (rational)"
+    if isinstance(x, arb):
+        return x.str(10, radius=True)
+    if isinstance(x, (float, np.floating)):
+        return f"{float(x):.12g}"
+    if isinstance(x, mp.mpf):
+        return mp.nstr(x, 15)
+    return str(x)
+
+
+def compare(lhs, op, rhs, *, lhs_err=None, rhs_err=None):
+    """``lhs op rhs`` -> (True | False | None, how).  None: the balls overlap where the answer changes (undecided)."""
+    if op not in _OPS:
+        raise ValueError(f"op must be one of {_OPS}; got {op!r}")
+    a, b = exact(lhs), exact(rhs)
+    if a is not None and b is not None and lhs_err is None and rhs_err is None:
+        return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[op], "exact"
+    if lhs_err is None and rhs_err is None and all(isinstance(s, sp.Basic) or exact(s) is not None
+                                                   for s in (lhs, rhs)):
+        # exact expressions: sympy decides the sign of the difference where it can, else a 60-digit ball does
+        d = sp.simplify(sp.sympify(lhs) - sp.sympify(rhs))
+        sign = 0 if d == 0 else (1 if d.is_positive else (-1 if d.is_negative else None))
+        if sign is not None:
+            return {"<": sign < 0, "<=": sign <= 0, ">": sign > 0, ">=": sign >= 0, "==": sign == 0,
+                    "!=": sign != 0}[op], "exact"
+        lhs, rhs = d, 0
+    errs = [e for e in (lhs_err, rhs_err) if e is not None]
+    how = ("error bound" if any(float(e) > 0 for e in errs) else "exact") if errs else "ball"
+    if how == "exact" and any(isinstance(x, arb) for x in (lhs, rhs)):
+        how = "ball"
+    old = ctx.prec
+    ctx.prec = PREC
+    try:
+        d = ball(lhs, lhs_err) - ball(rhs, rhs_err)
+        lt, gt = bool(d < 0), bool(d > 0)
+        le, ge = lt or bool(d <= 0), gt or bool(d >= 0)
+    finally:
+        ctx.prec = old
+    out = {"<": True if lt else (False if ge else None), "<=": True if le else (False if gt else None),
+           ">": True if gt else (False if le else None), ">=": True if ge else (False if lt else None),
+           "==": None if not (lt or gt) else False, "!=": True if (lt or gt) else None}[op]
+    return out, how
+
+
+@dataclass
+class Decision:
+    """One comparison that decides a verdict, with its outcome (None: undecided) and how it was certified."""
+
+    what: str
+    lhs: str
+    op: str
+    rhs: str
+    outcome: bool | None
+    how: str
+
+    def __str__(self):
+        res = {True: "true", False: "false", None: "UNDECIDED"}[self.outcome]
+        body = f"{self.lhs} {self.op} {self.rhs}" if self.op else self.lhs
+        return f"{self.what}: {body}: {res} ({self.how})" if body else f"{self.what}: {res} ({self.how})"
+
+
+class Ledger:
+    """The decisive comparisons of one check; ``str(ledger)`` lines go to the evidence under ``decided by``.
+
+    >>> from fractions import Fraction
+    >>> led = Ledger()
+    >>> led.check("1216/3 <= 406", Fraction(1216, 3), "<=", 406)
+    True
+    >>> led.check("a float at round-off distance", 1.0 + 1e-13, "<=", 1, lhs_err=1e-12) is None
+    True
+    >>> led.decided
+    False
+    """
+
+    def __init__(self):
+        self.rows: list[Decision] = []
+
+    def check(self, what, lhs, op, rhs, *, lhs_err=None, rhs_err=None):
+        out, how = compare(lhs, op, rhs, lhs_err=lhs_err, rhs_err=rhs_err)
+        ls = _fmt(lhs) + (f" +/- {float(lhs_err):.2g}" if lhs_err else "")
+        rs = _fmt(rhs) + (f" +/- {float(rhs_err):.2g}" if rhs_err else "")
+        self.rows.append(Decision(what, ls, op, rs, out, how))
+        return out
+
+    def all_true(self, what, items):
+        """Record ``len(items)`` comparisons ``(lhs, op, rhs, lhs_err, rhs_err)`` as one row: true if all are,
+        false if one is (certified), else undecided.  For grids of many points."""
+        outs, hows, first_bad = [], set(), None
+        for lhs, op, rhs, le, re in items:
+            o, how = compare(lhs, op, rhs, lhs_err=le, rhs_err=re)
+            outs.append(o)
+            hows.add(how)
+            if o is not True and first_bad is None:
+                first_bad = (_fmt(lhs), op, _fmt(rhs))
+        out = False if any(o is False for o in outs) else (None if any(o is None for o in outs) else True)
+        how = "exact" if hows == {"exact"} else ("error bound" if "error bound" in hows else "ball")
+        detail = f"{len(items)} comparisons" + (f"; first not certified true: {' '.join(first_bad)}"
+                                                 if first_bad else "")
+        self.rows.append(Decision(what, detail, "", "", out, how))
+        return out
+
+    def identity(self, what, expr, *, point=None):
+        """``expr == 0`` identically: True when sympy simplifies it to 0; False when it is certified nonzero at a
+        rational point (``point``: symbol -> value; default 3/7, 5/11, ... for each free symbol), else undecided."""
+        e = sp.simplify(sp.sympify(expr))
+        if e == 0:
+            self.rows.append(Decision(what, "simplifies to 0", "", "", True, "exact"))
+            return True
+        syms = sorted(e.free_symbols, key=str)
+        point = point or {s: sp.Rational(2 * i + 3, 4 * i + 7) for i, s in enumerate(syms)}
+        val = e.subs(point)
+        out, how = compare(val, "!=", 0) if not val.free_symbols else (None, "exact")
+        self.rows.append(Decision(what, f"{e} at {dict((str(k), str(v)) for k, v in point.items())} = {sp.N(val, 6)}",
+                                  "", "", False if out else None, how))
+        return False if out else None
+
+    def record(self, what, outcome, how, detail=""):
+        """A decision certified elsewhere (e.g. every box of a ball-arithmetic cover decided): ``how`` in
+        :data:`HOW`."""
+        if how not in HOW:
+            raise ValueError(f"how must be one of {HOW}; got {how!r}")
+        self.rows.append(Decision(what, detail, "", "", outcome, how))
+        return outcome
+
+    def statistical(self, what, ok, detail):
+        """A decision by a statistical test at a stated level (Monte Carlo): ``ok`` is the test's outcome."""
+        self.rows.append(Decision(what, detail, "", "", bool(ok), "statistical"))
+        return bool(ok)
+
+    @property
+    def decided(self):
+        return all(r.outcome is not None for r in self.rows)
+
+    @property
+    def undecided(self):
+        return [r for r in self.rows if r.outcome is None]
+
+    def lines(self):
+        return [str(r) for r in self.rows]
+
+    def verdict(self, ok, holds, fails):
+        """``holds`` when ``ok`` is True, ``fails`` when False, INCONCLUSIVE when None (undecided)."""
+        from ._core import Verdict
+
+        return holds if ok is True else (fails if ok is False else Verdict.INCONCLUSIVE)
+
+    def __str__(self):
+        return "\n".join(self.lines())
+
+
+def both(*outs):
+    """Three-valued AND: False if any is False, None if any is undecided, else True."""
+    if any(o is False for o in outs):
+        return False
+    if any(o is None for o in outs):
+        return None
+    return True
