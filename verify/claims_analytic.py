@@ -15,8 +15,7 @@ from socal.degrees import paper_degree, theta
 
 from ._core import Part, Result, Verdict, claim, combine, steps
 from .certified import Ledger, both
-from .strip import (TEST_DISTRIBUTIONS, Atoms, certify, d2_acb, d_acb, eta_acb, eta_mp, max_abs_eta, nd_mp,
-                    nd_smooth_mp, sub_strip_theta)
+from .strip import TEST_DISTRIBUTIONS, Atoms, certify, d2_acb, d_acb, eta_acb, max_abs_eta, nd_mp, nd_smooth_mp
 
 H_VALUES = (1 / 16, 1 / 64)
 
@@ -135,6 +134,11 @@ def check_analytic_1d(*, quick, halfwidth_factor):
                            "points": len(pts), "max quadrature error estimate": max(float(e) for *_, e in vals)})
     ev["smooth_densities_sampled"] = smooth
     smooth_ok = led.all_true("Re D > 0 at the sampled points of two smooth densities (quadrature error x 10)", items)
+    # App. C.2's |sech((z - s)/h)| <= 1/cos(b/h), b = Im z: |cosh(a + ib)|^2 = sinh^2 a + cos^2 b >= cos^2 b
+    a_, b_ = sp.symbols("a b", real=True)
+    led.identity("|cosh(a + ib)|^2 = sinh^2 a + cos^2 b (so |sech(a + ib)| <= 1/cos b for |b| < pi/2)",
+                 sp.expand_complex(sp.cosh(a_ + sp.I * b_) * sp.cosh(a_ - sp.I * b_)) - sp.sinh(a_) ** 2
+                 - sp.cos(b_) ** 2)
     lo, hi = _ellipse_real_extent(hs[0])
     hq = sp.Rational(1, round(1 / hs[0]))
     leaves = led.check("the Bernstein ellipse's right end (1 + sqrt(1 + h^2 pi^2))/2 lies beyond 1",

@@ -246,6 +246,8 @@ def check_dominance(*, quick, centre):
     led = Ledger()
     g1 = led.identity("G' = sech", (sp.diff(G, x) - sp.sech(x)).rewrite(sp.exp))
     g2 = led.identity("G'' = -sech tanh", (sp.diff(G, x, 2) + sp.sech(x) * sp.tanh(x)).rewrite(sp.exp))
+    # App. E's closed form F(p) = 1 - G((1 - p)/h)/G(1/h) follows from G' = sech and G odd
+    led.identity("G is odd: G(-x) + G(x) = 0 (App. E: F(p) = 1 - G((1-p)/h)/G(1/h))", G.subs(x, -x) + G)
     # F(p) = (G_h(p) - G_h(0)) / (G_h(1) - G_h(0)), G_h(t) = 2h atan(tanh((t - c)/(2h))): in ball arithmetic on the
     # grid's interior (F(0) = 0 and F(1) = 1 by construction: the ends are ties, decided exactly)
     from flint import arb, ctx
@@ -328,6 +330,18 @@ def check_lower_bound(*, quick, c, kl, gap):
     # eps <= 1/16 (needed for the gap) iff n >= 4
     n4 = min(k for k in range(1, 100) if bool(1 / (6 * sp.sqrt(2 * k)) <= R(1, 16)))  # exact (sympy)
     ev["smallest n with eps <= 1/16"] = n4
+    # Le Cam's form (App. E.4): the two-point risk at the prior 1/2 is (1/2) Delta (1 - TV) exactly, so the minimax
+    # risk (a maximum over priors, 1/2 on the grid) is at least that; checked on the family with binomial TV
+    from .transport import binom_pmf
+
+    lecam = []
+    for k in (4, 16):
+        e = 1 / (6 * math.sqrt(2 * k))
+        risk, dlt = two_point_minimax(k, e, 1 / 16)
+        tv = 0.5 * float(np.abs(binom_pmf(2 * k, 1 / 16) - binom_pmf(2 * k, 1 / 16 + e)).sum())
+        lecam.append((risk, ">=", 0.5 * dlt * (1 - tv), 1e-12, 1e-12))
+    ev["Le Cam's form at n = 4, 16: (risk, (1/2) Delta (1 - TV))"] = [[r[0], r[2]] for r in lecam]
+    ok.append(led.all_true("Le Cam's form: minimax two-point risk >= (1/2) Delta (1 - TV) at n = 4, 16", lecam))
     # n in {1, 2, 3}: eps = 1/16 instead; the same argument with the 9/16 gap gives
     small = {k: float(R(1, 2) * R(9, 16) * R(1, 16) * (1 - 3 * R(1, 16) * sp.sqrt(2 * k)) * sp.sqrt(k))
              for k in (1, 2, 3)}
@@ -392,7 +406,7 @@ def check_main_bound_explicit(*, quick, tstar_sq):
     ev["practical n"] = PRACTICAL_N
     smallest = min(ev["n_nonvacuous (bound < 9/4)"].values())
     ns = [10**k for k in range(1, 8)] + [PRACTICAL_N]
-    vac = led.all_true(f"the bound > 9/4 at n = 10, ..., 1e7 and h = 1/16, 1/64 (ball arithmetic)",
+    vac = led.all_true("the bound > 9/4 at n = 10, ..., 1e7 and h = 1/16, 1/64 (ball arithmetic)",
                        [(upper_bound_ball(n_, h), ">", R(9, 4), None, None) for h in hs for n_ in ns])
     ev["decided by"] = led.lines()
     if vac is None:

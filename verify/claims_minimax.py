@@ -16,9 +16,9 @@ from fractions import Fraction
 import sympy as sp
 
 from ._core import Result, Verdict, claim, steps
-from .bounds import CE2_RANGE, LB_CONSTANT, upper_bound, upper_bound_ball
+from .bounds import LB_CONSTANT, upper_bound, upper_bound_ball
 from .certified import Ledger, both
-from .transport import ce_two_point, random_feasible, snapshot_dists, two_point_minimax, w1_lp, w1_lp_batch
+from .transport import ce_two_point, random_feasible, snapshot_dists, two_point_minimax, w1_lp_batch
 from .montecarlo import markov_acceptance, mean_interval, replicate_errors, slope
 
 H = 1 / 16

@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 import math
 
-import numpy as np
 import sympy as sp
 
 from ._core import Result, Verdict, claim
@@ -230,6 +229,13 @@ def check_exp3_moments(*, quick, eta1, eta2_aleatoric, eta2_hidden, rel_tol):
           "hidden Var theta (the calibrated sigma^2)": hid[1] - hid[0] ** 2,
           "hidden reported sigma^2 (mean)": 0.06, "stated": [str(eta1), str(eta2_aleatoric), str(eta2_hidden)]}
     led = Ledger()
+    # the gain's conditional mean (Section 7, Exp. 3): E[2 theta^2 - 2 theta + 1/2 - c | S] = 2 eta2 - 2 eta1 + 1/2 - c
+    # (linearity), on a two-atom law of theta
+    th1, th2, w_, c_ = sp.symbols("theta1 theta2 w c", real=True)
+    gain = lambda t: 2 * t**2 - 2 * t + sp.Rational(1, 2) - c_  # noqa: E731
+    e1_, e2_ = w_ * th1 + (1 - w_) * th2, w_ * th1**2 + (1 - w_) * th2**2
+    led.identity("the gain's mean is 2 eta2 - 2 eta1 + 1/2 - c", w_ * gain(th1) + (1 - w_) * gain(th2)
+                 - (2 * e2_ - 2 * e1_ + sp.Rational(1, 2) - c_))
     # scipy's truncated-normal moments carry 1e-12 (generously); 'about' is the stated relative tolerance
     off = [name for name, got, want in (("eta1 aleatoric", ale[0], eta1), ("eta1 hidden", hid[0], eta1),
                                         ("eta2 aleatoric", ale[1], eta2_aleatoric), ("eta2 hidden", hid[1], eta2_hidden))

@@ -80,9 +80,11 @@ def audit(args):
 def register(subparsers):
     p = subparsers.add_parser("audit", help="check the paper's theorems, lemmas and constants one by one",
                               description="Re-derive the claims of the paper (exact algebra, certified interval "
-                                          "arithmetic, Monte Carlo) and print a verdict for each: HOLDS, FAILS, GAP "
-                                          "(true, but the written argument has a hole), VACUOUS (true, but too loose "
-                                          "to say anything at practical n) or INCONCLUSIVE.")
+                                          "arithmetic, Monte Carlo) and print a verdict for each: HOLDS, FAILS "
+                                          "(false, with a certified counterexample), GAP (not refuted, and the "
+                                          "paper's argument does not establish it), VACUOUS (true, but says nothing at "
+                                          "the stated settings) or INCONCLUSIVE (the numerics cannot decide). Every "
+                                          "decisive comparison is exact, ball arithmetic, or carries an error bound.")
     p.add_argument("--quick", action="store_true", help="reduced checks (under a minute)")
     p.add_argument("--list", action="store_true", help="list the claim ids with where they are in the paper, and exit")
     p.add_argument("--coverage", action="store_true",

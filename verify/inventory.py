@@ -91,8 +91,10 @@ STATEMENTS = [
     S("prop-main", "Proposition 'thm:main'", "E|CE2-hat - CE2^pert| = O(log^{3/2} n / sqrt(n))", "rate", "main-bound"),
     S("prop-main-d", "Proposition 'thm:main'", "d = (l+1)^2 = O(log^2 n)", "rate", "degree-rule"),
     S("prop-main-const", "Proposition 'thm:main'", "The constant depends on h ... but not on the score distribution",
-      "constant", "approx-corollary", "the constant needs M = sup |eta| on the strip, which is not bounded by 1 and "
-      "depends on the score distribution (certified |eta| = 31.7 in the check)"),
+      "constant", "approx-corollary", "on the full strip M = sup |eta| is not bounded by 1 (certified |eta| = 31.7 "
+      "in the check); on a sub-strip |Im z| <= f h pi/2 the cone bound |eta| <= 1/cos(f pi/2) holds for every "
+      "distribution (M = sqrt 2 at f = 1/2, certified), so a distribution-free constant exists at the cost of a "
+      "smaller theta"),
     S("prop-main-mc", "Proposition 'thm:main'", "the rate, observed", "rate", "main-bound-mc"),
     S("remark-ce1", "Remark 'First-Order Calibration'", "estimating CE1 ... yielding the same near-1/sqrt(n) rate",
       "rate", None, "stated without proof; the 1-D analogue of the argument (d = l + 1) is not written out in the "
@@ -177,13 +179,41 @@ STATEMENTS = [
       "exp-setup-numbers"),
     S("exp4-config", "App. 'app:exp4'", "chosen configuration (0.12, 0.22, 0.06, 0.08, 0.35)", "setup",
       "reproduce:real-labels"),
+    S("exp3-gain-mean", "Section 7, Experiment 3 (line 651)", "g(theta) = 2 theta^2 - 2 theta + 0.5 - c has "
+      "conditional mean 2 eta2(S) - 2 eta1(S) + 0.5 - c", "setup", "exp3-cohort-moments", "an identity (linearity), "
+      "sympy"),
+    S("exp3-recal-promise", "Section 7, Experiment 3 (line 660)", "The lesson is exactly what Proposition thm:recal "
+      "promises", "comparison", "experiments-as-run", "Prop. thm:recal is about the true eta1, eta2; Exp 3 fits "
+      "them (ridge, degree 4/6) on unperturbed scores, where neither it nor Cor. approx_recal applies"),
+    S("exp-projection", "App. Experiments 2-3 (lines 882, 925)", "predictions are projected onto eta1 in [0, 1], "
+      "eta1^2 <= eta2 <= eta1 before forming (sigma^2)'", "setup", "platt-approx", "not the map of Eq. (That), "
+      "which clips eta2 - eta1^2 at 0 only: platt-approx checks (That); the experiments' extra upper clip "
+      "eta2 <= eta1 is not analysed (a finding below)"),
     S("laptop", "Section 'Compute Resources'", "all experiments can be run on a standard laptop",
       "experimental number", "reproduce:rate", "ours: Exp 1 in 451 s on 2 cores (docs/experiments.md)"),
     # -- Appendix C: proofs ----------------------------------------------------------------------------------------------
     S("posreal", "Lemma 'lem:posreal'", "Re sech(a + ib) = cosh a cos b / |cosh(a + ib)|^2 > 0 for |b| < pi/2",
       "inequality", "posreal"),
     S("analytic-bound", "App. C.2", "|sech((z - s)/h)| <= 1/cos(b/h) <= 1/cos(pi/2 - delta/h)", "inequality",
-      "analytic-1d"),
+      "analytic-1d", "|cosh(a + ib)|^2 = sinh^2 a + cos^2 b, an identity (sympy, in analytic-1d's 'decided by')"),
+    S("step1-fstar", "Prop. 'main', Step 1 (line 1492)", "f* in P_l (the clipped best polynomial approximation "
+      "to eta) with ||f* - eta||_inf <= eps_l = O(theta^{-m}) = O(n^{-2})", "inequality", "degree-rule",
+      "theta^-l <= n^-2 certified; clipping to [0, 1] cannot move q_l away from eta in [0, 1]; eps_l itself rests on "
+      "approx-corollary's M"),
+    S("step2a", "Prop. 'main', Step 2(a) (lines 1497-1500)", "E[h_f | S] = (f - f*)(f + f* - 2 eta) = (f - eta)^2 "
+      "- (f* - eta)^2", "inequality", "main-bound", "an identity, proved by sympy (main-bound's 'decided by')"),
+    S("aux-net-2n", "Lemma 'lem-aux-1', proof (lines 1311-1318)", "P_n h_{g_fhat} <= P_n h_fhat + 2 delta_n <= "
+      "2/n", "inequality", "main-bound", "needs P_n h_fhat <= 0, i.e. an attained ERM over P_l: the infimum over "
+      "clipped polynomials need not be attained and clip(LS) is not it (exact rationals in main-bound)"),
+    S("aux-tail", "Lemma 'lem-aux-1', proof (lines 1455-1460)", "E[...] <= 4 eps_l^2 + 406 d log(3n)/n + 406 u/n",
+      "constant", "aux-1", "the constants 1216/3 <= 406 and 408 = 2 + 406, exactly"),
+    S("step4-degree", "Prop. 'main', Step 4 (line 1623)", "(l + 1) <= 2 log n / log theta + 2 in "
+      "406 (2 log n/log theta + 2)^2 log(3n) + 408", "inequality", "degree-rule",
+      "certified at 52 (n, h) pairs (balls at 50 digits)"),
+    S("u-tail", "Prop. 'main', Step 5 (lines 1725-1745)", "||h - h'||_inf <= 1/n gives 2/n; P(U > t + 2/n) <= "
+      "2 (6n)^{2(l+1)^2} exp(-n t^2/2)", "inequality", "covering", "the count (6n)^{2(l+1)^2} is (3/eps)^{(l+1)^2} "
+      "squared at eps = 1/(2n) (covering's arithmetic); the exponent needs Step 5's range 2 (step5-range refutes it) "
+      "and the cover exists for P_l only (main-bound)"),
     S("analytic-D", "App. C.2", "Re D(t + ib) > 0, so D != 0 in the strip", "inequality", "analytic-1d"),
     S("hartogs", "App. C.2", "By Hartogs' theorem, separate analyticity implies joint analyticity", "inequality",
       "analytic-2d"),
@@ -229,6 +259,18 @@ STATEMENTS = [
       "sandwich-tightness"),
     # -- Appendix E: lower bound ---------------------------------------------------------------------------------------------
     S("lb-dominance", "Lemma 'lem:dom'", "F_m~(p) <= p for m0 = 1 and every h > 0", "inequality", "dominance"),
+    S("lb-constant-eta", "App. E.1 (lines 2090-2097)", "eta1 = p_b, eta2 = p_b^2 (constants); CE^pert(P_b) = "
+      "E|p_b - m~| + E|p_b^2 - W|", "setup", "lower-bound-exact", "transport.ce_two_point computes exactly this form "
+      "and the exact risk uses it"),
+    S("lb-F-closed", "App. E.3 (line 2121)", "F_m~(p) = 1 - G((1 - p)/h)/G(1/h)", "constant", "dominance",
+      "follows from G' = sech and G odd (both sympy); dominance evaluates F in balls"),
+    S("lb-phi-deriv", "App. E.3 (line 2143)", "phi'(p) = 2 F_m~(p) - 1 <= 2p - 1", "inequality", "dominance",
+      "the inequality is F(p) <= p (certified on 11,994 grid points); the computed gap/eps of lower-bound agrees"),
+    S("lb-psi-deriv", "App. E.3 (line 2160)", "psi'(p) = 2p (2 F_W(p^2) - 1), |psi'(p)| <= 2p", "inequality",
+      "lower-bound", "through the gap it gives (9/16 eps, checked against the computed CE^pert)"),
+    S("lb-lecam", "App. E.4 (lines 2200-2206)", "max_b E|theta-hat - theta(P_b)| >= (1/2)|theta(P_1) - theta(P_0)| "
+      "(1 - TV)", "inequality", "lower-bound", "checked on the family at n = 4, 16 against the exact two-point "
+      "minimax risk (error bound 1e-12)"),
     S("lb-phi", "App. E, first moment", "phi(p1) - phi(p0) <= -13/16 eps", "inequality", "lower-bound"),
     S("lb-psi", "App. E, second moment", "|psi(p1) - psi(p0)| <= 2 p1 eps <= eps/4", "inequality", "lower-bound"),
     S("lb-gap", "App. E, Eq. (eq:gap)", "gap >= 9/16 eps >= eps/2", "constant", "lower-bound"),
@@ -271,6 +313,9 @@ FINDINGS = [
      "step5-range"),
     ("Corollary 'cor:approx'", "'M = 1 conservatively': sup |eta| on the strip is unbounded near its edge, so M = 1 "
      "is not a bound there", "approx-corollary"),
+    ("App. Experiments 2-3 (lines 882, 925) vs Eq. (That)", "the experiments project onto {eta1^2 <= eta2 <= eta1}; "
+     "the corollary analyses T-hat = (eta1-hat, max(0, eta2-hat - eta1-hat^2)), which has no upper clip: the map "
+     "the experiments confirm is not the map the corollary bounds", "platt-approx"),
 ]
 
 
