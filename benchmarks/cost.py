@@ -4,8 +4,7 @@ at the same fixed degree, in the same run (issue 24).
 Data: the toy population of :mod:`socal.synthetic`, perturbed at h = 1/16, two labels per item.  Both calls take
 ``degree=l, alpha=1e-3`` (no selection: the plug-in's cost is then the statistics pass, one solve and the deviation
 pass; the default call adds the bootstrap's two passes).  ``--streamed`` runs both from 10 chunks instead of arrays.
-Times are medians of ``--reps`` alternated runs; the ratio is default / plug-in.  The pass timings of the default call
-(label sets, refits) come from the progress counters' wall clock.
+Times are medians of ``--reps`` alternated runs; the ratio is default / plug-in.
 
     python benchmarks/cost.py                       # n = 5e4 and 1e6, l = 12 and 44, in memory
     python benchmarks/cost.py --sizes 50000 --reps 5

@@ -94,9 +94,9 @@ class Evaluation:
             f"{'CE1 (mean only)':<22}{r1.estimate:>10.4f}   [{r1.ci.low:.4f}, {r1.ci.high:.4f}]  "
             f"{ref.ce1.value:>20.4f}",
         ]
-        after = [f"The reference is the CE2 that a predictor with nothing wrong (E[f*] = mean and Var[f*] = var at "
-                 f"every raw score) would have after the same perturbation: read the estimate against it, not "
-                 f"against 0."]
+        after = ["The reference is the CE2 that a predictor with nothing wrong (E[f*] = mean and Var[f*] = var at "
+                 "every raw score) would have after the same perturbation: read the estimate against it, not "
+                 "against 0."]
         v = self.verdict
         if v == "above reference":
             over = [f"{name} +{est - rv:.4f}" for name, est, rv in
@@ -105,8 +105,8 @@ class Evaluation:
             after.append(f"The perturbed CE2 is above the reference (the whole interval is, by "
                          f"{r2.ci.low - ref.ce2.value:.4f} at least)" + (f"; over the reference: {', '.join(over)}"
                                                                        if over else "") + ".  "
-                         f"socal.SecondOrderPlatt fitted on the perturbed scores (Evaluation.mean, .var) removes the "
-                         f"error it measures.")
+                         "socal.SecondOrderPlatt fitted on the perturbed scores (Evaluation.mean, .var) removes the "
+                         "error it measures.")
         elif v == "below reference":
             after.append("The perturbed CE2 is below the reference (the whole interval is): the perturbed predictor "
                          "is closer to calibrated than a raw-calibrated one would be after the same perturbation.  "

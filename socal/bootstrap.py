@@ -30,7 +30,7 @@ import numpy as np
 from scipy import linalg
 
 from ._results import ConfidenceInterval, UpperBound
-from .deviations import score_moments
+from .deviations import CE_RANGE, score_moments
 from .rowkeys import keyed_uniforms, row_keys, stream_salt
 from .chebyshev import assemble_gram, response_vector, tensor_features, to_unit
 from .sufficient import response_moments, targets
@@ -134,12 +134,6 @@ class _Snapshots:
                 f[mid] = special.betaincinv(alpha[mid], beta[mid], ub[mid])
             a[self.big_rows] = stats.binom.ppf(u2[self.big_rows], k, f)
         return a
-
-
-def _snapshot_counts(p1, p2, k, rng):
-    """One draw of :class:`_Snapshots` from a generator's uniforms."""
-    n = np.asarray(k).shape[0]
-    return _Snapshots(p1, p2, k).draw(rng.random(n), rng.random(n))
 
 
 @dataclass
@@ -289,7 +283,7 @@ def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     xi = np.random.default_rng([seed & (2**63 - 1), 3]).standard_normal((R * d, n_boot)).astype(np.float32)
     root = (root @ xi).astype(np.float64)
     noise = (scale[:, None] * root).reshape(R, d, n_boot)  # response-major
-    return mean.T[:, :, None].transpose(1, 2, 0) + noise.transpose(1, 2, 0)  # (d, B, R)
+    return mean[:, None, :] + noise.transpose(1, 2, 0)  # (d, B, R)
 
 
 _TAUS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, np.inf)  # thresholds of the shrunken worlds
@@ -443,8 +437,8 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     g), the second too much (it shrinks real structure too); ``bias`` is their mean.  With N = D - mean D the
     plug-in's fluctuation, the interval runs from est - (larger bias) - q_{(1+level)/2}(N) - margin to
     est - (smaller bias) - q_{(1-level)/2}(N) + margin, margin = sd(N) + |difference of the biases| / 2 (the
-    smoothing bias neither world sees), clipped to the functional's range [0, R] (R = 1 for CE1, 2 for CE2, whose
-    terms are each at most 1); the upper bound is the same upper end at q_{1-upper}.  Both contain the
+    smoothing bias neither world sees), clipped to the functional's range (:data:`socal.deviations.CE_RANGE`: [0, 1] for CE1,
+    [0, 9/4] for CE2); the upper bound is the same upper end at q_{1-upper}.  Both contain the
     bias-corrected estimate.  ``seed`` fixes every draw: two calls with one seed share their label draws
     (coupled bootstraps, as the degree rule of :func:`socal.ce2` uses).
 
@@ -477,7 +471,7 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     one_step = float(deltas.mean())
     shrunk_bias = est - _shrunk_estimate(est, st_sum / n_sub, sp_sum / n_sub)
     bias = 0.5 * (one_step + shrunk_bias)
-    top = float(R)  # the CE functional's range: [0, 1] for CE1, [0, 2] for CE2 (each term is at most 1)
+    top = CE_RANGE[R]
     debiased = min(max(est - bias, 0.0), top)
     noise = deltas - one_step  # the plug-in's fluctuation about its mean
     low_bias, high_bias = min(one_step, shrunk_bias), max(one_step, shrunk_bias)

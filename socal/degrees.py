@@ -16,12 +16,15 @@ from ._validation import bandwidth_axes, check_bandwidth, check_float, check_int
 
 __all__ = ["MAX_DEGREE", "DEFAULT_MAX_DEGREE", "MIN_DEGREE", "DEFAULT_ALPHAS", "theta", "paper_degree",
            "degree_schedule", "resolution_degree", "resolve_degrees", "resolve_alphas", "stream_cap", "training_rows",
-           "check_n", "scalar"]
+           "check_n", "scalar", "MIN_ROWS_PER_COEF"]
 
 MAX_DEGREE = 200  # the one limit on the degree per axis: 201^2 = 40,401 coefficients in 2-D
 DEFAULT_ALPHAS = tuple(float(10.0 ** e) for e in range(-6, 1))  # the paper's ridge grid 1e-6 ... 1
 DEFAULT_MAX_DEGREE = 44  # the paper's cap at h = 1/16 (Appendix "Experiment 1")
 MIN_DEGREE = 4  # the floor of the halving schedule
+# a degree above cross-validation's choice (the resolution floor, Lepski's finer candidates) only with this many
+# training rows per coefficient: below it the variance it adds outweighs the smoothing bias it removes
+MIN_ROWS_PER_COEF = 50
 
 
 def theta(h: float) -> float:
@@ -93,7 +96,7 @@ def resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=T
             # >= 50 training rows per coefficient (docs/numbers.md, "Why each rule of the estimator is there").  The
             # bias-corrected estimate passes use_h_floor=False and lets Lepski's rule compare finer degrees instead.
             floor_h = resolution_degree(h)
-            if 50 * size(floor_h) <= n_train:
+            if MIN_ROWS_PER_COEF * size(floor_h) <= n_train:
                 floor = min(max(floor, floor_h), lmax)
         return degree_schedule(lmax, floor), True
     if isinstance(degree, (list, tuple, np.ndarray)):

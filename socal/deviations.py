@@ -11,7 +11,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["score_moments", "ce_terms", "ce_value", "DeviationStats", "DeviationPass"]
+__all__ = ["CE_RANGE", "score_moments", "ce_terms", "ce_value", "DeviationStats", "DeviationPass"]
+
+# The CE functional's range, by order: t1 = |eta1 - m| <= 1 (both in [0, 1]); t2 = |eta2 - (m^2 + var)| <= 5/4, since
+# eta2 lies in [0, 1] and m^2 + var in [0, 5/4] (a perturbed score may have var up to 1/4 at any m: it leaves the
+# feasible region var <= m (1 - m)).  So CE1 lies in [0, 1] and CE2 in [0, 9/4].
+CE_RANGE = {1: 1.0, 2: 2.25}
 
 
 def score_moments(m, v):

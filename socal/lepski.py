@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .degrees import resolution_degree, resolve_alphas, training_rows
+from .degrees import MIN_ROWS_PER_COEF, resolution_degree, resolve_alphas, training_rows
 from .deviations import DeviationStats
 from .fitting import select_and_fit
 
@@ -31,9 +31,6 @@ class Candidate:
     boot: Any  # BootstrapResult or None
 
 
-# a finer degree is a candidate only with this many training rows per coefficient: below it the bootstrap's bias
-# correction, of order (coefficients / rows), is itself too uncertain to be worth the smoothing bias it removes
-MIN_ROWS_PER_COEF = 50
 LEPSKI_Z = 2.0
 
 

@@ -43,8 +43,7 @@ class Settings:
     folds: int
     holdout: float | None
     max_degree: int
-    rng: np.random.Generator
-    fold_rng: np.random.Generator | None  # the same generator, or None (deterministic folds) when no rng was given
+    fold_rng: np.random.Generator | None  # the caller's generator, or None (deterministic folds, bootstrap seed 0)
     ci: float | None
     n_boot: int
     search: str = "greedy"
@@ -63,7 +62,7 @@ def estimator_settings(func, h, degree, alpha, folds, holdout, max_degree, rng, 
                     holdout=check_float(holdout, "holdout", func, 0.0, 1.0, lo_open=True, hi_open=True,
                                         allow_none=True),
                     max_degree=check_int(max_degree, "max_degree", func, 0, MAX_DEGREE),
-                    rng=check_rng(rng), fold_rng=rng,
+                    fold_rng=rng,
                     ci=check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True),
                     n_boot=check_int(n_boot, "n_boot", func, 20, 1_000_000),
                     search=check_choice(search, "search", func, SEARCHES),

@@ -34,15 +34,16 @@ def row_uniform(mean, var, zs, salt):
     The same row gets the same U in any chunk, any order, any process.
     """
     with np.errstate(over="ignore"):
-        h = mix64(np.ascontiguousarray(mean, dtype=np.float64).view(np.uint64) ^ np.uint64(salt))
+        h = mix64(_bits(mean) ^ np.uint64(salt))
         if var is not None:
-            h = mix64(h ^ np.ascontiguousarray(var, dtype=np.float64).view(np.uint64))
+            h = mix64(h ^ _bits(var))
         for r in range(zs.shape[1]):
-            h = mix64(h ^ np.ascontiguousarray(zs[:, r], dtype=np.float64).view(np.uint64))
-    return (h >> np.uint64(11)).astype(np.float64) * 2.0**-53
+            h = mix64(h ^ _bits(zs[:, r]))
+    return to_unit_interval(h)
 
 
 def _bits(x):
+    """The IEEE bits of float64 values, as uint64."""
     return np.ascontiguousarray(x, dtype=np.float64).view(np.uint64)
 
 

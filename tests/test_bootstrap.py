@@ -7,7 +7,13 @@ from scipy import stats
 
 import socal
 from socal import bootstrap
-from socal.bootstrap import PoissonWeights, _snapshot_counts, poisson_weights
+from socal.bootstrap import PoissonWeights, _Snapshots, poisson_weights
+
+
+def _snapshot_counts(p1, p2, k, rng):
+    """One draw of the bootstrap world's counts from a generator's uniforms."""
+    n = np.asarray(k).shape[0]
+    return _Snapshots(p1, p2, k).draw(rng.random(n), rng.random(n))
 from socal.rowkeys import keyed_uniforms, row_keys, stream_salt
 
 
@@ -211,3 +217,24 @@ def test_the_refit_subset_is_keyed_by_row_content(monkeypatch):
     full = socal.ce2(m, v, y, **kw, rng=None)
     monkeypatch.setattr(bs, "REFIT_ROWS", 10**9)
     assert not np.array_equal(_headline(socal.ce2(m, v, y, **kw)), _headline(full))  # the subset is used
+
+
+def test_estimates_are_clipped_to_the_functionals_exact_range():
+    """socal clips the estimate, interval and bound to CE_RANGE: 1 for CE1, and for CE2 the sup of
+    |eta1 - m| + |eta2 - (m^2 + var)| over [0, 1]-valued eta and perturbed scores, computed exactly by the audit
+    (9/4: var may reach 1/4 at m = 1, so m^2 + var reaches 5/4).  It once clipped CE2 at 2."""
+    from fractions import Fraction
+
+    from socal.deviations import CE_RANGE
+    from socal.verify.claims_steps import CLIPPED, _g_range
+
+    assert Fraction(CE_RANGE[2]) == _g_range(CLIPPED)[0]
+    assert CE_RANGE[1] == 1.0
+    # a population at the corner: m = 1, var = 1/4 reported, labels all 0 (eta = 0): CE2 near 1 + 5/4
+    n = 4000
+    m, v = np.ones(n), np.full(n, 0.25)
+    y = np.zeros((n, 2))
+    res = socal.ce2(m, v, y, h=1 / 16, degree=2, alpha=1e-6, ci=0.9, upper=0.95, rng=0)
+    assert res.plugin > 2.0
+    assert res.estimate <= CE_RANGE[2] and res.ci.high <= CE_RANGE[2] and res.upper.value <= CE_RANGE[2]
+    assert res.ci.high > 2.0

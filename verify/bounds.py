@@ -16,14 +16,15 @@ from __future__ import annotations
 import math
 
 from socal.degrees import paper_degree, theta
+from socal.deviations import CE_RANGE
 
 __all__ = ["upper_bound", "upper_bound_ball", "paper_degree_ball", "step4", "step5", "lower_bound", "threshold_n",
            "LB_CONSTANT", "CE2_RANGE"]
 
 LB_CONSTANT = 1.0 / (48.0 * math.sqrt(2.0))
 # CE2^pert's whole range: |eta1 - m~| <= 1 and |eta2 - v~| <= 5/4, since v~ = m~^2 + var~ reaches 1 + 1/4 on R
-# (claim step5-range); a bound at or above it says nothing
-CE2_RANGE = 2.25
+# (claim step5-range computes it exactly and checks socal's constant); a bound at or above it says nothing
+CE2_RANGE = CE_RANGE[2]
 
 
 def step4(n, h, l=None, *, c406=406.0, c408=408.0):

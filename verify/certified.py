@@ -107,6 +107,11 @@ def compare(lhs, op, rhs, *, lhs_err=None, rhs_err=None):
     """``lhs op rhs`` -> (True | False | None, how).  None: the balls overlap where the answer changes (undecided)."""
     if op not in _OPS:
         raise ValueError(f"op must be one of {_OPS}; got {op!r}")
+    # a float declared exact (err=0: a binary fraction typed in, or the very value compared) is its Fraction
+    if lhs_err is not None and float(lhs_err) == 0 and isinstance(lhs, (float, np.floating)):
+        lhs, lhs_err = Fraction(float(lhs)), None
+    if rhs_err is not None and float(rhs_err) == 0 and isinstance(rhs, (float, np.floating)):
+        rhs, rhs_err = Fraction(float(rhs)), None
     a, b = exact(lhs), exact(rhs)
     if a is not None and b is not None and lhs_err is None and rhs_err is None:
         return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[op], "exact"
@@ -119,10 +124,7 @@ def compare(lhs, op, rhs, *, lhs_err=None, rhs_err=None):
             return {"<": sign < 0, "<=": sign <= 0, ">": sign > 0, ">=": sign >= 0, "==": sign == 0,
                     "!=": sign != 0}[op], "exact"
         lhs, rhs = d, 0
-    errs = [e for e in (lhs_err, rhs_err) if e is not None]
-    how = ("error bound" if any(float(e) > 0 for e in errs) else "exact") if errs else "ball"
-    if how == "exact" and any(isinstance(x, arb) for x in (lhs, rhs)):
-        how = "ball"
+    how = "error bound" if (lhs_err is not None or rhs_err is not None) else "ball"
     old = ctx.prec
     ctx.prec = PREC
     try:
