@@ -57,7 +57,7 @@ def test_estimators_and_platt_take_a_pair():
     pop = synthetic.toy_population()
     m, v, y = pop.sample(3000, h=(1 / 16, 1 / 64), rng=1)
     r = socal.ce2(m, v, y, h=(1 / 16, 1 / 64), debias=False, rng=0)
-    assert 0 <= r.estimate <= 2
+    assert 0 <= r.estimate <= 2.25  # CE2's range (socal.deviations.CE_RANGE)
     a = socal.ce1(m, y, h=(1 / 16, 1 / 64), debias=False, rng=0)
     b = socal.ce1(m, y, h=1 / 16, debias=False, rng=0)
     assert a.estimate == b.estimate

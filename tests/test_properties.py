@@ -18,6 +18,7 @@ from hypothesis.extra import numpy as hnp  # noqa: E402
 
 import socal  # noqa: E402
 from socal._validation import edge_tolerance  # noqa: E402
+from socal.deviations import CE_RANGE  # noqa: E402
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow],
                     derandomize=True)
@@ -39,7 +40,8 @@ def scores(n, *, outside=False):
 
 
 def _calls_ok(fn):
-    """Run fn(); a ValueError/TypeError must name an argument, a result must be finite and in [0, 2]."""
+    """Run fn(); a ValueError/TypeError must name an argument, a result must be finite and in the functional's range
+    (socal.deviations.CE_RANGE: [0, 1] for CE1, [0, 9/4] for CE2)."""
     try:
         res = fn()
     except (ValueError, TypeError) as exc:
@@ -48,8 +50,9 @@ def _calls_ok(fn):
         event(f"refused, naming {named.group(0)}")
         return None
     event("answered")
-    assert math.isfinite(res.estimate) and 0.0 <= res.estimate <= 2.0
-    assert math.isfinite(res.mean_term) and math.isfinite(res.moment_term)
+    top = CE_RANGE[2 if res.kind == "ce2" else 1]
+    assert math.isfinite(res.estimate) and 0.0 <= res.estimate <= top
+    assert math.isfinite(res.mean_term) and math.isfinite(res.moment_term) and res.plugin <= top
     return res
 
 
