@@ -5,7 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from socal.verify.bounds import LB_CONSTANT, lower_bound, step4, step5, threshold_n, upper_bound
+from fractions import Fraction
+
+from socal.degrees import paper_degree
+from socal.verify.bounds import (LB_CONSTANT, PAPER, Constants, infimum_ball, infimum_over_n, lower_bound, step4,
+                                 step5, threshold_n, upper_bound, upper_bound_ball)
 from socal.verify.transport import two_point_minimax
 from socal.verify.montecarlo import markov_acceptance, slope
 
@@ -29,8 +33,50 @@ def test_thresholds_bracket_the_level():
     for h in (1 / 16, 1 / 64):
         for level in (2.0, 0.1):
             n = threshold_n(h, level)
-            assert upper_bound(n * 1.01, h) < level <= upper_bound(n / 1.05, h)
-    assert threshold_n(1 / 16, 2.0, tight=True) < threshold_n(1 / 16, 2.0)
+            # rounded up: below the level at the reported n, not below it 1% earlier
+            assert upper_bound(n, h) < level <= upper_bound(n / 1.01, h)
+
+
+SHARP = Constants.corrected("sharp", h_max=4, bernstein=9, lipschitz=4, step5_range=Fraction(17, 4))
+
+
+def test_constants_reproduce_the_paper_and_derive_aux1():
+    assert (PAPER.c406, PAPER.c408) == (406, 408)
+    # the paper's H, V, L with the exponent derived instead of rounded: 24 * 16 + 16 * 4 / 3 = 1216/3
+    derived = Constants.corrected("paper, unrounded", h_max=4, bernstein=16, lipschitz=2, step5_range=2)
+    assert derived.c406 == Fraction(1216, 3) and derived.c408 == Fraction(1222, 3)
+    # sharp: 24 * 9 + 64/3 = 712/3, plus L = 4
+    assert SHARP.c406 == Fraction(712, 3) and SHARP.c408 == Fraction(724, 3)
+    # rounding the exponent up only loosens the bound
+    assert upper_bound(1e6, 1 / 16, constants=derived) < upper_bound(1e6, 1 / 16)
+
+
+def test_step5_range_scales_t_star():
+    """t* scales by R/2 and the tail term R^2/(4 n t*) by R/2 too (against the paper's form at R = 2)."""
+    n, h = 1e6, 1 / 16
+    paper = step5(n, h) - 2 / n
+    scaled = step5(n, h, constants=SHARP) - 2 / n
+    assert scaled == pytest.approx(paper * 17 / 8, rel=1e-12)
+
+
+def test_repaired_approximation_halves_the_strip():
+    rep = Constants.corrected("rep", h_max=4, bernstein=9, lipschitz=4, step5_range=Fraction(17, 4), approx=True)
+    for n in (1e3, 1e6, 1e9):
+        assert rep.degree(n, 1 / 16) == paper_degree(n, 1 / 32) > 1.9 * paper_degree(n, 1 / 16)  # nearly doubles
+    th = rep.theta(1 / 16)
+    assert rep.B(th) == pytest.approx(4 * math.sqrt(2) * (th + 1) / (th - 1) ** 2)
+    assert float(upper_bound_ball(10**6, 1 / 16, constants=rep).mid()) == pytest.approx(
+        upper_bound(1e6, 1 / 16, constants=rep), rel=1e-12)
+
+
+@pytest.mark.parametrize("constants", [PAPER, SHARP])
+def test_infimum_over_n_is_the_limit_from_above(constants):
+    h, l = 1 / 16, 44
+    inf = infimum_over_n(h, l, constants=constants)
+    values = [upper_bound(n, h, l, constants=constants) for n in (1e4, 1e6, 1e8, 1e12, 1e100)]
+    assert all(a > b for a, b in zip(values, values[1:]))  # decreasing
+    assert all(v > inf for v in values[:-1]) and 0 <= values[-1] - inf < 1e-15
+    assert float(infimum_ball(h, l, constants=constants).mid()) == pytest.approx(inf, rel=1e-12)
 
 
 def test_two_point_risk_limit_of_tiny_eps():

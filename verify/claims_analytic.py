@@ -503,7 +503,7 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     if strip_fraction < 1:
         ev["repair"] = (f"on the sub-strip |Im z| <= {strip_fraction:g} h pi/2 every term of N and D lies in a cone "
                         "|arg| <= pi/4, so |eta| <= |N|/|D| <= 1/cos(pi/4): M = sqrt 2 is certified; theta becomes h pi/2 + "
-                        "sqrt(h^2 pi^2/4 + 1) and the degree rule doubles")
+                        "sqrt(h^2 pi^2/4 + 1) and the degree rule nearly doubles (asinh(h pi/2) > asinh(h pi)/2)")
     parts = []
     if witness:
         c = ev["counterexample"]
@@ -562,7 +562,7 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     return Result(v, msg, ev, parts=parts,
                   repair="work on the sub-strip |Im z| <= h pi/4, where every term of N, D lies in the cone |arg| <= pi/4, so "
                          "M = sqrt 2 is certified (theta = h pi/2 + "
-                         "sqrt(h^2 pi^2/4 + 1), so the degree rule doubles); in 2-D use the region |Im m~| + |Im var~| "
+                         "sqrt(h^2 pi^2/4 + 1), so the degree rule nearly doubles); in 2-D use the region |Im m~| + |Im var~| "
                          "< h pi/2 where eta is jointly analytic, and the tensor constant 4(theta+1)/(theta-1)^2")
 
 
