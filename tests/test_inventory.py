@@ -78,3 +78,25 @@ def test_readme_threshold_table_matches_the_baseline():
     row = (f"| explicit upper bound < 9/4, CE2^pert's range on R (non-vacuous), from n = | "
            f"{short(th['h=1/16']['n_nonvacuous'])} | {short(th['h=1/64']['n_nonvacuous'])} |")
     assert row in readme, row
+
+
+def test_every_rate_and_comparison_states_its_sides_and_is_checked_in_every_parameter():
+    """Issue 25, deliverable 3: each rate statement and each comparison of rates says which side is an upper bound,
+    a lower bound, exact or observed; each one about a bound (not an observation) is a part of rate-dependence,
+    which checks it in n, h, d and the degree cap, or is unchecked with its reason."""
+    import re
+
+    from socal.verify import get
+    from socal.verify.inventory import SIDE_WORDS
+
+    rates = [s for s in STATEMENTS if s.kind in ("rate", "comparison")]
+    for s in rates:
+        words = s.sides.split(" vs ")
+        assert s.sides and all(w in SIDE_WORDS for w in words), f"{s.id}: sides {s.sides!r}"
+        assert s.kind != "comparison" or len(words) == 2, f"{s.id}: a comparison has two sides"
+    parts = get("rate-dependence").run(quick=True).parts
+    named = {i.strip() for p in parts for m in re.findall(r"^\[([^]]+)\]", p.name) for i in m.split(",")}
+    about_bounds = {s.id for s in rates if "observed" not in s.sides and s.check}
+    ids = {s.id for s in STATEMENTS}
+    assert named <= ids, f"rate-dependence names unknown statements: {sorted(named - ids)}"
+    assert about_bounds <= named, f"rate statements not checked in every parameter: {sorted(about_bounds - named)}"

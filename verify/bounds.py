@@ -22,7 +22,7 @@ and its tail integral is R^2 / (4 n t*) (1/(n t*) at R = 2).
 
 The approximation step is the other input: eps_l <= B theta^-l on the strip |Im z| < h pi/2 with M = 1 and the tensor
 constant B = 2/(theta - 1) (the paper).  ``approx`` selects the repair the audit certifies instead
-(``approx-corollary``, ``analytic-2d``): the sub-strip of half the width (theta = theta(h/2), so the degree rule
+(``approx-corollary``, ``analytic-2d``): the sub-strip of half the width (theta = theta(h/2), so the degree rule nearly
 doubles), M = sqrt 2 there, and the square truncation constant 4 M (theta + 1)/(theta - 1)^2.
 """
 
