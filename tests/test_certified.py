@@ -54,3 +54,24 @@ def test_ledger_identity_refutes_only_at_a_certified_point():
     assert led.identity("a wrong identity", sp.sin(a) - a) is False
     assert [r.outcome for r in led.rows] == [True, False]
     assert both(True, None) is None and both(True, False, None) is False and both(True, True) is True
+
+
+def test_sym_keeps_a_perturbation_that_nsimplify_erases():
+    """A claim reads its constants through sym: an exact number stays exact, so a 1e-12 negative control reaches
+    the check (sympy.nsimplify returns 3/2 for 3/2 (1 - 1e-12))."""
+    import sympy as sp
+    from fractions import Fraction
+
+    from socal.verify.certified import sym
+
+    moved = sp.Rational(3, 2) * (1 - sp.Rational(1, 10**12))
+    assert sp.nsimplify(moved) == sp.Rational(3, 2)  # the heuristic this replaces
+    assert sym(moved) == moved != sp.Rational(3, 2)
+    assert sym(Fraction(1216, 3)) == sp.Rational(1216, 3) and sym(406) == 406
+    assert sym(0.5) == sp.Rational(1, 2) and sym(1.5 * (1 + 1e-12)) != sp.Rational(3, 2)
+    assert sym("17/4") == sp.Rational(17, 4)
+    assert sym(1 / (48 * sp.sqrt(2))) == sp.sqrt(2) / 96
+    with pytest.raises(TypeError):
+        sym(True)
+    with pytest.raises(TypeError):
+        sym([1])

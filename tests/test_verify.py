@@ -73,8 +73,17 @@ def test_known_findings():
     assert mb.verdict is Verdict.GAP and "step5-range" in " ".join(p.name for p in mb.parts)
     assert {p.verdict for p in mb.parts if "step5-range" in p.name or "aux-lipschitz" in p.name} == {Verdict.FAILS}
     th = got["main-bound"].evidence["thresholds"]["h=1/16"]
-    assert 1e8 < th["n_nonvacuous"] < 1e9 and th["n_nonvacuous_tight"] < th["n_nonvacuous"]
-    assert got["lower-bound"].evidence["valid for all n >= 1"] < 1 / (48 * 2**0.5)
+    # the audit's sharp constants (C = 712/3 < 406) move the threshold down; the repaired approximation step (a
+    # smaller theta, so a higher degree) moves it up
+    assert 1e8 < th["sharp"]["n_nonvacuous"] < th["paper"]["n_nonvacuous"] < 1e9
+    assert th["sharp + repaired approximation"]["n_nonvacuous"] > th["paper"]["n_nonvacuous"]
+    consts = got["main-bound"].evidence["constants"]["sharp"]
+    assert (consts["aux-1 exponent C = 24 V + 16 H/3"], consts["C + L"], consts["Step 5 range R"]) == \
+        ("712/3", "724/3", "17/4")
+    lb = got["lower-bound"].evidence
+    assert lb["valid for all n >= 1"] < 1 / (48 * 2**0.5)
+    # the sharpest c of the two-point family: above the stated c, below the exact risk at every n computed
+    assert 1 / (48 * 2**0.5) < lb["sharp"]["c"] < min(lb["sharp"]["max_eps risk sqrt(n) at n"].values())
 
 
 def test_audit_json_and_markdown(tmp_path, capsys):

@@ -49,6 +49,27 @@ def exact(x):
     return None
 
 
+def sym(x):
+    """A claim's parameter as an exact sympy number, without simplification.
+
+    ``sympy.nsimplify`` is a heuristic: it returns 3/2 for 3/2 (1 - 1e-12), erasing the very perturbation a negative
+    control feeds in.  Here ints, Fractions and sympy numbers stay as they are; a float becomes the rational its
+    shortest repr writes (0.5 -> 1/2, 1.5000000000015 -> 3000000000003/2000000000000); strings are parsed."""
+    if isinstance(x, bool):
+        raise TypeError("a bool is not a number")
+    if isinstance(x, (int, np.integer)):
+        return sp.Integer(int(x))
+    if isinstance(x, Fraction):
+        return sp.Rational(x.numerator, x.denominator)
+    if isinstance(x, (float, np.floating, sp.Float)):
+        return sp.Rational(repr(float(x)))
+    if isinstance(x, str):
+        return sp.sympify(x)
+    if isinstance(x, sp.Basic):
+        return x
+    raise TypeError(f"not a number: {x!r}")
+
+
 def ball(x, err=None):
     """``x`` as an arb ball at :data:`PREC` bits.
 

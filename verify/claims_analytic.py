@@ -14,7 +14,7 @@ from socal import SechKernel
 from socal.degrees import paper_degree, theta
 
 from ._core import Part, Result, Verdict, claim, combine, steps
-from .certified import Ledger, both
+from .certified import Ledger, both, sym
 from .strip import TEST_DISTRIBUTIONS, Atoms, certify, d2_acb, d_acb, eta_acb, max_abs_eta, nd_mp, nd_smooth_mp
 
 H_VALUES = (1 / 16, 1 / 64)
@@ -450,7 +450,7 @@ def chebyshev_decay(hs, dists, M, strip_fraction, deg, *, bound_scale=1.0, rho_f
 def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     hs = H_VALUES[:1] if quick else H_VALUES
     dists = TEST_DISTRIBUTIONS[:3] if quick else TEST_DISTRIBUTIONS
-    M_exact = sp.sympify(M) if isinstance(M, str) else sp.nsimplify(M)
+    M_exact = sp.sympify(M) if isinstance(M, str) else sym(M)
     M = float(M_exact)
     led = Ledger()
     ev = {"M_assumed": str(M_exact), "strip_fraction": strip_fraction}
@@ -514,7 +514,7 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     else:
         # |arg sech(a + ib)| <= |b| (analytic-2d's identity tan arg = -tanh a tan b): on the sub-strip every term of
         # N and D lies in the cone |arg| <= f pi/2, so |N| <= sum |terms| <= |D| / cos(f pi/2)
-        f_ex = sp.nsimplify(strip_fraction)
+        f_ex = sym(strip_fraction)
         cone = led.check(f"the cone bound 1/cos({f_ex} pi/2) <= M", 1 / sp.cos(f_ex * sp.pi / 2), "<=", M_exact) \
             if f_ex < 1 else None
         parts.append(Part(f"M = {M_exact} bounds |eta| on the strip", Verdict.HOLDS if cone else Verdict.INCONCLUSIVE,
@@ -635,8 +635,8 @@ def check_bandwidth_axes(*, quick, ratio):
                       f"{ratio} h_mean (the difference is certified nonzero at a point)", ev)
     if not pd_ok:
         return Result(Verdict.FAILS, "socal.paper_degree gives (h, h/4) another degree than h", ev)
-    return Result(Verdict.HOLDS, f"theta_var(h_mean/4) = theta_mean(h_mean) identically (sympy); socal.paper_degree "
-                                 f"gives (h, h/4) the degree of h", ev)
+    return Result(Verdict.HOLDS, "theta_var(h_mean/4) = theta_mean(h_mean) identically (sympy); socal.paper_degree "
+                                 "gives (h, h/4) the degree of h", ev)
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -652,7 +652,7 @@ def check_sampler(*, quick, scale):
     # G(G^-1(u)) = u exactly: with u = 2 h x, |x| < pi/2 (|G| < h pi), atan(tan(x)) = x on the principal branch
     x, hp = sp.symbols("x h", positive=True)
     Gp = lambda tt: 2 * hp * sp.atan(sp.tanh((tt - s) / (2 * hp)))  # noqa: E731
-    comp = sp.simplify(Gp(s + sp.nsimplify(scale) * hp * sp.atanh(sp.tan(x))) - 2 * hp * x)
+    comp = sp.simplify(Gp(s + sym(scale) * hp * sp.atanh(sp.tan(x))) - 2 * hp * x)
     comp = comp.replace(sp.atan(sp.tan(x)), x)
     inv_ok = led.identity("G(G^-1(u)) - u = 0 (u = 2 h x, |x| < pi/2: atan(tan x) = x)", comp,
                           point={x: sp.Rational(3, 7), hp: sp.Rational(1, 16), s: sp.Rational(3, 10)})

@@ -17,7 +17,7 @@ import sympy as sp
 
 from ._core import Result, Verdict, claim, steps
 from .bounds import LB_CONSTANT, upper_bound, upper_bound_ball
-from .certified import Ledger, both
+from .certified import Ledger, both, sym
 from .transport import ce_two_point, random_feasible, snapshot_dists, two_point_minimax, w1_lp_batch
 from .montecarlo import markov_acceptance, mean_interval, replicate_errors, slope
 
@@ -91,7 +91,7 @@ def check_lower_bound_exact(*, quick, c):
                    "exact risk at the paper's eps": at_paper, "c/sqrt(n)": c / math.sqrt(n),
                    "looseness (exact / bound)": best[0] * math.sqrt(n) / c}
         # a grid maximum over priors (a lower bound on the maximum); quadrature and binomial sums carry 1e-8
-        items.append((best[0], ">=", sp.nsimplify(c) / sp.sqrt(n), 1e-8, None))
+        items.append((best[0], ">=", sym(c) / sp.sqrt(n), 1e-8, None))
     led = Ledger()
     ok = led.all_true(f"the exact two-point minimax risk >= c/sqrt(n) at n = {', '.join(map(str, ns))}", items)
     # socal's own estimator on the family (Monte Carlo), at the paper's eps
@@ -183,7 +183,7 @@ def check_sandwich_tightness(*, quick, lo, hi):
         attain[key] = (abs(mu1 - m) + abs(mu2 - v)) / (abs(d0) + abs(d1))
     # the random populations' ratios in rationals (the LP's W1 agrees with the closed form to lp_gap)
     led = Ledger()
-    lo_x, hi_x = sp.nsimplify(lo), sp.nsimplify(hi)
+    lo_x, hi_x = sym(lo), sym(hi)
     low_ok = both(led.all_true("random populations: CE2/W1_bar >= lo (rationals)",
                                [(r, ">=", lo_x, None, None) for r in exact_ratios]),
                   led.check("the attaining instance: CE2/W1 >= lo (exact)", attain["1/2"], ">=", lo_x))

@@ -8,7 +8,7 @@ import numpy as np
 import sympy as sp
 
 from ._core import Result, Verdict, claim
-from .certified import Ledger, both
+from .certified import Ledger, both, sym
 from .transport import random_feasible, snapshot_dists, w1_lp, w1_lp_batch
 
 R = sp.Rational
@@ -50,7 +50,7 @@ def ratio_extremes():
        paper={"lower": R(3, 2), "upper": 3}, wrong={"lower": 1, "upper": 3})
 def check_sandwich(*, quick, lower, upper):
     lo, hi = ratio_extremes()
-    lower, upper = sp.nsimplify(lower), sp.nsimplify(upper)
+    lower, upper = sym(lower), sym(upper)
     led = Ledger()
     ok_lower = led.check("delta <= lower W1: sup (delta1 + delta2)/W1 <= lower", hi, "<=", lower)
     ok_upper = led.check("lower W1 <= upper delta: lower/upper <= inf (delta1 + delta2)/W1", lower / upper, "<=", lo)
@@ -82,10 +82,17 @@ def check_sandwich(*, quick, lower, upper):
         return Result(led.verdict(lp_ok, Verdict.HOLDS, Verdict.FAILS),
                       f"W1 != |Delta_0| + |Delta_1| (LP differs by {lp_err:.2e})", ev)
     if both(ok_lower, ok_upper) is not True:
-        ray = next(r for r in RAYS if sum(deltas(R(r[0]), R(r[1]))) > lower * w1_formula(R(r[0]), R(r[1])))
+        def ratio(r):
+            return sum(deltas(R(r[0]), R(r[1]))) / w1_formula(R(r[0]), R(r[1]))
+
+        if ok_lower is False:  # a ray where delta > lower W1
+            ray, side = max(RAYS, key=ratio), f"delta1 + delta2 > {lower} W1"
+        else:  # a ray where lower W1 > upper delta
+            ray, side = min(RAYS, key=ratio), f"{lower} W1 > {upper} (delta1 + delta2)"
         ev["counterexample"] = {"(Delta_0, Delta_1)": ray, "delta1+delta2": str(sum(deltas(R(ray[0]), R(ray[1])))),
-                                "W1": str(w1_formula(R(ray[0]), R(ray[1])))}
-        return Result(Verdict.FAILS, f"the sandwich with constant {lower} fails on the ray {ray}", ev)
+                                "W1": str(w1_formula(R(ray[0]), R(ray[1]))), "fails": side}
+        return Result(led.verdict(both(ok_lower, ok_upper), Verdict.HOLDS, Verdict.FAILS),
+                      f"the sandwich with constants ({lower}, {upper}) fails on the ray {ray}: {side}", ev)
     return Result(Verdict.HOLDS, f"exact: (delta1+delta2)/W1 ranges over [{lo}, {hi}], both attained by feasible "
                                  f"moments; W1 formula matches the LP on {len(inst)} instances", ev)
 
@@ -119,7 +126,7 @@ def check_property_exact(*, quick, w1):
        paper={"c": R(3, 2)}, wrong={"c": 1})
 def check_ahdritz_to_us(*, quick, c):
     hi, witness = extreme_ray("max")
-    c = sp.nsimplify(c)
+    c = sym(c)
     led = Ledger()
     fails = led.check("sup (delta1 + delta2)/W1 > c", hi, ">", c)
     ev = {"sup (delta1+delta2)/W1": str(hi), "claimed c": str(c), "tight": bool(hi == c), "decided by": led.lines()}
@@ -134,7 +141,7 @@ def check_ahdritz_to_us(*, quick, c):
        paper={"k": 2}, wrong={"k": 1})
 def check_us_to_ahdritz(*, quick, k):
     lo, witness = extreme_ray("min")
-    k = sp.nsimplify(k)
+    k = sym(k)
     need = 1 / lo  # sup W1 / (delta1 + delta2)
     # a population where CE2 is small but one rare element has large W1: no worst-case bound follows
     rng = np.random.default_rng(3)
@@ -157,7 +164,7 @@ def check_us_to_ahdritz(*, quick, k):
        paper={"lo": R(1, 2), "hi": R(3, 2)}, wrong={"lo": R(3, 5), "hi": R(3, 2)})
 def check_remark_average(*, quick, lo, hi):
     inf_r, sup_r = ratio_extremes()
-    lo, hi = sp.nsimplify(lo), sp.nsimplify(hi)
+    lo, hi = sym(lo), sym(hi)
     led = Ledger()
     ok = both(led.check("lo <= inf (delta1 + delta2)/W1", lo, "<=", inf_r),
               led.check("hi >= sup (delta1 + delta2)/W1", hi, ">=", sup_r))
@@ -237,7 +244,7 @@ def _ce2_of_That(w, e1, e2, h1, h2):
        "hence O(log^{3/2} n / sqrt n).",
        paper={"a": 1, "b": 1}, wrong={"a": R(1, 2), "b": R(1, 2)}, repaired={"a": 3, "b": 2})
 def check_platt_approx(*, quick, a, b):
-    a_q, b_q = Fraction(str(sp.nsimplify(a))), Fraction(str(sp.nsimplify(b)))
+    a_q, b_q = Fraction(str(sym(a))), Fraction(str(sym(b)))
     a, b = float(a), float(b)
     rng = np.random.default_rng(7)
     worst_clip = worst_noclip = Fraction(-10)

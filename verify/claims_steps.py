@@ -19,7 +19,7 @@ import sympy as sp
 
 from ._core import Result, Verdict, claim
 from .bounds import CE2_RANGE, LB_CONSTANT, step5
-from .certified import Ledger, both
+from .certified import Ledger, both, sym
 
 R = sp.Rational
 M_RANGE = (R(0), R(1))  # m~
@@ -49,7 +49,7 @@ def _g_range(values):
        "Hoeffding applies with range 2: P(|mean - E| > t) <= 2 exp(-n t^2 / 2).",
        paper={"range_hi": 2}, wrong={"range_hi": 1}, repaired={"range_hi": R(17, 4)})
 def check_step5_range(*, quick, range_hi):
-    range_hi = sp.nsimplify(range_hi)
+    range_hi = sym(range_hi)
     clipped, at_c = _g_range(CLIPPED)  # what the computed estimator returns
     poly, at_p = _g_range(PL_VALUES)  # the class P_l the proof's covering uses
     first_clipped = _sup_abs_linear(CLIPPED, M_RANGE)
@@ -86,7 +86,7 @@ def check_step5_range(*, quick, range_hi):
        "For f, g in P_l and Z in {0, 1}, |h_f - h_g| <= 2 |f - g| 'since f, g in [0, 1]'.",
        paper={"factor": 2}, wrong={"factor": 1}, repaired={"factor": 4})
 def check_aux_lipschitz(*, quick, factor):
-    factor = sp.nsimplify(factor)
+    factor = sym(factor)
     # h_f - h_g = (f - g)(f + g - 2Z): the factor is sup |f + g - 2Z|
     f, g, z = sp.symbols("f g z")
     expr = sp.expand((f - z) ** 2 - (f - g) * (f + g - 2 * z) - (g - z) ** 2)
@@ -115,7 +115,7 @@ def check_aux_lipschitz(*, quick, factor):
        "the net points g of P_l ('By Step 2(b), h_g in [-4, 4]').",
        paper={"h_max": 4, "bernstein": 16}, wrong={"h_max": R(1, 2), "bernstein": 16})
 def check_step2_constants(*, quick, h_max, bernstein):
-    h_max, bernstein = sp.nsimplify(h_max), sp.nsimplify(bernstein)
+    h_max, bernstein = sym(h_max), sym(bernstein)
     ev = {"claimed": [str(h_max), str(bernstein)]}
     sharp, witnesses = {}, []
     for dom, values in (("[0, 1]", CLIPPED), ("P_l", PL_VALUES)):
@@ -201,8 +201,8 @@ def check_exp1_tuning(*, quick, K_h_exponent, b_h_exponent):
           "n exponents (K, b)": [str(kn_exp), str(bn_exp)], "claimed h exponents": [str(K_h_exponent), str(b_h_exponent)],
           "optimal MSE rate": str(sp.simplify(mse_hist.subs(K, K_opt)))}
     led = Ledger()
-    ok = both(led.check("K*'s h exponent", k_exp, "==", sp.nsimplify(K_h_exponent)),
-              led.check("b*'s h exponent", b_exp, "==", sp.nsimplify(b_h_exponent)),
+    ok = both(led.check("K*'s h exponent", k_exp, "==", sym(K_h_exponent)),
+              led.check("b*'s h exponent", b_exp, "==", sym(b_h_exponent)),
               led.check("K*'s n exponent = 1/4", kn_exp, "==", R(1, 4)),
               led.check("b*'s n exponent = -1/4", bn_exp, "==", R(-1, 4)))
     ev["decided by"] = led.lines()
@@ -290,7 +290,7 @@ def check_exp3_moments(*, quick, eta1, eta2_aleatoric, eta2_hidden, rel_tol):
     off = [name for name, got, want in (("eta1 aleatoric", ale[0], eta1), ("eta1 hidden", hid[0], eta1),
                                         ("eta2 aleatoric", ale[1], eta2_aleatoric), ("eta2 hidden", hid[1], eta2_hidden))
            if not led.check(f"{name}: |computed - stated| <= rel_tol x stated", abs(got - float(want)), "<=",
-                            sp.nsimplify(rel_tol) * sp.nsimplify(want), lhs_err=1e-12)]
+                            sym(rel_tol) * sym(want), lhs_err=1e-12)]
     ev["decided by"] = led.lines()
     if off:
         return Result(Verdict.FAILS, f"E theta^2 of the hidden-subtype group is {hid[1]:.3f}, not ~{float(eta2_hidden)} "
@@ -359,7 +359,7 @@ def check_experiments_as_run(*, quick, c406, c_lower):
                          "non-vacuous (< 9/4) from n": float(f"{n_r:.3g}") if n_r else "never (at this degree)"}}
         tb = upper_bound_ball(n, h, l, constants=paper)
         if led.check(f"{name}: the bound < the minimax lower bound c/sqrt(n) (a contradiction)", tb, "<",
-                     sp.nsimplify(c_lower) / sp.sqrt(n)):
+                     sym(c_lower) / sp.sqrt(n)):
             below_lb.append(name)
         if led.check(f"{name}: the bound >= 9/4 at the experiment's n", tb, ">=", R(9, 4)):
             vacuous.append(name)
