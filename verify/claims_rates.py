@@ -154,7 +154,8 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     ev["degree cap"] = {"side": "upper bound", **caps}
     parts.append(Part("the rate with the degree capped (the experiments), upper bound", Verdict.HOLDS,
                       "the statement assumes the degree rule; at a fixed degree L the bound decreases in n to "
-                      "2 sqrt 5 B theta^-L > 0, not to 0, and the rule asks for more than the cap from n = theta^(L/2): "
+                      "2 sqrt 5 B theta^-L > 0, not to 0, and the rule asks for more than the cap from "
+                      "n = theta^(L/2): "
                       + "; ".join(f"{k}: n > {v['the rule asks for more than the cap from n >']:.3g}, floor "
                                   f"{v['inf over n at the cap (2 sqrt 5 B theta^-L)']:.3g}" for k, v in caps.items())
                       + " (balls; experiments-as-run)"))
@@ -180,7 +181,8 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     rs = [v["risk sqrt(n)"] for v in risks.values()]
     parts.append(Part("[intro-lecam, lb-c, prop-lb] c = 1/(48 sqrt 2) is independent of h (lower bound)",
                       led.verdict(lb_ok, Verdict.HOLDS, Verdict.FAILS),
-                      f"lower-bound's derivation uses only p0, p1 and eps (its gap, KL and TV steps), and the exact two-point risk at the paper's eps times sqrt(n) is {min(rs):.4f}-"
+                      f"lower-bound's derivation uses only p0, p1 and eps (its gap, KL and TV steps), and the exact "
+                      f"two-point risk at the paper's eps times sqrt(n) is {min(rs):.4f}-"
                       f"{max(rs):.4f} over h = {', '.join(f'{h:g}' for h in hs)} (>= c = {float(c):.4f})"))
 
     # -- the comparisons, with their sides --------------------------------------------------------------------------
@@ -201,10 +203,12 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     c_sharp = family_constant()[0]
     ev["comparisons"]["optimality (upper vs lower)"]["with the sharpest c of the two-point family (lower-bound)"] = {
         "c": c_sharp, "lim h K(h) / c": float(hK) / c_sharp}
-    parts.append(Part("[abs-lower, intro-complete] upper and lower bounds match up to logarithmic factors (upper vs lower)",
+    parts.append(Part("[abs-lower, intro-complete] upper and lower bounds match up to logarithmic factors "
+                      "(upper vs lower)",
                       Verdict.HOLDS, f"at fixed h the ratio is K(h)/c log^{{3/2}} n (sympy); in h it grows like 1/h "
                                      f"(h K(h)/c -> {float(hK) / float(c):.0f}, or {float(hK) / c_sharp:.0f} with the "
-                                     f"family's sharpest c = {c_sharp:.4f} at h = 1/16, where the two-point risk no longer depends on h): the optimality holds in n at fixed h, "
+                                     f"family's sharpest c = {c_sharp:.4f} at h = 1/16, where the two-point risk "
+                                     f"no longer depends on h): the optimality holds in n at fixed h, "
                                      f"as the paper states it", role="conclusion"))
     parts.append(Part("[abs-vs-quarter, intro-quarter, rate-table-rows] the improvement over n^{-1/4} (upper vs upper)",
                       Verdict.HOLDS, "holds as a comparison of guarantees in n at fixed h (log^{3/2} n n^{-1/2} "
