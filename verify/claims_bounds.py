@@ -422,8 +422,10 @@ def check_lower_bound(*, quick, c, kl, gap):
     ev["sharp"] = {"c": c_inf, "error bound": c_err, "witness": f"the limit n -> oo with eps = {t_star:.4f}/sqrt(n) "
                    f"(u* = {u_star:.6f} solves Phi(-u) = u phi(u); g = |dCE2/dp|(1/16) = {g:.6f}, h = 1/16)",
                    "max_eps risk sqrt(n) at n": above,
-                   "reading": "the largest c this two-point family can give for all n (the values decrease to "
-                              "c_inf); a larger c would need another family"}
+                   "reading": "no c above c_inf holds for all n on this family (risk sqrt(n) tends to c_inf); at "
+                              "every n computed the family's risk sqrt(n) is above c_inf and decreasing, so c_inf is "
+                              "the sharpest constant the family certifies, attained in the limit; a larger c would "
+                              "need another family"}
     ev["decided by"] = led.lines()
     parts = [Part(f"Le Cam's argument for n >= {n4} (gap 9/16, KL <= {kl} eps^2, TV <= 1/2)", Verdict.HOLDS,
                   f"each step checks exactly and gives c = {derived_c} >= the stated {sym(c)}"),

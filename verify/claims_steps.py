@@ -120,7 +120,7 @@ def check_step2_constants(*, quick, h_max, bernstein):
     sharp, witnesses = {}, []
     for dom, values in (("[0, 1]", CLIPPED), ("P_l", PL_VALUES)):
         (hs, hw), (bs, bw, attained) = sharp_step2(values)
-        sharp[dom] = {"h_max": hs, "bernstein": bs}
+        sharp[dom] = {"h_max": hs, "bernstein": bs, "attained": attained}
         ev[f"sharp, f in {dom}"] = {
             "sup |h_f|": str(hs), "sup |h_f| attained at (f, f*, Z)": [str(x) for x in hw],
             "sup h_f^2 / (f - f*)^2": str(bs),
@@ -152,8 +152,9 @@ def check_step2_constants(*, quick, h_max, bernstein):
     loose = [f"{name} {stated} (sharp {sh})" for name, stated, sh in (("the range of h_g", h_max, hpl),
                                                                      ("the Bernstein constant", bernstein, bpl))
              if stated > sh]
+    how = "attained" if sharp["P_l"]["attained"] else "approached as f -> f*"
     return Result(Verdict.HOLDS, f"true where they are used (the net points of P_l): sharp constants {hpl} "
-                                 f"(attained) and {bpl} (attained)" + (f"; loose: {', '.join(loose)}" if loose else "")
+                                 f"(attained) and {bpl} ({how})" + (f"; loose: {', '.join(loose)}" if loose else "")
                   + f"; for [0, 1]-valued f they would be {h01} and {b01}", ev)
 
 
