@@ -424,6 +424,9 @@ class BootstrapResult:
 
 
 REFIT_ROWS = 20_000  # the refits are evaluated on a keyed subset of about this many rows (all rows below it)
+# the interval's widening beyond the two corrected quantile intervals: MARGIN_SD bootstrap standard deviations plus
+# MARGIN_GAP times the distance between the two bias corrections (see bootstrap's docstring; docs/numbers.md)
+MARGIN_SD, MARGIN_GAP = 1.0, 0.5
 LABEL_DRAWS = "gaussian"  # 'exact': draw every label set (the former bootstrap, n B (l + 1)^2 work; for comparison)
 
 
@@ -475,7 +478,7 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     debiased = min(max(est - bias, 0.0), top)
     noise = deltas - one_step  # the plug-in's fluctuation about its mean
     low_bias, high_bias = min(one_step, shrunk_bias), max(one_step, shrunk_bias)
-    margin = float(noise.std()) + 0.5 * (high_bias - low_bias)
+    margin = MARGIN_SD * float(noise.std()) + MARGIN_GAP * (high_bias - low_bias)
     ci = bound = None
     if level is not None:
         lo_q, hi_q = np.quantile(noise, [(1 - level) / 2, (1 + level) / 2])
