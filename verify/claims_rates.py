@@ -44,10 +44,6 @@ def _theta_ball(h):
     return hb * arb.pi() + (hb**2 * arb.pi() ** 2 + 1).sqrt()
 
 
-CAPS = {"Exp 1, h=1/16 (cap 44)": (1 / 16, 44), "Exp 1, h=1/64 (cap 88)": (1 / 64, 88),
-        "Exp 2 (degree 12, h=1/64)": (1 / 64, 12)}
-
-
 @claim("rate-dependence", "Prop. 'main', Prop. 'lb', the degree rule, the abstract's comparisons: every parameter",
        "E|CE2-hat - CE2^pert| = O(log^{3/2} n / sqrt n) (h fixed); eps_l = O(n^-2) and d = O(log^2 n) under the "
        "degree rule; c = 1/(48 sqrt 2) is independent of h; upper and lower bounds match up to logarithmic factors; "
@@ -143,14 +139,16 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
                       f"and h^2 d -> {d_h} (sympy): eps_l <= B n^-2 with B ~ 2/(pi h), d ~ 4 log^2 n / (pi h)^2"))
 
     # -- the degree cap: the bound at a fixed degree never falls below 2 sqrt 5 B theta^-L; the rule passes the cap
+    from .claims_steps import EXPERIMENTS  # (h, degree used, n) as the appendix describes them
+
     caps = {}
-    for name, (h, L) in CAPS.items():
+    for name, (h, L, n_exp) in EXPERIMENTS.items():
         thb = _theta_ball(h)
         n_cap = (thb**L).sqrt()  # l = ceil(2 log n / log theta) <= L iff n <= theta^(L/2)
         caps[name] = {"cap": L, "the rule asks for more than the cap from n >": float(n_cap.mid()),
                       "inf over n at the cap (2 sqrt 5 B theta^-L)": float(infimum_ball(h, L).mid())}
         led.check(f"{name}: the rule's degree exceeds the cap at the experiment's n (n > theta^(L/2))",
-                  n_cap, "<", {44: 50_000, 88: 50_000, 12: 20_000}[L])
+                  n_cap, "<", n_exp)
     ev["degree cap"] = {"side": "upper bound", **caps}
     parts.append(Part("the rate with the degree capped (the experiments), upper bound", Verdict.HOLDS,
                       "the statement assumes the degree rule; at a fixed degree L the bound decreases in n to "
@@ -160,7 +158,7 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
                                   f"{v['inf over n at the cap (2 sqrt 5 B theta^-L)']:.3g}" for k, v in caps.items())
                       + " (balls; experiments-as-run)"))
 
-    # -- Prop. lb in h: c has no h in its derivation; the exact two-point risk at the paper's eps, several h -------
+    # -- Prop. lb in h: the exact two-point risk at the paper's eps, at several h ----------------------------------
     from .transport import two_point_minimax
 
     hs = (1 / 4, 1 / 16, 1 / 64) if quick else (4.0, 1 / 4, 1 / 16, 1 / 64, 1 / 256)
