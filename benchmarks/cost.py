@@ -9,6 +9,12 @@ Times are medians of ``--reps`` alternated runs; the ratio is default / plug-in.
     python benchmarks/cost.py                       # n = 5e4 and 1e6, l = 12 and 44, in memory
     python benchmarks/cost.py --sizes 50000 --reps 5
     python benchmarks/cost.py --streamed
+    python benchmarks/cost.py --evaluate --sizes 200000    # socal.evaluate against the plug-in it reports
+
+``--evaluate`` times ``socal.evaluate`` on raw scores of the toy population (the calibration test, perturbation, CE2
+and CE1 with their bootstraps and Lepski's candidates, and the calibrated reference) against the plug-in ``ce2``
+call (``debias=False``) on the same perturbed scores: the default call (cross-validated degree) at evaluate's own
+bandwidth and at h = 1/16 on both axes, and the call at the degree and ridge evaluate selected (no selection).
 """
 
 from __future__ import annotations
@@ -33,6 +39,28 @@ def _time(fn):
     return time.perf_counter() - t0, out
 
 
+def evaluate_cost(sizes, reps):
+    from socal._evaluate import DEFAULT_BANDWIDTH
+
+    pop = socal.synthetic.toy_population()
+    print(f"{'n':>9} {'evaluate s':>11} | plug-in s: {'default':>8} {'h=1/16':>7} {'fixed l':>8} | evaluate / "
+          f"plug-in: {'default':>8} {'h=1/16':>7} {'fixed l':>8}")
+    for n in sizes:
+        m, v, _, y = pop.sample_raw(n, rng=0)
+        res = socal.evaluate(m, v, y)
+        mt, vt = res.mean, res.var  # the perturbed scores evaluate measured
+        fixed = dict(degree=res.ce2.degree, alpha=res.ce2.alpha)  # the degree and ridge it selected, no selection
+        plug, plug16, plugl, ev = [], [], [], []
+        for _ in range(reps):  # alternated
+            plug.append(_time(lambda: socal.ce2(mt, vt, y, debias=False, h=DEFAULT_BANDWIDTH))[0])
+            plug16.append(_time(lambda: socal.ce2(mt, vt, y, debias=False, h=1 / 16))[0])
+            plugl.append(_time(lambda: socal.ce2(mt, vt, y, debias=False, h=DEFAULT_BANDWIDTH, **fixed))[0])
+            ev.append(_time(lambda: socal.evaluate(m, v, y))[0])
+        te, tp, t16, tl = (statistics.median(x) for x in (ev, plug, plug16, plugl))
+        print(f"{n:>9} {te:>11.2f} | {'':>10} {tp:>8.2f} {t16:>7.2f} {tl:>8.2f} | {'':>18} {te / tp:>8.1f} "
+              f"{te / t16:>7.1f} {te / tl:>8.1f}   (fixed l = {fixed['degree']})", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="50000,1000000")
@@ -40,7 +68,10 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--n-boot", type=int, default=200)
     ap.add_argument("--streamed", action="store_true", help="from 10 chunks instead of arrays")
+    ap.add_argument("--evaluate", action="store_true", help="time socal.evaluate against the plug-in instead")
     a = ap.parse_args(argv)
+    if a.evaluate:
+        return evaluate_cost([int(float(x)) for x in a.sizes.split(",")], a.reps)
     print(f"{'n':>9} {'l':>3} {'plug-in s':>10} {'default s':>10} {'ratio':>7}   estimate [90% interval], upper 95%")
     for n in (int(float(x)) for x in a.sizes.split(",")):
         m, v, y = _data(n)
