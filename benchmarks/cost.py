@@ -40,21 +40,19 @@ def _time(fn):
 
 
 def evaluate_cost(sizes, reps):
-    from socal._evaluate import DEFAULT_BANDWIDTH
-
     pop = socal.synthetic.toy_population()
     print(f"{'n':>9} {'evaluate s':>11} | plug-in s: {'default':>8} {'h=1/16':>7} {'fixed l':>8} | evaluate / "
           f"plug-in: {'default':>8} {'h=1/16':>7} {'fixed l':>8}")
     for n in sizes:
         m, v, _, y = pop.sample_raw(n, rng=0)
         res = socal.evaluate(m, v, y)
-        mt, vt = res.mean, res.var  # the perturbed scores evaluate measured
+        mt, vt, h = res.mean, res.var, res.h  # the perturbed scores evaluate measured, at its bandwidth
         fixed = dict(degree=res.ce2.degree, alpha=res.ce2.alpha)  # the degree and ridge it selected, no selection
         plug, plug16, plugl, ev = [], [], [], []
         for _ in range(reps):  # alternated
-            plug.append(_time(lambda: socal.ce2(mt, vt, y, debias=False, h=DEFAULT_BANDWIDTH))[0])
+            plug.append(_time(lambda: socal.ce2(mt, vt, y, debias=False, h=h))[0])
             plug16.append(_time(lambda: socal.ce2(mt, vt, y, debias=False, h=1 / 16))[0])
-            plugl.append(_time(lambda: socal.ce2(mt, vt, y, debias=False, h=DEFAULT_BANDWIDTH, **fixed))[0])
+            plugl.append(_time(lambda: socal.ce2(mt, vt, y, debias=False, h=h, **fixed))[0])
             ev.append(_time(lambda: socal.evaluate(m, v, y))[0])
         te, tp, t16, tl = (statistics.median(x) for x in (ev, plug, plug16, plugl))
         print(f"{n:>9} {te:>11.2f} | {'':>10} {tp:>8.2f} {t16:>7.2f} {tl:>8.2f} | {'':>18} {te / tp:>8.1f} "
