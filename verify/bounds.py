@@ -32,11 +32,11 @@ import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from socal.degrees import paper_degree
+from socal.degrees import paper_degree, theta
 from socal.deviations import CE_RANGE
 
 __all__ = ["Constants", "PAPER", "upper_bound", "upper_bound_ball", "paper_degree_ball", "step4", "step5",
-           "lower_bound", "threshold_n", "infimum_over_n", "infimum_ball", "LB_CONSTANT", "CE2_RANGE"]
+           "lower_bound", "threshold_n", "infimum_over_n", "infimum_ball", "theta_ball", "LB_CONSTANT", "CE2_RANGE"]
 
 LB_CONSTANT = 1.0 / (48.0 * math.sqrt(2.0))
 # CE2^pert's whole range: |eta1 - m~| <= 1 and |eta2 - v~| <= 5/4, since v~ = m~^2 + var~ reaches 1 + 1/4 on R
@@ -83,7 +83,7 @@ class Constants:
         return replace(c, strip=Fraction(1, 2), m_sq=Fraction(2), tensor="square") if approx else c
 
     def theta(self, h):
-        return math.exp(math.asinh(float(self.strip) * h * math.pi))
+        return theta(float(self.strip) * h)
 
     def B(self, th):
         if self.tensor == "paper":
@@ -173,7 +173,7 @@ def _arb(q):
     return arb(q.numerator) / arb(q.denominator)
 
 
-def _theta_ball(h, strip):
+def theta_ball(h, strip=1):
     """theta(strip h) = s pi + sqrt(s^2 pi^2 + 1), s = strip h, as a ball (h = 1/k exactly)."""
     from flint import arb
 
@@ -189,7 +189,7 @@ def paper_degree_ball(n, h, strip=1):
     old = ctx.prec
     ctx.prec = 212
     try:
-        x = 2 * arb(n).log() / _theta_ball(h, strip).log()
+        x = 2 * arb(n).log() / theta_ball(h, strip).log()
         lo, hi = x.lower(), x.upper()
         c_lo, c_hi = int(math.ceil(float(lo))), int(math.ceil(float(hi)))
         # certified: c_lo - 1 < x <= c_lo for every value in the ball
@@ -220,7 +220,7 @@ def upper_bound_ball(n, h, l=None, *, constants=PAPER):
     old = ctx.prec
     ctx.prec = 212
     try:
-        th = _theta_ball(h, c.strip)
+        th = theta_ball(h, c.strip)
         nb, d = arb(int(n)), arb((l + 1) ** 2)
         B = _B_ball(th, c)
         approx_sq = B**2 / nb**4 if rule else B**2 * th ** (-2 * l)
@@ -239,7 +239,7 @@ def infimum_ball(h, l, *, constants=PAPER):
     old = ctx.prec
     ctx.prec = 212
     try:
-        th = _theta_ball(h, constants.strip)
+        th = theta_ball(h, constants.strip)
         return 2 * arb(5).sqrt() * _B_ball(th, constants) * th ** (-l)
     finally:
         ctx.prec = old

@@ -231,11 +231,12 @@ def check_main_bound(*, quick, c406, c408, hoeffding):
           "constants": {name: {"Step 2(b) H": str(c.h_max), "Step 2(c) V": str(c.bernstein),
                                "aux-1 Lipschitz L": str(c.lipschitz), "Step 5 range R": str(c.step5_range),
                                "aux-1 exponent C = 24 V + 16 H/3": str(c.c406), "C + L": str(c.c408),
-                               "theta": f"theta({c.strip} h)", "B": "2/(theta - 1)" if c.tensor == "paper" else
+                               "theta": "theta(h)" if c.strip == 1 else f"theta({c.strip} h)", "B": "2/(theta - 1)" if c.tensor == "paper" else
                                f"4 sqrt({c.m_sq}) (theta + 1)/(theta - 1)^2"} for name, c in variants.items()},
-          "sharp constants": "certified with witnesses by step2-constants (H = 4 attained, V = 9 attained), "
-                             "aux-lipschitz (L = 4, approached as g -> f) and step5-range (R = 17/4 attained); "
-                             "the corrected bound still assumes the covering argument repaired (the part below)",
+          "sharp constants": f"certified with witnesses by step2-constants (H = {sharp['h_max']}, V = "
+                             f"{sharp['bernstein']}), aux-lipschitz (L = {sharp['lipschitz']}) and step5-range (R = "
+                             f"{sharp['step5_range']}); the corrected bound still assumes the covering argument "
+                             "repaired (the part below)",
           "vacuous_note": "CE2^pert lies in [0, 9/4] (v~ = m~^2 + var~ reaches 5/4 on R, since a perturbed var~ may "
                           "exceed m~(1 - m~)): the bound says nothing below n_nonvacuous"}
     parts.append(Part("the union bounds cover the estimator (Lemma covering for P_l; 'P_n h_fhat <= 0')",

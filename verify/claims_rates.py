@@ -22,7 +22,7 @@ import math
 import sympy as sp
 
 from ._core import Part, Result, Verdict, claim, combine
-from .bounds import LB_CONSTANT, PAPER, infimum_ball
+from .bounds import LB_CONSTANT, PAPER, infimum_ball, theta_ball
 from .certified import Ledger, both, sym
 
 R = sp.Rational
@@ -35,13 +35,6 @@ def _bound_symbolic(l, C, c408, R5, n=_n):
     s4 = 2 * sp.sqrt((C * dd * sp.log(3 * n) + c408) / n)
     t = sp.sqrt((R5**2 * dd * sp.log(6 * n) + R5**2 * sp.log(2) / 2) / n)
     return s4 + 2 / n + t + R5**2 / (4 * n * t)
-
-
-def _theta_ball(h):
-    from flint import arb
-
-    hb = arb(1) / arb(round(1 / h))
-    return hb * arb.pi() + (hb**2 * arb.pi() ** 2 + 1).sqrt()
 
 
 @claim("rate-dependence", "Prop. 'main', Prop. 'lb', the degree rule, the abstract's comparisons: every parameter",
@@ -143,7 +136,7 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
 
     caps = {}
     for name, (h, L, n_exp) in EXPERIMENTS.items():
-        thb = _theta_ball(h)
+        thb = theta_ball(h)
         n_cap = (thb**L).sqrt()  # l = ceil(2 log n / log theta) <= L iff n <= theta^(L/2)
         caps[name] = {"cap": L, "the rule asks for more than the cap from n >": float(n_cap.mid()),
                       "inf over n at the cap (2 sqrt 5 B theta^-L)": float(infimum_ball(h, L).mid())}

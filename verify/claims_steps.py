@@ -342,8 +342,8 @@ def check_experiments_as_run(*, quick, c406, c_lower):
         return infimum_over_n(h, l, constants=c), n_star
 
     for name, (h, l, n) in EXPERIMENTS.items():
-        theta = math.exp(math.asinh(h * math.pi))
-        l_paper = math.ceil(2 * math.log(n) / math.log(theta))
+        theta = paper.theta(h)
+        l_paper = paper.degree(n, h)
         total = upper_bound(n, h, l, constants=paper)
         approx = paper.B(theta) * theta ** (-l)
         # at the experiment's own degree the bound decreases in n to 2 sqrt 5 eps_l: it becomes non-vacuous from
