@@ -26,9 +26,7 @@ import socal
 from socal.parallel import iter_jobs
 
 
-def one(kind, name, h, n, rep, level, upper, n_boot, margin=None):
-    if margin is not None:  # an experiment on the interval's widening (set in the worker process)
-        socal.bootstrap.MARGIN_SD, socal.bootstrap.MARGIN_GAP = margin
+def one(kind, name, h, n, rep, level, upper, n_boot):
     pop = socal.synthetic.validation_zoo()[name].population
     m, v, y = pop.sample(n, h=h, rng=np.random.default_rng([zlib.crc32(name.encode()), round(1 / h), n, rep]))
     t0 = time.perf_counter()
@@ -74,18 +72,14 @@ def main():
     p.add_argument("--members", default=None, help="comma-separated zoo names (default: all)")
     p.add_argument("--kind", default="ce2,ce1")
     p.add_argument("--timing", action="store_true", help="time ce2 with and without ci instead")
-    p.add_argument("--margin", default=None, help="SD,GAP: the interval's widening (socal.bootstrap.MARGIN_SD, "
-                   "MARGIN_GAP; default 1,0.5), for experiments")
     a = p.parse_args()
-    margin = tuple(float(x) for x in a.margin.split(",")) if a.margin else None
     zoo = socal.synthetic.validation_zoo()
     names = a.members.split(",") if a.members else list(zoo)
     hs = [float(Fraction(s)) for s in a.hs.split(",")]
     sizes = [int(float(s)) for s in a.sizes.split(",")]
     if a.timing:
         return timing(names, hs, sizes, a.level, a.upper, a.n_boot)
-    print(f"{a.reps} replicates per cell, {a.level:.0%} intervals, {a.upper:.0%} upper bounds, n_boot = {a.n_boot}"
-          + (f", margin {margin[0]:g} SD + {margin[1]:g} gap" if margin else ""))
+    print(f"{a.reps} replicates per cell, {a.level:.0%} intervals, {a.upper:.0%} upper bounds, n_boot = {a.n_boot}")
     head = (f"{'kind':<5}{'member':<19}{'h':>5}{'n':>7}{'truth':>8}{'bias plug':>10}{'bias est':>9}{'RMSE plug':>10}"
             f"{'RMSE est':>9}{'cover':>6}{'upper':>6}{'width':>8}{'w/RMSE':>7}{'holds':>6}{'fine':>5}{'s/call':>7}")
     for held_out in (False, True):
@@ -101,7 +95,7 @@ def main():
                     pop = zoo[name].population
                     for h in hs:
                         truth = (pop.ce2(h) if kind == "ce2" else pop.ce1(h)).value
-                        jobs = [(kind, name, h, n, r, a.level, a.upper, a.n_boot, margin) for r in range(a.reps)]
+                        jobs = [(kind, name, h, n, r, a.level, a.upper, a.n_boot) for r in range(a.reps)]
                         plug, est, lo, hi, up, fine, sec = np.array(list(iter_jobs(one, jobs, n_jobs=a.jobs))).T
                         rmse = np.sqrt(np.mean((est - truth) ** 2))
                         cover = np.mean((lo <= truth) & (truth <= hi))

@@ -424,9 +424,6 @@ class BootstrapResult:
 
 
 REFIT_ROWS = 20_000  # the refits are evaluated on a keyed subset of about this many rows (all rows below it)
-# the interval's widening beyond the two corrected quantile intervals: MARGIN_SD bootstrap standard deviations plus
-# MARGIN_GAP times the distance between the two bias corrections (see bootstrap's docstring; docs/numbers.md)
-MARGIN_SD, MARGIN_GAP = 1.0, 0.5
 LABEL_DRAWS = "gaussian"  # 'exact': draw every label set (the former bootstrap, n B (l + 1)^2 work; for comparison)
 
 
@@ -437,13 +434,21 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     With D_b = (refit b's plug-in) - (its world's truth) in the world of the fitted functions, the one-step bias is
     mean D_b; the shrunken worlds (:class:`RefitPass`) give the bias est - T(tau-hat), where tau-hat matches the world's
     mean plug-in to ``est``.  The first sees too little bias (the fitted g-hat is noisier, so further from 0, than
-    g), the second too much (it shrinks real structure too); ``bias`` is their mean.  With N = D - mean D the
-    plug-in's fluctuation, the interval runs from est - (larger bias) - q_{(1+level)/2}(N) - margin to
-    est - (smaller bias) - q_{(1-level)/2}(N) + margin, margin = sd(N) + |difference of the biases| / 2 (the
-    smoothing bias neither world sees), clipped to the functional's range (:data:`socal.deviations.CE_RANGE`: [0, 1] for CE1,
-    [0, 9/4] for CE2); the upper bound is the same upper end at q_{1-upper}.  Both contain the
-    bias-corrected estimate.  ``seed`` fixes every draw: two calls with one seed share their label draws
-    (coupled bootstraps, as the degree rule of :func:`socal.ce2` uses).
+    g), the second too much (it shrinks real structure too); ``bias`` is their mean.
+
+    The interval is the bracket interval.  Write b_lo <= b_hi for the two biases and N = D - mean D for the
+    plug-in's fluctuation, with quantiles q_lo = q_{(1-level)/2}(N), q_hi = q_{(1+level)/2}(N).  The interval runs
+    from est - b_hi - q_hi to est - b_lo - q_lo.  Why it covers: if the plug-in's bias b lies in [b_lo, b_hi] (the
+    bracket the two worlds are built to give), then T < est - b_hi - q_hi needs N = est - b - T > q_hi + (b_hi - b)
+    >= q_hi, and T > est - b_lo - q_lo needs N < q_lo - (b - b_lo) <= q_lo; so the interval misses T with
+    probability at most 1 - level.  It is the interval that covers the whole identified set [est - b_hi,
+    est - b_lo] of a partially identified parameter (Horowitz & Manski, JASA 95, 2000); Imbens & Manski
+    (Econometrica 72, 2004) narrow it with one-sided quantiles when the bracket is wide, which under-covered on the
+    zoo where the bracket misses (docs/numbers.md, ``benchmarks/interval_rules.py``).  No margin is added.  The upper
+    bound is est - b_lo - q_{1-upper}(N), valid on the same condition.  Both are clipped to the functional's range
+    (:data:`socal.deviations.CE_RANGE`: [0, 1] for CE1, [0, 9/4] for CE2) and contain the bias-corrected estimate.
+    ``seed`` fixes every draw: two calls with one seed share their label draws (coupled bootstraps, as the degree
+    rule of :func:`socal.ce2` uses).
 
     Returns a :class:`BootstrapResult`.
     """
@@ -478,13 +483,12 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     debiased = min(max(est - bias, 0.0), top)
     noise = deltas - one_step  # the plug-in's fluctuation about its mean
     low_bias, high_bias = min(one_step, shrunk_bias), max(one_step, shrunk_bias)
-    margin = MARGIN_SD * float(noise.std()) + MARGIN_GAP * (high_bias - low_bias)
     ci = bound = None
     if level is not None:
         lo_q, hi_q = np.quantile(noise, [(1 - level) / 2, (1 + level) / 2])
-        ci = ConfidenceInterval(float(min(max(est - high_bias - hi_q - margin, 0.0), debiased)),
-                                float(min(max(est - low_bias - lo_q + margin, debiased), top)), level)
+        ci = ConfidenceInterval(float(min(max(est - high_bias - hi_q, 0.0), debiased)),
+                                float(min(max(est - low_bias - lo_q, debiased), top)), level)
     if upper is not None:
         q = np.quantile(noise, 1 - upper)
-        bound = UpperBound(float(min(max(est - low_bias - q + margin, debiased), top)), upper)
+        bound = UpperBound(float(min(max(est - low_bias - q, debiased), top)), upper)
     return BootstrapResult(bias, debiased, ci, bound, deltas)

@@ -50,15 +50,16 @@ _ESTIMATOR_NOTES = """
     which degree was used and why.  With ``debias=False`` (the plug-in alone) the degree is CV's over the schedule,
     floored at ceil(1/(pi h)) when there are >= 50 training rows per coefficient.
 
-    ``ci=level`` and ``upper=level`` come from the same bootstrap.  The interval takes the plug-in's bootstrap
-    fluctuation around both corrected values (from the larger correction's lower end to the smaller's upper end),
-    widened on each side by one bootstrap standard deviation plus half the distance between the two corrections, for
-    the smoothing bias that neither world sees.  With finer candidates it is the union of every candidate's interval,
-    so it accounts for the choice between them (a switch to a finer degree is likelier where noise lifted the finer
-    estimate).  The upper bound is the same construction, one-sided.  Both always contain the estimate.  They cover
-    label noise (with the refit), the sampling of scores in the final average (Poisson(1) weights per item, the
-    mergeable form of resampling items; above 20,000 rows evaluated on a keyed subset with weights scaled to the full
-    n), the bias correction's uncertainty and the degree choice.  They do not model
+    ``ci=level`` and ``upper=level`` come from the same bootstrap.  The interval is the bracket interval: the
+    plug-in's bootstrap fluctuation around both corrected values, from the larger correction's lower end to the
+    smaller's upper end, with no margin.  If the plug-in's bias lies between the two corrections it covers with
+    probability at least ``level`` (the argument is in :func:`socal.bootstrap.bootstrap`).  With finer candidates it
+    is the union of every candidate's interval; the union misses only where every candidate's interval misses, so it
+    keeps the level as long as one candidate's bias lies in its bracket (a coarse degree's noise bias is small, a
+    fine degree's smoothing bias is).  The upper bound is the same construction, one-sided.  Both always contain the
+    estimate.  They cover label noise (with the refit), the sampling of scores in the final average (Poisson(1)
+    weights per item, the mergeable form of resampling items; above 20,000 rows evaluated on a keyed subset with
+    weights scaled to the full n), the bias correction's uncertainty and the degree choice.  They do not model
     how the fitted polynomial moves with a fresh draw of scores.  What these rules measure on populations with exact
     truth (coverage, bias, RMSE, width against RMSE, and why each rule is there) is in docs/numbers.md, beside
     ``python benchmarks/coverage.py`` which regenerates it.

@@ -238,3 +238,42 @@ def test_estimates_are_clipped_to_the_functionals_exact_range():
     assert res.plugin > 2.0
     assert res.estimate <= CE_RANGE[2] and res.ci.high <= CE_RANGE[2] and res.upper.value <= CE_RANGE[2]
     assert res.ci.high > 2.0
+
+
+@pytest.mark.parametrize("lepski", [False, True])
+def test_the_interval_and_bound_are_the_bracket_rule(monkeypatch, lepski):
+    """ci and upper are the bracket interval of socal.bootstrap.bootstrap, recomputed here from each candidate's
+    bootstrap (its plug-in, the two corrections and the deltas): from est - b_hi - q_95 to est - b_lo - q_05, the
+    bound est - b_lo - q_05, each clipped to [estimate, range], and with finer candidates the union over them.  A
+    widened rule (the former default, one SD plus half the gap) does not reproduce them."""
+    import socal.pipeline
+
+    seen = {}
+    choose = socal.pipeline.choose_degree
+
+    def spy(cands):
+        seen["cands"] = cands
+        return choose(cands)
+
+    monkeypatch.setattr(socal.pipeline, "choose_degree", spy)
+    pop = socal.synthetic.validation_zoo()["toy"].population
+    m, v, y = pop.sample(1000, h=1 / 64, rng=3)
+    kw = {} if lepski else dict(degree=4, alpha=1e-3)
+    res = socal.ce2(m, v, y, h=1 / 64, ci=0.9, upper=0.95, n_boot=100, rng=1, **kw)
+    cands = seen["cands"]
+    assert (len(cands) > 1) == lepski
+
+    def rule(c, widen):
+        one = c.boot.deltas.mean()
+        b_lo, b_hi = sorted((one, 2 * c.boot.bias - one))
+        noise = c.boot.deltas - one
+        q05, q95 = np.quantile(noise, [0.05, 0.95])
+        m_ = widen * (noise.std() + (b_hi - b_lo) / 2)
+        deb = c.boot.debiased
+        return (min(max(c.plugin - b_hi - q95 - m_, 0.0), deb), min(max(c.plugin - b_lo - q05 + m_, deb), 2.25),
+                min(max(c.plugin - b_lo - q05 + m_, deb), 2.25))
+
+    for widen, same in ((0.0, True), (1.0, False)):
+        ends = [rule(c, widen) for c in cands]
+        got = (min(e[0] for e in ends), max(e[1] for e in ends), max(e[2] for e in ends))
+        assert np.allclose(got, (res.ci.low, res.ci.high, res.upper.value), rtol=0, atol=1e-12) == same

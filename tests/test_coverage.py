@@ -85,11 +85,18 @@ def test_interval_and_upper_bound_cover_reduced(kind, name, h, n):
     _check(kind, name, h, n, 40)
 
 
+# cells where the bracket interval is known to under-cover (docs/numbers.md): CE1 near 0 (truth 0.0014), where the
+# plug-in's bias exceeds both worlds' corrections; strict, so a fix shows up as an unexpected pass
+UNDERCOVER = {("calibrated-many", "ce1", 1 / 64, 5000): "covered 159 of 200: the bias exceeds the bracket (truth 0.0014)"}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [1000, 5000])
 @pytest.mark.parametrize("h", [1 / 16, 1 / 64])
 @pytest.mark.parametrize("kind", ["ce2", "ce1"])
 @pytest.mark.parametrize("name", list(socal.synthetic.validation_zoo()))
-def test_interval_and_upper_bound_cover_full(name, kind, h, n):
+def test_interval_and_upper_bound_cover_full(name, kind, h, n, request):
     """The docs' grid at n <= 5,000, cell by cell (the same seeds and n_boot as benchmarks/coverage.py)."""
+    if (name, kind, h, n) in UNDERCOVER:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=UNDERCOVER[name, kind, h, n]))
     _check(kind, name, h, n, 200, n_boot=200)

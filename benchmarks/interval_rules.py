@@ -1,0 +1,178 @@
+"""Interval rules compared on the same replicates: how the default interval of ``socal.ce2`` / ``socal.ce1`` was chosen.
+
+Every replicate is the one ``benchmarks/coverage.py`` draws (same member, h, n and seed).  For each, the script records
+what every degree Lepski's rule compared produced (its plug-in, its two bias corrections and its ``n_boot`` bootstrap
+deviations, via ``socal.pipeline.choose_degree``), then evaluates interval rules on those records, so the rules are
+compared on identical data at no extra cost:
+
+* ``bracket`` (the default): from est - b_hi - q_hi to est - b_lo - q_lo (``socal.bootstrap.bootstrap``);
+* ``widened``: the former default, ``bracket`` widened by one bootstrap SD plus half the gap b_hi - b_lo;
+* ``imbens-manski``: the bracket's ends moved by c sd(N), where c solves Phi(c + gap/sd) - Phi(-c) = level
+  (Imbens & Manski, Econometrica 72, 2004: one-sided quantiles when the bracket is wide);
+* ``gum``: the corrected estimate +- z sqrt(sd^2 + gap^2/12) (the bias uniform on the bracket, as the GUM treats a
+  bounded systematic error);
+* each at the chosen degree only (suffix ``-chosen``) or as the union over every degree compared (the default).
+
+It prints, per rule and kind x n, how many cells cover within [level - 0.02, level + 0.05] with mean width at most
+4.5 times the estimate's RMSE (issue 24), the coverage range and the cells below level - 0.02.  For ``bracket`` the
+numbers are the ones ``coverage.py`` prints for the same cells.
+
+    python benchmarks/interval_rules.py --reps 200 --sizes 1000,5000 --save rules.pkl   # record, then evaluate
+    python benchmarks/interval_rules.py --load rules.pkl [--load more.pkl] [--cells]     # evaluate recorded runs
+    python benchmarks/interval_rules.py --load rules.pkl --grid   # the default rule's rows, as coverage.py's grid
+"""
+
+import argparse
+import pickle
+import time
+import zlib
+from fractions import Fraction
+
+import numpy as np
+from scipy import optimize, stats
+
+import socal
+import socal.pipeline
+from socal.deviations import CE_RANGE
+from socal.parallel import iter_jobs
+
+RULES = ("bracket", "widened", "imbens-manski", "gum")
+
+
+def record(kind, name, h, n, rep, n_boot):
+    """One coverage.py replicate; every compared degree's (plug-in, bias, corrected estimate, deltas)."""
+    got = {}
+    choose = socal.pipeline.choose_degree
+
+    def spy(cands):
+        got["k"], rule = choose(cands)
+        got["cands"] = [(c.plugin, c.boot.bias, c.boot.debiased, c.boot.deltas) for c in cands]
+        return got["k"], rule
+
+    socal.pipeline.choose_degree = spy
+    try:
+        pop = socal.synthetic.validation_zoo()[name].population
+        m, v, y = pop.sample(n, h=h, rng=np.random.default_rng([zlib.crc32(name.encode()), round(1 / h), n, rep]))
+        if kind == "ce2":
+            res = socal.ce2(m, v, y, h=h, ci=0.9, upper=0.95, n_boot=n_boot, rng=rep)
+        else:
+            res = socal.ce1(m, y, h=h, ci=0.9, upper=0.95, n_boot=n_boot, rng=rep)
+    finally:
+        socal.pipeline.choose_degree = choose
+    return dict(got, est=res.estimate)
+
+
+def one_interval(rule, plug, bias, deb, deltas, level, top):
+    """One degree's interval under ``rule`` (clipped to [0, top] and holding the corrected estimate)."""
+    one = float(deltas.mean())
+    shr = 2 * bias - one  # bias is the mean of the one-step and the shrunken-world corrections
+    b_lo, b_hi = min(one, shr), max(one, shr)
+    noise = deltas - one
+    sd, gap = float(noise.std()), b_hi - b_lo
+    lo_q, hi_q = np.quantile(noise, [(1 - level) / 2, (1 + level) / 2])
+    if rule == "bracket":
+        lo, hi = plug - b_hi - hi_q, plug - b_lo - lo_q
+    elif rule == "widened":
+        lo, hi = plug - b_hi - hi_q - sd - gap / 2, plug - b_lo - lo_q + sd + gap / 2
+    elif rule == "imbens-manski":
+        c = optimize.brentq(lambda c: stats.norm.cdf(c + gap / sd) - stats.norm.cdf(-c) - level, 0, 10) if sd else 0
+        lo, hi = plug - b_hi - c * sd, plug - b_lo + c * sd
+    elif rule == "gum":
+        half = stats.norm.ppf((1 + level) / 2) * np.sqrt(sd**2 + gap**2 / 12)
+        lo, hi = deb - half, deb + half
+    return min(max(lo, 0.0), deb), min(max(hi, deb), top)
+
+
+def bracket_bound(plug, bias, deb, deltas, upper, top):
+    """The default upper bound at one degree: est - b_lo - q_{1-upper}(N), clipped to [deb, top]."""
+    one = float(deltas.mean())
+    return min(max(plug - min(one, 2 * bias - one) - np.quantile(deltas - one, 1 - upper), deb), top)
+
+
+def grid(cells, level, upper):
+    """The default rule's rows in docs/numbers.md's grid format (the columns coverage.py prints)."""
+    for (kind, name, hinv, n), cell in cells.items():
+        truth, rows, top = cell["truth"], cell["rows"], CE_RANGE[2 if kind == "ce2" else 1]
+        est = np.array([r["est"] for r in rows])
+        plug = np.array([r["cands"][r["k"]][0] for r in rows])
+        ivs = [[one_interval("bracket", *c, level, top) for c in r["cands"]] for r in rows]
+        lo = np.array([min(a for a, _ in iv) for iv in ivs])
+        hi = np.array([max(b for _, b in iv) for iv in ivs])
+        up = np.array([max(bracket_bound(*c, upper, top) for c in r["cands"]) for r in rows])
+        rmse = float(np.sqrt(np.mean((est - truth) ** 2)))
+        print(f"| {kind} | {name} | 1/{hinv} | {n} | {len(rows)} | {truth:.4f} | {np.mean(plug - truth):+.4f} | "
+              f"{np.mean(est - truth):+.4f} | {rmse:.4f} | {np.mean((lo <= truth) & (truth <= hi)):.2f} | "
+              f"{np.mean(truth <= up):.2f} | {np.mean(hi - lo) / rmse:.1f} | {np.mean([r['k'] > 0 for r in rows]):.2f} |")
+
+
+def evaluate(cells, level, show_cells):
+    summary = {}
+    for (kind, name, hinv, n), cell in cells.items():
+        truth, rows = cell["truth"], cell["rows"]
+        est = np.array([r["est"] for r in rows])
+        rmse = float(np.sqrt(np.mean((est - truth) ** 2)))
+        line = f"{kind:<5}{name:<19}{'1/' + str(hinv):>5}{n:>7}{truth:>8.4f}{est.mean() - truth:>+9.4f}{rmse:>8.4f}"
+        for rule in RULES:
+            for scope in ("", "-chosen"):
+                ivs = []
+                for r in rows:
+                    each = [one_interval(rule, *c, level, CE_RANGE[2 if kind == "ce2" else 1]) for c in r["cands"]]
+                    each = each[r["k"]:r["k"] + 1] if scope else each
+                    ivs.append((min(lo for lo, _ in each), max(hi for _, hi in each)))
+                lo, hi = np.array(ivs).T
+                cover, width = float(np.mean((lo <= truth) & (truth <= hi))), float(np.mean(hi - lo)) / rmse
+                ok = level - 0.02 - 1e-9 <= cover <= level + 0.05 + 1e-9 and width <= 4.5
+                summary.setdefault((rule + scope, kind, n), []).append((cover, width, ok))
+                line += f"  {cover:.2f}/{width:.1f}{' ' if ok else '*'}"
+        if show_cells:
+            print(line)
+    print(f"\n{'rule':<22}{'kind':<5}{'n':>7}{'cells ok':>10}{'coverage':>13}{'below':>7}{'above':>7}{'width/RMSE':>12}")
+    for (rule, kind, n), v in sorted(summary.items(), key=lambda kv: (RULES.index(kv[0][0].split('-chosen')[0]),
+                                                                       kv[0][0], kv[0][1], kv[0][2])):
+        c, w, ok = np.array(v).T
+        print(f"{rule:<22}{kind:<5}{n:>7}{int(ok.sum()):>6} / {len(ok):<3}{c.min():>6.3f}-{c.max():.3f}"
+              f"{int(np.sum(c < level - 0.02)):>7}{int(np.sum(c > level + 0.05)):>7}{w.min():>7.1f}-{w.max():.1f}")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--reps", type=int, default=200)
+    p.add_argument("--sizes", default="1000,5000")
+    p.add_argument("--hs", default="1/16,1/64")
+    p.add_argument("--n-boot", type=int, default=200)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--kind", default="ce2,ce1")
+    p.add_argument("--members", default=None, help="comma-separated zoo names (default: all)")
+    p.add_argument("--save", default=None, help="write the records here (pickle), after every cell")
+    p.add_argument("--load", action="append", default=[], help="evaluate recorded runs instead (repeatable)")
+    p.add_argument("--cells", action="store_true", help="print every cell (coverage/width per rule)")
+    p.add_argument("--grid", action="store_true", help="print the default rule's rows in docs/numbers.md's format")
+    a = p.parse_args()
+    cells = {}
+    for path in a.load:
+        with open(path, "rb") as f:
+            cells.update(pickle.load(f))
+    if not a.load:
+        zoo = socal.synthetic.validation_zoo()
+        names = a.members.split(",") if a.members else list(zoo)
+        for kind in a.kind.split(","):
+            for n in [int(float(s)) for s in a.sizes.split(",")]:
+                for name in names:
+                    for h in [float(Fraction(s)) for s in a.hs.split(",")]:
+                        pop, t0 = zoo[name].population, time.perf_counter()
+                        truth = (pop.ce2(h) if kind == "ce2" else pop.ce1(h)).value
+                        jobs = [(kind, name, h, n, r, a.n_boot) for r in range(a.reps)]
+                        cells[(kind, name, round(1 / h), n)] = dict(truth=truth, held_out=zoo[name].held_out,
+                                                                    rows=list(iter_jobs(record, jobs, n_jobs=a.jobs)))
+                        print(f"recorded {kind} {name} 1/{round(1 / h)} n={n}: {time.perf_counter() - t0:.0f} s",
+                              flush=True)
+                        if a.save:
+                            with open(a.save, "wb") as f:
+                                pickle.dump(cells, f)
+    if a.grid:
+        return grid(cells, 0.9, 0.95)
+    evaluate(cells, 0.9, a.cells)
+
+
+if __name__ == "__main__":
+    main()
