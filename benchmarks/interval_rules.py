@@ -20,6 +20,7 @@ numbers are the ones ``coverage.py`` prints for the same cells.
     python benchmarks/interval_rules.py --reps 200 --sizes 1000,5000 --save rules.pkl   # record, then evaluate
     python benchmarks/interval_rules.py --load rules.pkl [--load more.pkl] [--cells]     # evaluate recorded runs
     python benchmarks/interval_rules.py --load rules.pkl --grid   # the default rule's rows, as coverage.py's grid
+    python benchmarks/interval_rules.py --load rules.pkl --margins   # what a widening of the bracket trades
 """
 
 import argparse
@@ -62,8 +63,9 @@ def record(kind, name, h, n, rep, n_boot):
     return dict(got, est=res.estimate)
 
 
-def one_interval(rule, plug, bias, deb, deltas, level, top):
-    """One degree's interval under ``rule`` (clipped to [0, top] and holding the corrected estimate)."""
+def one_interval(rule, plug, bias, deb, deltas, level, top, margin=(1.0, 0.5)):
+    """One degree's interval under ``rule`` (clipped to [0, top] and holding the corrected estimate); ``margin``
+    (SDs, gaps) is the widening of the ``widened`` rule."""
     one = float(deltas.mean())
     shr = 2 * bias - one  # bias is the mean of the one-step and the shrunken-world corrections
     b_lo, b_hi = min(one, shr), max(one, shr)
@@ -73,7 +75,8 @@ def one_interval(rule, plug, bias, deb, deltas, level, top):
     if rule == "bracket":
         lo, hi = plug - b_hi - hi_q, plug - b_lo - lo_q
     elif rule == "widened":
-        lo, hi = plug - b_hi - hi_q - sd - gap / 2, plug - b_lo - lo_q + sd + gap / 2
+        m = margin[0] * sd + margin[1] * gap
+        lo, hi = plug - b_hi - hi_q - m, plug - b_lo - lo_q + m
     elif rule == "imbens-manski":
         c = optimize.brentq(lambda c: stats.norm.cdf(c + gap / sd) - stats.norm.cdf(-c) - level, 0, 10) if sd else 0
         lo, hi = plug - b_hi - c * sd, plug - b_lo + c * sd
@@ -103,6 +106,27 @@ def grid(cells, level, upper):
         print(f"| {kind} | {name} | 1/{hinv} | {n} | {len(rows)} | {truth:.4f} | {np.mean(plug - truth):+.4f} | "
               f"{np.mean(est - truth):+.4f} | {rmse:.4f} | {np.mean((lo <= truth) & (truth <= hi)):.2f} | "
               f"{np.mean(truth <= up):.2f} | {np.mean(hi - lo) / rmse:.1f} | {np.mean([r['k'] > 0 for r in rows]):.2f} |")
+
+
+def margins(cells, level, grid=((0, 0), (0.25, 0), (0.5, 0), (0, 0.25), (0, 0.5), (0.25, 0.25), (1, 0.5))):
+    """The bracket interval widened by a SDs + g gaps, over every recorded cell: how many cells meet the target,
+    fall below level - 0.02 or rise above level + 0.05 (the trade-off a margin buys)."""
+    print(f"{'widening':<20}{'cells ok':>12}{'below':>7}{'above':>7}{'lowest':>8}{'width/RMSE':>12}")
+    for a, g in grid:
+        ok = below = above = 0
+        low, wide = 1.0, 0.0
+        for (kind, *_), cell in cells.items():
+            truth, rows, top = cell["truth"], cell["rows"], CE_RANGE[2 if kind == "ce2" else 1]
+            est = np.array([r["est"] for r in rows])
+            ivs = [[one_interval("widened", *c, level, top, (a, g)) for c in r["cands"]] for r in rows]
+            lo = np.array([min(x for x, _ in iv) for iv in ivs])
+            hi = np.array([max(x for _, x in iv) for iv in ivs])
+            cover = float(np.mean((lo <= truth) & (truth <= hi)))
+            width = float(np.mean(hi - lo) / np.sqrt(np.mean((est - truth) ** 2)))
+            ok += level - 0.02 - 1e-9 <= cover <= level + 0.05 + 1e-9 and width <= 4.5
+            below, above = below + (cover < level - 0.02 - 1e-9), above + (cover > level + 0.05 + 1e-9)
+            low, wide = min(low, cover), max(wide, width)
+        print(f"{f'{a:g} SD + {g:g} gap':<20}{ok:>6} / {len(cells):<5}{below:>7}{above:>7}{low:>8.3f}{wide:>12.1f}")
 
 
 def evaluate(cells, level, show_cells):
@@ -147,6 +171,7 @@ def main():
     p.add_argument("--load", action="append", default=[], help="evaluate recorded runs instead (repeatable)")
     p.add_argument("--cells", action="store_true", help="print every cell (coverage/width per rule)")
     p.add_argument("--grid", action="store_true", help="print the default rule's rows in docs/numbers.md's format")
+    p.add_argument("--margins", action="store_true", help="the bracket interval widened by SDs and gaps: the trade-off")
     a = p.parse_args()
     cells = {}
     for path in a.load:
@@ -171,6 +196,8 @@ def main():
                                 pickle.dump(cells, f)
     if a.grid:
         return grid(cells, 0.9, 0.95)
+    if a.margins:
+        return margins(cells, 0.9)
     evaluate(cells, 0.9, a.cells)
 
 
