@@ -105,7 +105,8 @@ def grid(cells, level, upper):
         rmse = float(np.sqrt(np.mean((est - truth) ** 2)))
         print(f"| {kind} | {name} | 1/{hinv} | {n} | {len(rows)} | {truth:.4f} | {np.mean(plug - truth):+.4f} | "
               f"{np.mean(est - truth):+.4f} | {rmse:.4f} | {np.mean((lo <= truth) & (truth <= hi)):.2f} | "
-              f"{np.mean(truth <= up):.2f} | {np.mean(hi - lo) / rmse:.1f} | {np.mean([r['k'] > 0 for r in rows]):.2f} |")
+              f"{np.mean(truth <= up):.2f} | {np.mean(hi - lo) / rmse:.1f} | "
+              f"{np.mean([r['k'] > 0 for r in rows]):.2f} |")
 
 
 def margins(cells, level, grid=((0, 0), (0.25, 0), (0.5, 0), (0, 0.25), (0, 0.5), (0.25, 0.25), (1, 0.5))):
@@ -150,7 +151,8 @@ def evaluate(cells, level, show_cells):
                 line += f"  {cover:.2f}/{width:.1f}{' ' if ok else '*'}"
         if show_cells:
             print(line)
-    print(f"\n{'rule':<22}{'kind':<5}{'n':>7}{'cells ok':>10}{'coverage':>13}{'below':>7}{'above':>7}{'width/RMSE':>12}")
+    print(f"\n{'rule':<22}{'kind':<5}{'n':>7}{'cells ok':>10}{'coverage':>13}{'below':>7}{'above':>7}"
+          f"{'width/RMSE':>12}")
     for (rule, kind, n), v in sorted(summary.items(), key=lambda kv: (RULES.index(kv[0][0].split('-chosen')[0]),
                                                                        kv[0][0], kv[0][1], kv[0][2])):
         c, w, ok = np.array(v).T

@@ -444,9 +444,10 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     probability at most 1 - level.  It is the interval that covers the whole identified set [est - b_hi,
     est - b_lo] of a partially identified parameter (Horowitz & Manski, JASA 95, 2000); Imbens & Manski
     (Econometrica 72, 2004) narrow it with one-sided quantiles when the bracket is wide, which under-covered on the
-    zoo in 16 cells of 120 against 8 (docs/numbers.md, ``benchmarks/interval_rules.py``).  No margin is added.  The upper
-    bound is est - b_lo - q_{1-upper}(N), valid on the same condition.  Both are clipped to the functional's range
-    (:data:`socal.deviations.CE_RANGE`: [0, 1] for CE1, [0, 9/4] for CE2) and contain the bias-corrected estimate.
+    zoo in 16 cells of 120 against 8 (docs/numbers.md, ``benchmarks/interval_rules.py``).  No margin is added.
+    The upper bound is est - b_lo - q_{1-upper}(N), valid on the same condition.  Both are clipped to the
+    functional's range (:data:`socal.deviations.CE_RANGE`: [0, 1] for CE1, [0, 9/4] for CE2) and contain the
+    bias-corrected estimate.
     ``seed`` fixes every draw: two calls with one seed share their label draws (coupled bootstraps, as the degree
     rule of :func:`socal.ce2` uses).
 

@@ -247,6 +247,7 @@ def test_the_interval_and_bound_are_the_bracket_rule(monkeypatch, lepski):
     bound est - b_lo - q_05, each clipped to [estimate, range], and with finer candidates the union over them.  A
     widened rule (the former default, one SD plus half the gap) does not reproduce them."""
     import socal.pipeline
+    from socal.deviations import CE_RANGE
 
     seen = {}
     choose = socal.pipeline.choose_degree
@@ -270,8 +271,9 @@ def test_the_interval_and_bound_are_the_bracket_rule(monkeypatch, lepski):
         q05, q95 = np.quantile(noise, [0.05, 0.95])
         m_ = widen * (noise.std() + (b_hi - b_lo) / 2)
         deb = c.boot.debiased
-        return (min(max(c.plugin - b_hi - q95 - m_, 0.0), deb), min(max(c.plugin - b_lo - q05 + m_, deb), 2.25),
-                min(max(c.plugin - b_lo - q05 + m_, deb), 2.25))
+        top = CE_RANGE[2]
+        return (min(max(c.plugin - b_hi - q95 - m_, 0.0), deb), min(max(c.plugin - b_lo - q05 + m_, deb), top),
+                min(max(c.plugin - b_lo - q05 + m_, deb), top))
 
     for widen, same in ((0.0, True), (1.0, False)):
         ends = [rule(c, widen) for c in cands]

@@ -87,7 +87,8 @@ def test_interval_and_upper_bound_cover_reduced(kind, name, h, n):
 
 # cells where the bracket interval is known to under-cover (docs/numbers.md): CE1 near 0 (truth 0.0014), where the
 # plug-in's bias exceeds both worlds' corrections; strict, so a fix shows up as an unexpected pass
-UNDERCOVER = {("calibrated-many", "ce1", 1 / 64, 5000): "covered 159 of 200: the bias exceeds the bracket (truth 0.0014)"}
+UNDERCOVER = {("calibrated-many", "ce1", 1 / 64, 5000):
+              "covered 159 of 200: the bias exceeds the bracket (truth 0.0014)"}
 
 
 @pytest.mark.slow
