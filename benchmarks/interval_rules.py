@@ -72,9 +72,10 @@ def one_interval(rule, plug, bias, deb, deltas, level, top, margin=(1.0, 0.5)):
     noise = deltas - one
     sd, gap = float(noise.std()), b_hi - b_lo
     lo_q, hi_q = np.quantile(noise, [(1 - level) / 2, (1 + level) / 2])
-    if rule == "bracket":
-        lo, hi = plug - b_hi - hi_q, plug - b_lo - lo_q
-    elif rule == "widened":
+    if rule == "bracket":  # socal's own rule
+        ci, _ = socal.bootstrap.bracket_interval(plug, (one, shr), noise, deb, top, level)
+        return ci.low, ci.high
+    if rule == "widened":
         m = margin[0] * sd + margin[1] * gap
         lo, hi = plug - b_hi - hi_q - m, plug - b_lo - lo_q + m
     elif rule == "imbens-manski":
@@ -87,9 +88,9 @@ def one_interval(rule, plug, bias, deb, deltas, level, top, margin=(1.0, 0.5)):
 
 
 def bracket_bound(plug, bias, deb, deltas, upper, top):
-    """The default upper bound at one degree: est - b_lo - q_{1-upper}(N), clipped to [deb, top]."""
+    """The default upper bound at one degree (socal.bootstrap.bracket_interval)."""
     one = float(deltas.mean())
-    return min(max(plug - min(one, 2 * bias - one) - np.quantile(deltas - one, 1 - upper), deb), top)
+    return socal.bootstrap.bracket_interval(plug, (one, 2 * bias - one), deltas - one, deb, top, upper=upper)[1].value
 
 
 def grid(cells, level, upper):
