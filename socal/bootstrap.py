@@ -31,8 +31,9 @@ from scipy import linalg
 
 from ._results import ConfidenceInterval, UpperBound
 from .deviations import CE_RANGE, score_moments
-from .rowkeys import keyed_uniforms, row_keys, stream_salt
+from .rowkeys import keyed_uniforms, mix64, row_keys, stream_salt, to_unit_interval
 from .chebyshev import assemble_gram, response_vector, tensor_features, to_unit
+from .fitting import feasible
 from .sufficient import response_moments, targets
 
 __all__ = ["bootstrap", "BootstrapResult", "bracket_interval"]
@@ -247,6 +248,9 @@ class WorldPass:
         return _Sums((W, S, np.array([m.size])))
 
 
+_JITTERS = (1e-6, 1e-5, 1e-4, 1e-3)  # tried in turn on the diagonal of the correlation matrix to factor
+
+
 def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     """(d, B, R) right-hand sides b_b = E b + L xi_b, L L' the exact covariance of Phi' z in the world (blocks
     assembled from the covariance moments S), xi_b standard normal from ``SeedSequence([seed, 3])``: the refits are
@@ -256,25 +260,25 @@ def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     mean = np.stack([response_vector(W[r], basis) for r in range(R)], axis=1)  # (d, R)
     d = mean.shape[0]
     pairs = {(0, 0): 0} if R == 1 else {(0, 0): 0, (0, 1): 1, (1, 1): 2}
-    cov = np.empty((R * d, R * d))
-    for (r, q), j in pairs.items():
-        block = assemble_gram(S[j], basis)
-        cov[r * d:(r + 1) * d, q * d:(q + 1) * d] = block
-        cov[q * d:(q + 1) * d, r * d:(r + 1) * d] = block.T
-    scale = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    blocks = {rq: assemble_gram(S[j], basis) for rq, j in pairs.items()}  # each symmetric: a Gram with weights
+    scale = np.sqrt(np.maximum(np.concatenate([np.diag(blocks[r, r]) for r in range(R)]), 0.0))
     scale[scale == 0] = 1.0
     inv = 1.0 / scale
-    cov *= inv[:, None]
-    cov *= inv[None, :]  # the correlation matrix, in place
-    # a square root in float32 (half the time; the draws need no more): the smallest jitter on the diagonal that
-    # factors it (positive semi-definite up to rounding; 1e-3 of each coordinate's variance at most)
-    corr32 = cov.astype(np.float32)
-    diag = np.diag_indices(R * d)
+    # the smallest jitter on the diagonal that factors the correlation matrix: from 1e-6 of each coordinate's
+    # variance (the order of its float32 rounding, sqrt(R d) 6e-8 in spectral norm, below which its
+    # positive-definiteness is not resolved; a failed attempt costs about a whole factorisation) to 1e-3 at most
     root = None
-    for jitter in (0.0, 1e-6, 1e-5, 1e-4, 1e-3):
-        trial = corr32.copy()
-        trial[diag] += np.float32(jitter)
-        root, info = linalg.lapack.spotrf(trial, lower=1, clean=1, overwrite_a=1)
+    for jitter in _JITTERS:
+        # in float32, lower triangle only (what the factorisation reads): half the time of float64, and the draws
+        # need no more; in Fortran order, which LAPACK takes without a copy; built afresh for each attempt (LAPACK
+        # overwrites it).  Each block is symmetric, so its scaled transpose (C-ordered, so Fortran-ordered .T) is
+        # written: corr[i, j] = block[j, i] inv[i] inv[j] = block[i, j] inv[i] inv[j].
+        corr = np.zeros((R * d, R * d), dtype=np.float32, order="F")
+        for (r, q), block in blocks.items():
+            rows, cols = slice(q * d, (q + 1) * d), slice(r * d, (r + 1) * d)
+            corr[rows, cols] = ((block * inv[cols, None]) * inv[None, rows]).T
+        corr[np.diag_indices(R * d)] += np.float32(jitter)
+        root, info = linalg.lapack.spotrf(corr, lower=1, clean=1, overwrite_a=1)
         if info == 0:
             break
         root = None
@@ -330,6 +334,8 @@ class RefitPass:
         nb = min(B, _N_SHRINK)
         # (R B, d) in the tensor layout, response-major
         coef = basis.to_tensor(self.betas.transpose(0, 2, 1).reshape(d, R * B)).reshape(R * B, -1)
+        # the world's truth (the fitted map, projected) from the same product: its coefficients as R more rows
+        coef = np.concatenate([coef, basis.to_tensor(calmap.beta)[:R].reshape(R, -1)])
         u, w = to_unit(m, v if ndim == 2 else None)
         rows = max(64, _BLOCK_FLOATS // (B * R * (basis.degree + 1)))
         for start in range(0, m.size, rows):
@@ -337,8 +343,9 @@ class RefitPass:
             mm = m[sl]
             vv = v[sl] if ndim == 2 else None
             phi = tensor_features(u[sl], w[sl], basis.degree, basis.deg_w)
-            pred = coef @ phi
-            pred = np.clip(pred, 0.0, 1.0, out=pred).reshape(R, B, -1)
+            both = coef @ phi
+            pred = np.clip(both[:R * B], 0.0, 1.0, out=both[:R * B]).reshape(R, B, -1)
+            p = feasible(both[R * B:].T, project=True).T  # (R, rows)
             score = score_moments(mm, vv)  # (R, rows): the CE terms' scores
             dev = np.abs(pred - score[:, None, :])
             s = dev[0] if R == 1 else dev[0] + dev[1]  # (B, rows)
@@ -347,7 +354,6 @@ class RefitPass:
                 wts = 1.0 + np.sqrt(q) * (wts - 1.0)
             num += np.einsum("ib,bi->b", wts, s)
             den += wts.sum(axis=0)
-            p = calmap.predict(mm, vv, project=True)[:, :R].T
             e = np.subtract(pred, p[:, None, :], out=pred)
             sigma = e.std(axis=1)
             g = p - score
@@ -365,11 +371,36 @@ class RefitPass:
 _POISSON_CDF = np.cumsum([np.exp(-1.0) / np.prod(np.arange(1, j + 1, dtype=float)) for j in range(20)])
 
 
+def _poisson_table(bits=16):
+    """(weight, exact) per value of a hash's top ``bits`` bits: the Poisson(1) inverse CDF on that bin of [0, 1),
+    and whether it is constant there (False only in the few bins that hold a CDF value)."""
+    edges = np.arange(2**bits) * 2.0**-bits
+    low = np.searchsorted(_POISSON_CDF, edges, side="right")  # the weight at the bin's left end
+    high = np.searchsorted(_POISSON_CDF, edges + 2.0**-bits, side="left")  # ... just below its right end
+    return low.astype(np.uint8), low == high
+
+
+_POISSON_TABLE = _poisson_table()
+
+
 def poisson_weights(keys, seed, B):
     """Poisson(1) weights of shape (rows, B), uint8: row i's weight in replicate b is the inverse Poisson(1) CDF at
-    its keyed uniform (stream 1, b), so it does not depend on the row's chunk or position.  (P(w >= 20) = 2e-19.)"""
+    its keyed uniform (stream 1, b), so it does not depend on the row's chunk or position.  (P(w >= 20) = 2e-19.)
+
+    The inverse CDF is read from a table on the uniform's top 16 bits, which settles it except in the few bins that
+    hold a CDF value; there (a share of about 1e-4) it is computed from the whole uniform, so the weights are those
+    of ``searchsorted(cdf, u, side='right')`` exactly."""
     salts = np.array([stream_salt(1, b) for b in range(B)], dtype=np.uint64)
-    return np.searchsorted(_POISSON_CDF, keyed_uniforms(keys, salts), side="right").astype(np.uint8)
+    keys = np.asarray(keys, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        h = mix64(keys[:, None] ^ salts)
+    top = (h >> np.uint64(48)).astype(np.uint16)
+    weight, exact = _POISSON_TABLE
+    out = weight[top]
+    fix = ~exact[top]
+    if fix.any():
+        out[fix] = np.searchsorted(_POISSON_CDF, to_unit_interval(h[fix]), side="right")
+    return out
 
 
 class PoissonWeights:

@@ -19,6 +19,16 @@ from .sufficient import SufficientStats
 
 __all__ = ["fit_calibration", "select_and_fit", "CalibrationMap", "FitResult", "SEARCHES"]
 
+
+def feasible(raw, project=False):
+    """Polynomial values (n, R) -> eta-hat: clipped to [0, 1] (in place), and with ``project`` (two responses) eta2
+    clipped to [eta1^2, eta1], the feasible moment region (:meth:`CalibrationMap.predict`)."""
+    out = np.clip(raw, 0.0, 1.0, out=raw)
+    if project and out.shape[1] == 2:
+        out[:, 1] = np.clip(out[:, 1], out[:, 0] ** 2, out[:, 0])
+    return out
+
+
 @dataclass(frozen=True)
 class CalibrationMap:
     """Fitted polynomial calibration functions on the fixed rectangle (eta1 and, in 2-D, eta2).
@@ -43,10 +53,7 @@ class CalibrationMap:
     def predict(self, mean, var=None, *, project=False):
         """eta-hat at the scores: clipped to [0, 1] (the estimator's class P_l), or, with ``project=True``,
         projected onto the feasible moment region 0 <= eta1 <= 1, eta1^2 <= eta2 <= eta1."""
-        out = np.clip(self.raw(mean, var), 0.0, 1.0)
-        if project and out.shape[1] == 2:
-            out[:, 1] = np.clip(out[:, 1], out[:, 0] ** 2, out[:, 0])
-        return out
+        return feasible(self.raw(mean, var), project)
 
     def to_dict(self):
         return {"degree": self.degree, "ndim": self.ndim, "alpha": self.alpha,

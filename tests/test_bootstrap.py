@@ -70,6 +70,25 @@ def test_shared_poisson_weights_are_the_per_block_draws():
     assert list(kept.kept) == [(5, 3, n, B)]
 
 
+def test_poisson_weights_table_is_the_exact_inverse_cdf():
+    """The weights come from a table on the uniform's top 16 bits, corrected from the whole uniform in the bins that
+    hold a CDF value: they equal searchsorted(cdf, u, 'right') on every (row, replicate), including rows in those
+    bins.  Negative control: the table's bin weight alone (no correction) differs there."""
+    rng = np.random.default_rng(2)
+    keys = rng.integers(0, 2**63, size=40_000, dtype=np.uint64)
+    B = 60
+    salts = np.array([stream_salt(1, b) for b in range(B)], dtype=np.uint64)
+    u = keyed_uniforms(keys, salts)
+    exact = np.searchsorted(bootstrap._POISSON_CDF, u, side="right")
+    assert np.array_equal(poisson_weights(keys, 0, B), exact)
+    weight, constant = bootstrap._POISSON_TABLE
+    top = np.floor(u * 2**16).astype(int)
+    in_mixed_bins = ~constant[top]
+    assert in_mixed_bins.sum() > 50  # the correction is exercised...
+    assert np.any(weight[top][in_mixed_bins] != exact[in_mixed_bins])  # ... and needed
+    assert np.array_equal(weight[top][~in_mixed_bins], exact[~in_mixed_bins])
+
+
 def test_keyed_uniforms_are_uniform_and_independent_across_streams():
     """The keyed numbers behind every bootstrap draw: uniform on [0, 1) (Kolmogorov-Smirnov), and two streams of one
     row uncorrelated; a negative control (the same stream twice) is perfectly correlated."""

@@ -335,3 +335,19 @@ def test_ill_conditioned_candidate_agrees_within_its_conditioning(sample):
                             select=False).factor.rcond
     assert _rel(got.map.beta, ref.map.beta) < 10 * np.finfo(float).eps / rcond
     assert np.abs(got.map.raw(m, v) - ref.map.raw(m, v)).max() < 1e-9
+
+
+@pytest.mark.parametrize("J", [1, 3, 8, 9])
+def test_response_moments_paths_agree(J):
+    """Without the NUFFT (small n), a few columns take the product of the axes' tables per column and many the
+    tensor-feature product: both equal the direct sum over rows of Z T_p(u) T_q(w), over several row chunks."""
+    from socal.chebyshev import cheb_rows
+    from socal.sufficient import response_moments
+
+    rng = np.random.default_rng(J)
+    n, du, dw = 3000, 7, 4
+    u, w, Z = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n), rng.random((n, J))
+    direct = np.einsum("ij,pi,qi->jpq", Z, cheb_rows(u, du), cheb_rows(w, dw))
+    got = response_moments(u, w, Z, du, dw, floats=4096)  # several chunks of rows
+    np.testing.assert_allclose(got, direct, rtol=1e-12, atol=1e-9)
+    assert not np.allclose(response_moments(u, w, Z[::-1], du, dw), direct)  # control: the weights on other rows
