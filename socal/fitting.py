@@ -400,10 +400,12 @@ def _choose(cv, degrees, alphas, floor=0.0):
     return degrees[i], alphas[j]
 
 
-def _search_greedy(errors, degrees, alphas):
+def _search_greedy(errors, degrees, alphas, start=None):
     """Degrees from the smallest up, a local search over the ridge at each; stop at the first degree that does worse.
 
-    * The smallest degree tries every alpha (its systems are tiny).
+    * The smallest degree tries every alpha (its systems are tiny), unless ``start``, the ridge that won at a
+      smaller degree searched before (Lepski's finer candidates: cross-validation's), is given: then the walk
+      below starts from it, as it would from the degree below.
     * Each larger degree walks over the ridge from the alpha j0 that won at the degree below while the CV error
       falls: up (larger alpha), then down.  At a degree whose fold systems are large (>= _MIXED_MIN_SIZE features)
       the walk starts at j0 + 1, goes up while the error falls and, if it never moved, checks j0 and stops there:
@@ -424,7 +426,7 @@ def _search_greedy(errors, degrees, alphas):
             cv[i, j] = errors.mean_sse(degrees[i], alphas[j])
         return cv[i, j]
 
-    previous, j0 = np.inf, None
+    previous, j0 = np.inf, (None if start is None else alphas.index(start))
     for i in sorted(range(len(degrees)), key=lambda i: degrees[i]):
         if j0 is None:
             for j in range(len(alphas)):
@@ -467,12 +469,13 @@ def _search_exhaustive(errors, degrees, alphas):
 SEARCHES = ("greedy", "exhaustive")
 
 
-def select_and_fit(stats, *, degrees, alphas, select, search="greedy"):
+def select_and_fit(stats, *, degrees, alphas, select, search="greedy", start_alpha=None):
     """Choose (degree, alpha) from the statistics and fit: no data past this point.
 
     ``degrees`` is sorted largest first and must not exceed ``stats.max_degree``.  With ``select`` the held-out
     squared error of candidates on every validating fold comes from the stored statistics (:class:`_FoldErrors`).
-    ``search`` 'greedy' (the default; :func:`_search_greedy`) or 'exhaustive' (every degree x alpha).
+    ``search`` 'greedy' (the default; :func:`_search_greedy`, whose ridge walk starts at ``start_alpha`` when it
+    is one of ``alphas``) or 'exhaustive' (every degree x alpha).
     """
     ndim = stats.ndim
     lmax = max(degrees)
@@ -493,7 +496,11 @@ def select_and_fit(stats, *, degrees, alphas, select, search="greedy"):
         method = "none (too few distinct rows for any split: smallest degree, largest ridge)"
     elif splits:
         errors = _FoldErrors(stats, splits)
-        cv = (_search_greedy if search == "greedy" else _search_exhaustive)(errors, degrees, alphas)
+        if search == "greedy":
+            start = start_alpha if start_alpha in alphas else None
+            cv = _search_greedy(errors, degrees, alphas, start)
+        else:
+            cv = _search_exhaustive(errors, degrees, alphas)
         degree, alpha = _choose(cv, degrees, alphas, errors.floor)
         method = "holdout" if stats.holdout is not None or len(stats.splits) == 1 else "cv"
     else:
