@@ -32,7 +32,7 @@ from scipy import linalg
 from ._results import ConfidenceInterval, UpperBound
 from .deviations import CE_RANGE, score_moments
 from .rowkeys import keyed_uniforms, mix64, row_keys, stream_salt, to_unit_interval
-from .chebyshev import assemble_gram, response_vector, tensor_features, to_unit
+from .chebyshev import response_vector, tensor_features, tensor_gram, to_unit
 from .fitting import feasible
 from .sufficient import response_moments, targets
 
@@ -191,12 +191,10 @@ class LabelSetsPass:
         return _Sums((W, np.array([m.size])))
 
 
-def _world_moments(p1, p2, k, first_order):
-    """E f^j, j = 1..4, of the bootstrap world's f* per row: a point mass at p1 for first order or no spread,
+def _world_moments(p1, p2):
+    """E f^j, j = 1..4, of the bootstrap world's f* per row (second order): a point mass at p1 with no spread,
     Bernoulli(p1) at the largest spread p1 (1 - p1), otherwise the Beta law with mean p1 and second moment p2 (as
     :class:`_Snapshots` draws)."""
-    if first_order:
-        return p1, p1**2, p1**3, p1**4
     bern, point, s = _world_law(p1, p2)
     a = p1 * s
     mu = [p1]
@@ -212,17 +210,26 @@ def target_covariances(p1, p2, k, R):
 
     From the factorial moments E a^(j) = k^(j) E f^j: E z1^2 = (k^(2) mu2 + k mu1)/k^2; E z1 z2 = (k^(3) mu3 +
     2 k^(2) mu2)/(k k^(2)) since a a^(2) = a^(3) + 2 a^(2); E z2^2 = (k^(4) mu4 + 4 k^(3) mu3 + 2 k^(2) mu2)/k^(2)^2
-    since (a^(2))^2 = a^(4) + 4 a^(3) + 2 a^(2).  For k = 2 they depend on (p1, p2) alone, as the law of a does.
+    since (a^(2))^2 = a^(4) + 4 a^(3) + 2 a^(2).  For k = 2 they depend on (p1, p2) alone, as the law of a does:
+    Var z1 = (p1 + p2)/2 - p1^2, Cov = p2 (1 - p1), Var z2 = p2 (1 - p2), computed so when every row has k = 2.
+    First order (R = 1, f* = p1): Var z1 = p1 (1 - p1)/k.  Returned as an (n, R') view of an (R', n) array, so
+    each column is contiguous.
     """
-    mu1, mu2, mu3, mu4 = _world_moments(p1, p2, k, R == 1)
-    k2 = k * (k - 1.0)
-    v1 = (k2 * mu2 + k * mu1) / (k * k) - mu1 * mu1
     if R == 1:
-        return v1[:, None]
+        return (p1 * (1.0 - p1) / k)[:, None]
+    out = np.empty((3, p1.shape[0]))
+    if np.all(k == 2):
+        np.subtract(0.5 * (p1 + p2), p1 * p1, out=out[0])
+        np.multiply(p2, 1.0 - p1, out=out[1])
+        np.multiply(p2, 1.0 - p2, out=out[2])
+        return out.T
+    mu1, mu2, mu3, mu4 = _world_moments(p1, p2)
+    k2 = k * (k - 1.0)
     k3, k4 = k2 * (k - 2.0), k2 * (k - 2.0) * (k - 3.0)
-    c12 = (k3 * mu3 + 2.0 * k2 * mu2) / (k * k2) - mu1 * mu2
-    v2 = (k4 * mu4 + 4.0 * k3 * mu3 + 2.0 * k2 * mu2) / (k2 * k2) - mu2 * mu2
-    return np.column_stack([v1, c12, v2])
+    out[0] = (k2 * mu2 + k * mu1) / (k * k) - mu1 * mu1
+    out[1] = (k3 * mu3 + 2.0 * k2 * mu2) / (k * k2) - mu1 * mu2
+    out[2] = (k4 * mu4 + 4.0 * k3 * mu3 + 2.0 * k2 * mu2) / (k2 * k2) - mu2 * mu2
+    return out.T
 
 
 class WorldPass:
@@ -260,19 +267,22 @@ def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     mean = np.stack([response_vector(W[r], basis) for r in range(R)], axis=1)  # (d, R)
     d = mean.shape[0]
     pairs = {(0, 0): 0} if R == 1 else {(0, 0): 0, (0, 1): 1, (1, 1): 2}
-    blocks = {rq: assemble_gram(S[j], basis) for rq, j in pairs.items()}  # each symmetric: a Gram with weights
+    # each block a Gram matrix with per-row weights (symmetric), assembled in float32: the correlation matrix is
+    # factorised in float32 (half the time of float64), and the draws need no more
+    size, ti = (basis.degree + 1) * (basis.deg_w + 1), basis.tensor_index
+    blocks = {rq: tensor_gram(S[j], basis.degree, basis.deg_w, out=np.empty((size, size), np.float32))[np.ix_(ti, ti)]
+              for rq, j in pairs.items()}
     scale = np.sqrt(np.maximum(np.concatenate([np.diag(blocks[r, r]) for r in range(R)]), 0.0))
     scale[scale == 0] = 1.0
-    inv = 1.0 / scale
+    inv = (1.0 / scale).astype(np.float32)
     # the smallest jitter on the diagonal that factors the correlation matrix: from 1e-6 of each coordinate's
     # variance (the order of its float32 rounding, sqrt(R d) 6e-8 in spectral norm, below which its
     # positive-definiteness is not resolved; a failed attempt costs about a whole factorisation) to 1e-3 at most
     root = None
     for jitter in _JITTERS:
-        # in float32, lower triangle only (what the factorisation reads): half the time of float64, and the draws
-        # need no more; in Fortran order, which LAPACK takes without a copy; built afresh for each attempt (LAPACK
-        # overwrites it).  Each block is symmetric, so its scaled transpose (C-ordered, so Fortran-ordered .T) is
-        # written: corr[i, j] = block[j, i] inv[i] inv[j] = block[i, j] inv[i] inv[j].
+        # lower triangle only (what the factorisation reads), in Fortran order, which LAPACK takes without a copy;
+        # built afresh for each attempt (LAPACK overwrites it).  Each block is symmetric, so its scaled transpose
+        # (C-ordered, so Fortran-ordered .T) is written: corr[i, j] = block[j, i] inv[i] inv[j] = block[i, j] ...
         corr = np.zeros((R * d, R * d), dtype=np.float32, order="F")
         for (r, q), block in blocks.items():
             rows, cols = slice(q * d, (q + 1) * d), slice(r * d, (r + 1) * d)

@@ -187,6 +187,12 @@ def test_target_covariances_are_the_exact_moments_of_the_world():
             np.testing.assert_allclose(got, exact, atol=1e-12, err_msg=f"p1={p1}, p2={p2}, k={k}")
     got = target_covariances(np.array([0.3]), np.array([0.09]), np.array([1.0]), 1)[0, 0]
     assert got == pytest.approx(0.3 * 0.7)  # first order, one label: Bernoulli(p1)
+    # rows with k = 2 give the same numbers by the shortcut (all k = 2) and the factorial moments (mixed k)
+    p1, p2 = np.array([c[0] for c in cases]), np.array([c[1] for c in cases])
+    alone = target_covariances(p1, p2, np.full(4, 2.0), 2)
+    mixed = target_covariances(np.r_[p1, p1], np.r_[p2, p2], np.r_[np.full(4, 2.0), np.full(4, 3.0)], 2)
+    np.testing.assert_allclose(mixed[:4], alone, atol=1e-12)
+    assert not np.allclose(mixed[4:], alone)  # control: k = 3 is another law
 
 
 def test_gaussian_right_hand_sides_have_the_label_redraw_covariance():
