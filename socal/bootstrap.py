@@ -464,7 +464,7 @@ class BootstrapResult:
     deltas: np.ndarray
 
 
-REFIT_ROWS = 20_000  # the refits are evaluated on a keyed subset of about this many rows (all rows below it)
+REFIT_ROWS = 5_000  # the refits are evaluated on a keyed subset of about this many rows (all rows below it)
 LABEL_DRAWS = "gaussian"  # 'exact': draw every label set (the former bootstrap, n B (l + 1)^2 work; for comparison)
 
 

@@ -58,7 +58,7 @@ _ESTIMATOR_NOTES = """
     keeps the level as long as one candidate's bias lies in its bracket (a coarse degree's noise bias is small, a
     fine degree's smoothing bias is).  The upper bound is the same construction, one-sided.  Both always contain the
     estimate.  They cover label noise (with the refit), the sampling of scores in the final average (Poisson(1)
-    weights per item, the mergeable form of resampling items; above 20,000 rows evaluated on a keyed subset with
+    weights per item, the mergeable form of resampling items; above 5,000 rows evaluated on a keyed subset with
     weights scaled to the full n), the bias correction's uncertainty and the degree choice.  They do not model
     how the fitted polynomial moves with a fresh draw of scores.  What these rules measure on populations with exact
     truth (coverage, bias, RMSE, width against RMSE, and why each rule is there) is in docs/numbers.md, beside
