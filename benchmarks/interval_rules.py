@@ -48,6 +48,7 @@ def record(kind, name, h, n, rep, n_boot):
     def spy(cands):
         got["k"], rule = choose(cands)
         got["cands"] = [(c.plugin, c.boot.bias, c.boot.debiased, c.boot.deltas) for c in cands]
+        got["shrunk"] = [(c.boot.shrunk_truth, c.boot.shrunk_plugin) for c in cands]  # for rules to come
         return got["k"], rule
 
     socal.pipeline.choose_degree = spy

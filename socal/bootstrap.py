@@ -36,7 +36,7 @@ from .chebyshev import response_vector, tensor_features, tensor_gram, to_unit
 from .fitting import feasible
 from .sufficient import response_moments, targets
 
-__all__ = ["bootstrap", "BootstrapResult", "bracket_interval"]
+__all__ = ["bootstrap", "BootstrapResult", "bracket_interval", "THRESHOLDS"]
 
 _BLOCK_FLOATS = 2**22  # the refit pass holds B x R x (l + 1) floats per row: rows per block keep that near 32 MB
 _REP_FLOATS = 2**25  # label sets are drawn in blocks of at most this many targets (256 MB), up to 64 sets
@@ -300,7 +300,7 @@ def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     return mean[:, None, :] + noise.transpose(1, 2, 0)  # (d, B, R)
 
 
-_TAUS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, np.inf)  # thresholds of the shrunken worlds
+THRESHOLDS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, np.inf)  # of the shrunken worlds, in refit SDs
 _N_SHRINK = 50  # refits whose deviations price each shrunken world (its mean plug-in only)
 
 
@@ -315,7 +315,7 @@ class RefitPass:
     Per row i and response r, e_bir = (refit b's prediction) - (the world's truth p_ir) is the fit's noise at the
     row and sigma_ir its spread over the refits.  The world with threshold tau has truth g_tau = soft(g, tau sigma),
     g = p - score: it keeps what stands out of the noise.  Its truth sums |g_tau| and its mean plug-in sums
-    |g_tau + e_b| over the first _N_SHRINK refits, per tau in _TAUS (all sums, so chunks merge).
+    |g_tau + e_b| over the first _N_SHRINK refits, per tau in THRESHOLDS (all sums, so chunks merge).
 
     Arrays are laid out (response, refit, row), so the sums over refits add whole contiguous rows.  ``weights`` (a
     :class:`PoissonWeights`) hands out the Poisson(1) weights, drawn once per chunk and shared by the candidates'
@@ -340,7 +340,7 @@ class RefitPass:
         draw = self.weights.get(self.seed, index, keys, B)
         num, den = np.zeros(B), np.zeros(B)
         truth = 0.0
-        shrunk_truth, shrunk_plug = np.zeros(len(_TAUS)), np.zeros(len(_TAUS))
+        shrunk_truth, shrunk_plug = np.zeros(len(THRESHOLDS)), np.zeros(len(THRESHOLDS))
         nb = min(B, _N_SHRINK)
         # (R B, d) in the tensor layout, response-major
         coef = basis.to_tensor(self.betas.transpose(0, 2, 1).reshape(d, R * B)).reshape(R * B, -1)
@@ -369,7 +369,7 @@ class RefitPass:
             g = p - score
             truth += np.abs(g).sum()
             en = e[:, :nb, :]
-            for j, tau in enumerate(_TAUS):
+            for j, tau in enumerate(THRESHOLDS):
                 gt = np.zeros_like(g) if np.isinf(tau) else _soft(g, tau * sigma)
                 shrunk_truth[j] += np.abs(gt).sum()
                 shrunk_plug[j] += np.abs(gt[:, None, :] + en).sum() / nb
@@ -455,13 +455,16 @@ def _shrunk_estimate(est, truth, plug):
 @dataclass(frozen=True)
 class BootstrapResult:
     """What :func:`bootstrap` found: the bias, the bias-corrected estimate, the interval and bound (None unless
-    asked for) and the refits' deltas (plug-in minus world truth, one per replicate)."""
+    asked for), the refits' deltas (plug-in minus world truth, one per replicate), and the shrunken worlds' truth
+    and mean plug-in, one per threshold of :data:`THRESHOLDS` (the curve the shrunken-world correction reads)."""
 
     bias: float
     debiased: float
     ci: ConfidenceInterval | None
     upper: UpperBound | None
     deltas: np.ndarray
+    shrunk_truth: np.ndarray | None = None
+    shrunk_plugin: np.ndarray | None = None
 
 
 REFIT_ROWS = 5_000  # the refits are evaluated on a keyed subset of about this many rows (all rows below it)
@@ -525,7 +528,7 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     debiased = min(max(est - bias, 0.0), top)
     noise = deltas - one_step  # the plug-in's fluctuation about its mean
     ci, bound = bracket_interval(est, (one_step, shrunk_bias), noise, debiased, top, level, upper)
-    return BootstrapResult(bias, debiased, ci, bound, deltas)
+    return BootstrapResult(bias, debiased, ci, bound, deltas, st_sum / n_sub, sp_sum / n_sub)
 
 
 def bracket_interval(est, biases, noise, debiased, top, level=None, upper=None):
