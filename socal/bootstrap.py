@@ -281,8 +281,8 @@ def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     root = None
     for jitter in _JITTERS:
         # lower triangle only (what the factorisation reads), in Fortran order, which LAPACK takes without a copy;
-        # built afresh for each attempt (LAPACK overwrites it).  Each block is symmetric, so its scaled transpose
-        # (C-ordered, so Fortran-ordered .T) is written: corr[i, j] = block[j, i] inv[i] inv[j] = block[i, j] ...
+        # built afresh for each attempt (LAPACK overwrites it).  Each block is symmetric, so the transpose of its
+        # scaled copy (C-ordered, so the transpose is Fortran-ordered) is the block of the correlation matrix
         corr = np.zeros((R * d, R * d), dtype=np.float32, order="F")
         for (r, q), block in blocks.items():
             rows, cols = slice(q * d, (q + 1) * d), slice(r * d, (r + 1) * d)
