@@ -11,6 +11,10 @@ compared on identical data at no extra cost:
   (Imbens & Manski, Econometrica 72, 2004: one-sided quantiles when the bracket is wide);
 * ``gum``: the corrected estimate +- z sqrt(sd^2 + gap^2/12) (the bias uniform on the bracket, as the GUM treats a
   bounded systematic error);
+* ``inversion`` (where the records hold the shrunken worlds' curves): ``bracket`` with its lower end taken down to
+  the smallest truth among the shrunken worlds whose mean plug-in the observed one does not exceed by more than
+  q_hi (test inversion over that family, ``socal.bootstrap.shrunk_estimate`` at est - q_hi): a union of two
+  confidence sets, each valid under its own condition;
 * each at the chosen degree only (suffix ``-chosen``) or as the union over every degree compared (the default).
 
 It prints, per rule and kind x n, how many cells cover within [level - 0.02, level + 0.05] with mean width at most
@@ -88,6 +92,14 @@ def one_interval(rule, plug, bias, deb, deltas, level, top, margin=(1.0, 0.5)):
     return min(max(lo, 0.0), deb), min(max(hi, deb), top)
 
 
+def inversion_interval(plug, bias, deb, deltas, shrunk, level, top):
+    """``bracket`` with the lower end lowered to the test-inversion bound over the shrunken worlds."""
+    lo, hi = one_interval("bracket", plug, bias, deb, deltas, level, top)
+    noise = deltas - float(deltas.mean())
+    q_hi = np.quantile(noise, (1 + level) / 2)
+    return min(lo, max(socal.bootstrap.shrunk_estimate(plug - q_hi, *shrunk), 0.0)), hi
+
+
 def bracket_bound(plug, bias, deb, deltas, upper, top):
     """The default upper bound at one degree (socal.bootstrap.bracket_interval)."""
     one = float(deltas.mean())
@@ -139,11 +151,15 @@ def evaluate(cells, level, show_cells):
         est = np.array([r["est"] for r in rows])
         rmse = float(np.sqrt(np.mean((est - truth) ** 2)))
         line = f"{kind:<5}{name:<19}{'1/' + str(hinv):>5}{n:>7}{truth:>8.4f}{est.mean() - truth:>+9.4f}{rmse:>8.4f}"
-        for rule in RULES:
+        top = CE_RANGE[2 if kind == "ce2" else 1]
+        for rule in RULES + (("inversion",) if all("shrunk" in r for r in rows) else ()):
             for scope in ("", "-chosen"):
                 ivs = []
                 for r in rows:
-                    each = [one_interval(rule, *c, level, CE_RANGE[2 if kind == "ce2" else 1]) for c in r["cands"]]
+                    if rule == "inversion":
+                        each = [inversion_interval(*c, s, level, top) for c, s in zip(r["cands"], r["shrunk"])]
+                    else:
+                        each = [one_interval(rule, *c, level, top) for c in r["cands"]]
                     each = each[r["k"]:r["k"] + 1] if scope else each
                     ivs.append((min(lo for lo, _ in each), max(hi for _, hi in each)))
                 lo, hi = np.array(ivs).T
@@ -155,7 +171,8 @@ def evaluate(cells, level, show_cells):
             print(line)
     print(f"\n{'rule':<22}{'kind':<5}{'n':>7}{'cells ok':>10}{'coverage':>13}{'below':>7}{'above':>7}"
           f"{'width/RMSE':>12}")
-    for (rule, kind, n), v in sorted(summary.items(), key=lambda kv: (RULES.index(kv[0][0].split('-chosen')[0]),
+    order = RULES + ("inversion",)
+    for (rule, kind, n), v in sorted(summary.items(), key=lambda kv: (order.index(kv[0][0].split('-chosen')[0]),
                                                                        kv[0][0], kv[0][1], kv[0][2])):
         c, w, ok = np.array(v).T
         print(f"{rule:<22}{kind:<5}{n:>7}{int(ok.sum()):>6} / {len(ok):<3}{c.min():>6.3f}-{c.max():.3f}"

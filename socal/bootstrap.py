@@ -36,7 +36,7 @@ from .chebyshev import response_vector, tensor_features, tensor_gram, to_unit
 from .fitting import feasible
 from .sufficient import response_moments, targets
 
-__all__ = ["bootstrap", "BootstrapResult", "bracket_interval", "THRESHOLDS"]
+__all__ = ["bootstrap", "BootstrapResult", "bracket_interval", "shrunk_estimate", "THRESHOLDS"]
 
 _BLOCK_FLOATS = 2**22  # the refit pass holds B x R x (l + 1) floats per row: rows per block keep that near 32 MB
 _REP_FLOATS = 2**25  # label sets are drawn in blocks of at most this many targets (256 MB), up to 64 sets
@@ -435,7 +435,7 @@ class PoissonWeights:
         return lambda sl: poisson_weights(keys[sl], seed, B)
 
 
-def _shrunk_estimate(est, truth, plug):
+def shrunk_estimate(est, truth, plug):
     """The truth of the shrunken world whose mean plug-in equals the observed ``est`` (interpolated over tau).
 
     ``plug`` falls as tau grows (|g + e| has a larger mean the larger |g| is); an observation above the tau = 0
@@ -522,7 +522,7 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     n_sub = max(n_sub, 1.0)
     deltas = num / np.maximum(den, 1e-12) - truth_sum / n_sub
     one_step = float(deltas.mean())
-    shrunk_bias = est - _shrunk_estimate(est, st_sum / n_sub, sp_sum / n_sub)
+    shrunk_bias = est - shrunk_estimate(est, st_sum / n_sub, sp_sum / n_sub)
     bias = 0.5 * (one_step + shrunk_bias)
     top = CE_RANGE[R]
     debiased = min(max(est - bias, 0.0), top)

@@ -289,12 +289,12 @@ def test_choose_degree_is_lepskis_rule():
 
 
 def test_shrunken_world_interpolation():
-    from socal.bootstrap import _shrunk_estimate
+    from socal.bootstrap import shrunk_estimate
     truth = np.array([0.10, 0.08, 0.05, 0.0])
     plug = np.array([0.14, 0.12, 0.09, 0.06])  # falls as tau grows
-    assert _shrunk_estimate(0.16, truth, plug) == pytest.approx(0.12)  # above the tau = 0 world: one-step shift
-    assert _shrunk_estimate(0.05, truth, plug) == 0.0  # below the pure-noise world
-    assert _shrunk_estimate(0.12, truth, plug) == pytest.approx(0.08)
-    assert _shrunk_estimate(0.105, truth, plug) == pytest.approx(0.065)
-    vals = [_shrunk_estimate(e, truth, plug) for e in np.linspace(0.0, 0.2, 41)]
+    assert shrunk_estimate(0.16, truth, plug) == pytest.approx(0.12)  # above the tau = 0 world: one-step shift
+    assert shrunk_estimate(0.05, truth, plug) == 0.0  # below the pure-noise world
+    assert shrunk_estimate(0.12, truth, plug) == pytest.approx(0.08)
+    assert shrunk_estimate(0.105, truth, plug) == pytest.approx(0.065)
+    vals = [shrunk_estimate(e, truth, plug) for e in np.linspace(0.0, 0.2, 41)]
     assert np.all(np.diff(vals) >= -1e-15)  # monotone in the observed plug-in
