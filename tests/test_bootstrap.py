@@ -304,3 +304,30 @@ def test_the_interval_and_bound_are_the_bracket_rule(monkeypatch, lepski):
         ends = [rule(c, widen) for c in cands]
         got = (min(e[0] for e in ends), max(e[1] for e in ends), max(e[2] for e in ends))
         assert np.allclose(got, (res.ci.low, res.ci.high, res.upper.value), rtol=0, atol=1e-12) == same
+
+
+def test_bootstrap_result_carries_the_shrunken_worlds_curve(monkeypatch):
+    """Each candidate's BootstrapResult holds the shrunken worlds' truth and mean plug-in per threshold: the truth
+    falls to 0 as the threshold grows (soft-thresholding shrinks every |g|), and the shrunken-world correction the
+    estimate used is that curve read at the observed plug-in."""
+    import socal.pipeline
+    from socal.bootstrap import THRESHOLDS, shrunk_estimate
+
+    got = {}
+    choose = socal.pipeline.choose_degree
+
+    def spy(cands):
+        got["cands"] = cands
+        return choose(cands)
+
+    monkeypatch.setattr(socal.pipeline, "choose_degree", spy)
+    m, v, y = socal.synthetic.toy_population().sample(3000, h=1 / 16, rng=0)
+    socal.ce2(m, v, y, h=1 / 16, ci=0.9, n_boot=40)
+    for c in got["cands"]:
+        truth, plug = c.boot.shrunk_truth, c.boot.shrunk_plugin
+        assert truth.shape == plug.shape == (len(THRESHOLDS),)
+        assert truth[-1] == 0.0 and np.all(np.diff(truth) <= 1e-12) and truth[0] > 0
+        assert plug[-1] > 0  # the pure-noise world's plug-in: the mean |noise| of the refits
+        one_step = float(c.boot.deltas.mean())
+        shrunk_bias = c.plugin - shrunk_estimate(c.plugin, truth, plug)
+        assert c.boot.bias == pytest.approx(0.5 * (one_step + shrunk_bias), rel=1e-12)
