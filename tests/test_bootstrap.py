@@ -265,14 +265,9 @@ def test_estimates_are_clipped_to_the_functionals_exact_range():
     assert res.ci.high > 2.0
 
 
-@pytest.mark.parametrize("lepski", [False, True])
-def test_the_interval_and_bound_are_the_bracket_rule(monkeypatch, lepski):
-    """ci and upper are the bracket interval of socal.bootstrap.bootstrap, recomputed here from each candidate's
-    bootstrap (its plug-in, the two corrections and the deltas): from est - b_hi - q_95 to est - b_lo - q_05, the
-    bound est - b_lo - q_05, each clipped to [estimate, range], and with finer candidates the union over them.  A
-    widened rule (the former default, one SD plus half the gap) does not reproduce them."""
+def _spy_candidates(monkeypatch):
+    """A dict whose 'cands' becomes the candidates Lepski's rule compared in the next estimator call."""
     import socal.pipeline
-    from socal.deviations import CE_RANGE
 
     seen = {}
     choose = socal.pipeline.choose_degree
@@ -282,6 +277,18 @@ def test_the_interval_and_bound_are_the_bracket_rule(monkeypatch, lepski):
         return choose(cands)
 
     monkeypatch.setattr(socal.pipeline, "choose_degree", spy)
+    return seen
+
+
+@pytest.mark.parametrize("lepski", [False, True])
+def test_the_interval_and_bound_are_the_bracket_rule(monkeypatch, lepski):
+    """ci and upper are the bracket interval of socal.bootstrap.bootstrap, recomputed here from each candidate's
+    bootstrap (its plug-in, the two corrections and the deltas): from est - b_hi - q_95 to est - b_lo - q_05, the
+    bound est - b_lo - q_05, each clipped to [estimate, range], and with finer candidates the union over them.  A
+    widened rule (the former default, one SD plus half the gap) does not reproduce them."""
+    from socal.deviations import CE_RANGE
+
+    seen = _spy_candidates(monkeypatch)
     pop = socal.synthetic.validation_zoo()["toy"].population
     m, v, y = pop.sample(1000, h=1 / 64, rng=3)
     kw = {} if lepski else dict(degree=4, alpha=1e-3)
@@ -310,17 +317,9 @@ def test_bootstrap_result_carries_the_shrunken_worlds_curve(monkeypatch):
     """Each candidate's BootstrapResult holds the shrunken worlds' truth and mean plug-in per threshold: the truth
     falls to 0 as the threshold grows (soft-thresholding shrinks every |g|), and the shrunken-world correction the
     estimate used is that curve read at the observed plug-in."""
-    import socal.pipeline
     from socal.bootstrap import THRESHOLDS, shrunk_estimate
 
-    got = {}
-    choose = socal.pipeline.choose_degree
-
-    def spy(cands):
-        got["cands"] = cands
-        return choose(cands)
-
-    monkeypatch.setattr(socal.pipeline, "choose_degree", spy)
+    got = _spy_candidates(monkeypatch)
     m, v, y = socal.synthetic.toy_population().sample(3000, h=1 / 16, rng=0)
     socal.ce2(m, v, y, h=1 / 16, ci=0.9, n_boot=40)
     for c in got["cands"]:
