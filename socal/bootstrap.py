@@ -30,13 +30,13 @@ import numpy as np
 from scipy import linalg
 
 from ._results import ConfidenceInterval, UpperBound
-from .deviations import CE_RANGE, score_moments
+from .deviations import CE_RANGE, DeviationStats, score_moments
 from .rowkeys import keyed_uniforms, mix64, row_keys, stream_salt, to_unit_interval
 from .chebyshev import response_vector, tensor_features, tensor_gram, to_unit
 from .fitting import feasible
 from .sufficient import response_moments, targets
 
-__all__ = ["bootstrap", "BootstrapResult", "bracket_interval", "shrunk_estimate", "THRESHOLDS"]
+__all__ = ["bootstrap", "BootstrapResult", "bracket_interval", "shrunk_estimate", "DeviationWorldPass", "THRESHOLDS"]
 
 _BLOCK_FLOATS = 2**22  # the refit pass holds B x R x (l + 1) floats per row: rows per block keep that near 32 MB
 _REP_FLOATS = 2**25  # label sets are drawn in blocks of at most this many targets (256 MB), up to 64 sets
@@ -232,6 +232,20 @@ def target_covariances(p1, p2, k, R):
     return out.T
 
 
+def world_sums(calmap, p, m, v, k):
+    """One chunk's sums of the bootstrap world (:class:`WorldPass`) from ``p``, the map's projected prediction at
+    its rows, (n, R)."""
+    basis = calmap.basis
+    R = 2 if calmap.ndim == 2 else 1
+    p1 = p[:, 0]
+    p2 = p[:, 1] if R == 2 else p1 * p1
+    u, w = to_unit(m, v)
+    W = response_moments(u, w, np.column_stack([p1, p2])[:, :R], basis.degree, basis.deg_w)
+    C = target_covariances(p1, p2, k, R)
+    S = response_moments(u, w, C, 2 * basis.degree, 2 * basis.deg_w)
+    return _Sums((W, S, np.array([m.size])))
+
+
 class WorldPass:
     """The bootstrap world in one pass: the right-hand sides its labels have on average (sum_i phi_i p_i), the
     moments of the targets' covariance (sum_i C_i T_a(u_i) T_b(w_i) up to twice the degree, from which the
@@ -241,21 +255,50 @@ class WorldPass:
         self.calmap = calmap
 
     def __call__(self, index, m, v, a, k):
+        vv = v if self.calmap.ndim == 2 else None
+        return world_sums(self.calmap, self.calmap.predict(m, vv, project=True), m, vv, k)
+
+
+@dataclass
+class _DeviationsAndWorld:
+    dev: DeviationStats
+    world: _Sums
+
+    def merge(self, other):
+        return _DeviationsAndWorld(self.dev.merge(other.dev), self.world.merge(other.world))
+
+
+class DeviationWorldPass:
+    """The deviation pass (:class:`socal.deviations.DeviationPass`) and the world pass (:class:`WorldPass`) of one
+    fitted map in one pass over the data: the map is evaluated once per row (its clipped prediction for the CE
+    average, the same values projected for the world), the costliest step of either at large n.  Returns
+    (DeviationStats, the world's sums for :func:`bootstrap`'s ``world``) after ``map_reduce``."""
+
+    def __init__(self, calmap):
+        self.calmap = calmap
+
+    def __call__(self, index, m, v, a, k):
         calmap = self.calmap
-        basis = calmap.basis
-        R = 2 if calmap.ndim == 2 else 1
         vv = v if calmap.ndim == 2 else None
-        p = calmap.predict(m, vv, project=True)
-        p1 = p[:, 0]
-        p2 = p[:, 1] if R == 2 else p1 * p1
-        u, w = to_unit(m, vv)
-        W = response_moments(u, w, np.column_stack([p1, p2])[:, :R], basis.degree, basis.deg_w)
-        C = target_covariances(p1, p2, k, R)
-        S = response_moments(u, w, C, 2 * basis.degree, 2 * basis.deg_w)
-        return _Sums((W, S, np.array([m.size])))
+        eta = feasible(calmap.raw(m, vv))  # clipped to [0, 1], as DeviationStats predicts
+        dev = DeviationStats(calmap).add_predictions(eta, m, vv)
+        return _DeviationsAndWorld(dev, world_sums(calmap, feasible(eta.copy(), project=True), m, vv, k))
 
 
 _JITTERS = (1e-6, 1e-5, 1e-4, 1e-3)  # tried in turn on the diagonal of the correlation matrix to factor
+
+
+def _fill_correlation(corr, grams, ti, inv, d):
+    """Write the lower blocks of the correlation matrix into ``corr`` (Fortran order): block (q, r), q >= r, is
+    Cov_rq[a, b] inv_r[a] inv_q[b] transposed, Cov_rq the Gram ``grams[r, q]`` (tensor layout) permuted by ``ti``.
+    The Grams are symmetric, so the transposed block is a row-major view of the Fortran-ordered matrix: rows are
+    permuted by a row copy, scaled in place, and gathered by column straight into that view (no (d, d)
+    fancy-indexed copy, no temporaries of the scaled block)."""
+    for (r, q), gram in grams.items():
+        view = corr[q * d:(q + 1) * d, r * d:(r + 1) * d].T  # view[a, b] = corr[q d + b, r d + a]
+        rows = np.take(gram, ti, axis=0)
+        rows *= inv[r * d:(r + 1) * d, None]
+        np.multiply(np.take(rows, ti, axis=1), inv[None, q * d:(q + 1) * d], out=view)
 
 
 def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
@@ -270,9 +313,9 @@ def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     # each block a Gram matrix with per-row weights (symmetric), assembled in float32: the correlation matrix is
     # factorised in float32 (half the time of float64), and the draws need no more
     size, ti = (basis.degree + 1) * (basis.deg_w + 1), basis.tensor_index
-    blocks = {rq: tensor_gram(S[j], basis.degree, basis.deg_w, out=np.empty((size, size), np.float32))[np.ix_(ti, ti)]
-              for rq, j in pairs.items()}
-    scale = np.sqrt(np.maximum(np.concatenate([np.diag(blocks[r, r]) for r in range(R)]), 0.0))
+    grams = {rq: tensor_gram(S[j], basis.degree, basis.deg_w, out=np.empty((size, size), np.float32))
+             for rq, j in pairs.items()}  # in the tensor layout; permuted to the basis' order as they are copied
+    scale = np.sqrt(np.maximum(np.concatenate([np.diag(grams[r, r])[ti] for r in range(R)]), 0.0))
     scale[scale == 0] = 1.0
     inv = (1.0 / scale).astype(np.float32)
     # the smallest jitter on the diagonal that factors the correlation matrix: from 1e-6 of each coordinate's
@@ -281,12 +324,9 @@ def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     root = None
     for jitter in _JITTERS:
         # lower triangle only (what the factorisation reads), in Fortran order, which LAPACK takes without a copy;
-        # built afresh for each attempt (LAPACK overwrites it).  Each block is symmetric, so the transpose of its
-        # scaled copy (C-ordered, so the transpose is Fortran-ordered) is the block of the correlation matrix
+        # built afresh for each attempt (LAPACK overwrites it)
         corr = np.zeros((R * d, R * d), dtype=np.float32, order="F")
-        for (r, q), block in blocks.items():
-            rows, cols = slice(q * d, (q + 1) * d), slice(r * d, (r + 1) * d)
-            corr[rows, cols] = ((block * inv[cols, None]) * inv[None, rows]).T
+        _fill_correlation(corr, grams, ti, inv, d)
         corr[np.diag_indices(R * d)] += np.float32(jitter)
         root, info = linalg.lapack.spotrf(corr, lower=1, clean=1, overwrite_a=1)
         if info == 0:
@@ -472,7 +512,7 @@ LABEL_DRAWS = "gaussian"  # 'exact': draw every label set (the former bootstrap,
 
 
 def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=False, weights=None, name="bootstrap",
-              label_draws=None, refit_rows=None):
+              label_draws=None, refit_rows=None, world=None):
     """Parametric-bootstrap bias correction, interval and upper bound for a plug-in CE estimate ``est`` from ``fit``.
 
     With D_b = (refit b's plug-in) - (its world's truth) in the world of the fitted functions, the one-step bias is
@@ -493,7 +533,8 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     functional's range (:data:`socal.deviations.CE_RANGE`: [0, 1] for CE1, [0, 9/4] for CE2) and contain the
     bias-corrected estimate.
     ``seed`` fixes every draw: two calls with one seed share their label draws (coupled bootstraps, as the degree
-    rule of :func:`socal.ce2` uses).
+    rule of :func:`socal.ce2` uses).  ``world``: the world pass's sums when a fused pass
+    (:class:`DeviationWorldPass`) already computed them; the source is then read once less.
 
     Returns a :class:`BootstrapResult`.
     """
@@ -509,8 +550,9 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
         b = np.stack([np.stack([response_vector(W[r, q], basis) for q in range(R)], axis=1) for r in range(n_boot)],
                      axis=1)  # (d, B, R)
     else:  # one pass: the world's mean right-hand sides and their exact covariance, then Gaussian draws
-        A = source.map_reduce(WorldPass(calmap), progress=progress, desc=f"{name}: the bootstrap world")
-        W, S, (n,) = A.arrays
+        if world is None:
+            world = source.map_reduce(WorldPass(calmap), progress=progress, desc=f"{name}: the bootstrap world")
+        W, S, (n,) = world.arrays
         R = W.shape[0]
         b = _gaussian_right_hand_sides(W, S, basis, n_boot, seed)
     betas = fit.factor.solve(b.reshape(b.shape[0], -1)).reshape(b.shape)

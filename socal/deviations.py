@@ -54,7 +54,11 @@ class DeviationStats:
     def update_validated(self, m: np.ndarray, v: np.ndarray | None) -> DeviationStats:
         """Add validated rows (:func:`socal.sources.check_rows`); returns self."""
         vv = v if self.calmap.ndim == 2 else None
-        t1, t2 = ce_terms(self.calmap.predict(m, vv), m, vv)
+        return self.add_predictions(self.calmap.predict(m, vv), m, vv)
+
+    def add_predictions(self, eta: np.ndarray, m: np.ndarray, v: np.ndarray | None) -> DeviationStats:
+        """Add rows whose eta-hat (the map's clipped prediction, (n, R)) is already computed; returns self."""
+        t1, t2 = ce_terms(eta, m, v)
         self.sums += [t1.size, t1.sum(), t2.sum(), (t1 * t1).sum(), (t2 * t2).sum(), (t1 * t2).sum()]
         return self
 

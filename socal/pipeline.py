@@ -20,7 +20,7 @@ import numpy as np
 
 from ._results import CalibrationError, ConfidenceInterval, UpperBound
 from ._validation import check_bandwidth, check_choice, check_float, check_int, check_rng
-from .bootstrap import PoissonWeights, bootstrap
+from .bootstrap import DeviationWorldPass, PoissonWeights, bootstrap
 from .degrees import MAX_DEGREE, check_n, resolve_alphas, resolve_degrees, stream_cap, training_rows
 from .deviations import DeviationPass
 from .fitting import SEARCHES, select_and_fit
@@ -147,13 +147,18 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
         seed = 0 if opts.fold_rng is None else int(opts.fold_rng.integers(0, 2**63 - 1, dtype=np.int64))
     cands, weights = [], PoissonWeights()  # the candidates' bootstraps share their item weights
     for f in fits:
-        dev = source.map_reduce(DeviationPass(f.calmap), progress=progress,
-                                desc=f"{kind}: deviations at degree {f.calmap.degree}")
+        desc, world = f"{kind}: deviations at degree {f.calmap.degree}", None
+        if debias:  # the deviations and the bootstrap world from one evaluation of the map per row
+            both = source.map_reduce(DeviationWorldPass(f.calmap), progress=progress, desc=desc)
+            dev, world = both.dev, both.world
+        else:
+            dev = source.map_reduce(DeviationPass(f.calmap), progress=progress, desc=desc)
         plugin = dev.mean_term + dev.moment_term
         boot = None
         if debias:
             boot = bootstrap(source, f, plugin, n_boot=opts.n_boot, seed=seed, level=opts.ci, upper=opts.upper,
-                             progress=progress, weights=weights, name=f"{kind} bootstrap at degree {f.calmap.degree}")
+                             progress=progress, weights=weights, name=f"{kind} bootstrap at degree {f.calmap.degree}",
+                             world=world)
         cands.append(Candidate(f, dev, plugin, boot))
     k, rule = choose_degree(cands)
     chosen = cands[k]

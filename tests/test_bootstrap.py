@@ -330,3 +330,34 @@ def test_bootstrap_result_carries_the_shrunken_worlds_curve(monkeypatch):
         one_step = float(c.boot.deltas.mean())
         shrunk_bias = c.plugin - shrunk_estimate(c.plugin, truth, plug)
         assert c.boot.bias == pytest.approx(0.5 * (one_step + shrunk_bias), rel=1e-12)
+
+
+def test_the_fused_pass_is_the_deviation_and_world_passes():
+    """DeviationWorldPass evaluates the map once per row and gives what the two passes give apart, bit for bit, in
+    2-D and 1-D, merged over chunks; a map with another ridge gives other sums (control)."""
+    from socal import pipeline
+    from socal.bootstrap import DeviationWorldPass, WorldPass
+    from socal.deviations import DeviationPass
+
+    pop = socal.synthetic.validation_zoo()["toy"].population
+    m, v, y = pop.sample(3000, h=1 / 16, rng=4)
+    a, k = y.sum(axis=1).astype(float), np.full(m.size, 2.0)
+    maps = {2: socal.calibration_functions(m, v, y, degree=5, alpha=1e-3).map}
+    opts = pipeline.estimator_settings("ce1", None, 6, 1e-3, 5, None, 200, None, None, 200)
+    maps[1] = pipeline.fit_from(pipeline.data_source("ce1", 1, m, None, y, None, None)[0], None, opts, 1,
+                                "ce1")[0].calmap  # a first-order fit
+    for ndim, fit in maps.items():
+        vv = v if ndim == 2 else None
+        parts = [DeviationWorldPass(fit)(i, m[c], vv if vv is None else vv[c], a[c], k[c])
+                 for i, c in enumerate(np.array_split(np.arange(m.size), 3))]
+        both = parts[0].merge(parts[1]).merge(parts[2])
+        dev = DeviationPass(fit)(0, m, vv, a, k)
+        world = WorldPass(fit)(0, m, vv, a, k)
+        np.testing.assert_allclose(both.dev.sums, dev.sums, rtol=1e-13)
+        for merged, apart in zip(both.world.arrays, world.arrays):
+            np.testing.assert_allclose(merged, apart, rtol=1e-12, atol=1e-12)
+        whole = DeviationWorldPass(fit)(0, m, vv, a, k)  # one chunk: the very same numbers
+        assert np.array_equal(whole.dev.sums, dev.sums)
+        assert all(np.array_equal(once, apart) for once, apart in zip(whole.world.arrays, world.arrays))
+        other = socal.fitting.CalibrationMap(fit.degree, fit.ndim, fit.beta * 0.9, fit.alpha)
+        assert not np.allclose(DeviationWorldPass(other)(0, m, vv, a, k).world.arrays[0], world.arrays[0])
