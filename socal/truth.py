@@ -346,14 +346,19 @@ def calibrated_reference(raw_mean: ArrayLike, raw_var: ArrayLike, h: float, *,
     m, v = check_scores(raw_mean, raw_var, "calibrated_reference", raw=True)
     h = check_bandwidth(h, "calibrated_reference", per_axis=True)
     method = check_choice(method, "method", "calibrated_reference", ("auto", "exact", "grid"))
-    atoms, counts = np.unique(np.column_stack([m, v]), axis=0, return_counts=True)
+    # the distinct (m, v) pairs in lexicographic order, as np.unique(axis=0) gives them, from two 1-D sorts and
+    # one of integer codes (a third of the time of sorting the rows as byte strings)
+    m1, im = np.unique(m, return_inverse=True)
+    v1, iv = np.unique(v, return_inverse=True)
+    codes, counts = np.unique(im.ravel().astype(np.int64) * v1.size + iv.ravel(), return_counts=True)
+    atoms = np.column_stack([m1[codes // v1.size], v1[codes % v1.size]])
     if method == "auto":
         method = "exact" if len(atoms) <= EXACT_ATOMS else "grid"
     if method == "exact":
         mu, vu = atoms[:, 0], atoms[:, 1]
         w = counts / counts.sum()
         tot, first, second = discrete_ce2(h, mu, vu, w, mu, mu**2 + vu, parts=True)
-        m1, c1 = np.unique(m, return_counts=True)
+        c1 = np.bincount(im.ravel(), minlength=m1.size)
         ce1 = discrete_ce1(h, m1, c1 / c1.sum(), m1)
     else:
         fine, coarse = (_grid_parts(m, v, h, shape) for shape in (GRID_SHAPE, _COARSE_GRID))
