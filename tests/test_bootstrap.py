@@ -334,7 +334,7 @@ def test_bootstrap_result_carries_the_shrunken_worlds_curve(monkeypatch):
 
 def test_the_fused_pass_is_the_deviation_and_world_passes():
     """DeviationWorldPass evaluates the map once per row and gives what the two passes give apart, bit for bit, in
-    2-D and 1-D, merged over chunks; a map with another ridge gives other sums (control)."""
+    2-D and 1-D, merged over chunks; a map with other coefficients gives other sums (control)."""
     from socal import pipeline
     from socal.bootstrap import DeviationWorldPass, WorldPass
     from socal.deviations import DeviationPass

@@ -35,6 +35,25 @@ def test_reference_equals_exact_truth_of_a_calibrated_twin(h):
     assert ref.mean_term.value + ref.moment_term.value == pytest.approx(ref.ce2.value, rel=1e-12)
 
 
+def test_reference_atoms_share_means_and_variances_in_any_order():
+    """Raw scores whose atoms share means (and variances) across atoms, repeated and shuffled: the exact reference
+    finds each (m, v) pair with its count, as the calibrated twin built from np.unique(axis=0) does; a twin with one
+    atom's weight moved to another differs (control)."""
+    rng = np.random.default_rng(8)
+    means, vars_ = np.array([0.2, 0.5, 0.5, 0.8, 0.8, 0.8]), np.array([0.01, 0.01, 0.2, 0.01, 0.05, 0.1])
+    idx = rng.choice(6, size=5000, p=[0.1, 0.2, 0.15, 0.25, 0.2, 0.1])
+    m, v = means[idx], vars_[idx]
+    ref = truth.calibrated_reference(m, v, 1 / 16)
+    assert ref.method == "exact" and ref.atoms == 6
+    assert ref.ce2.value == pytest.approx(_calibrated_twin(m, v).ce2(1 / 16).value, rel=1e-9)
+    assert ref.ce1.value == pytest.approx(_calibrated_twin(m, v).ce1(1 / 16).value, rel=1e-9)
+    perm = rng.permutation(m.size)
+    assert truth.calibrated_reference(m[perm], v[perm], 1 / 16).ce2.value == pytest.approx(ref.ce2.value, rel=1e-12)
+    moved = idx.copy()
+    moved[moved == 1] = 2  # the atom (0.5, 0.01) folded into (0.5, 0.2)
+    assert _calibrated_twin(means[moved], vars_[moved]).ce2(1 / 16).value != pytest.approx(ref.ce2.value, rel=1e-3)
+
+
 @pytest.mark.parametrize("h", [1 / 16, 1 / 64])
 def test_reference_grid_path_agrees_with_exact(h):
     rng = np.random.default_rng(3)
