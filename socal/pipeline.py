@@ -147,12 +147,14 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
         seed = 0 if opts.fold_rng is None else int(opts.fold_rng.integers(0, 2**63 - 1, dtype=np.int64))
     cands, weights = [], PoissonWeights()  # the candidates' bootstraps share their item weights
     for f in fits:
-        desc, world = f"{kind}: deviations at degree {f.calmap.degree}", None
+        world = None
         if debias:  # the deviations and the bootstrap world from one evaluation of the map per row
-            both = source.map_reduce(DeviationWorldPass(f.calmap), progress=progress, desc=desc)
+            both = source.map_reduce(DeviationWorldPass(f.calmap), progress=progress,
+                                     desc=f"{kind}: deviations and the bootstrap world at degree {f.calmap.degree}")
             dev, world = both.dev, both.world
         else:
-            dev = source.map_reduce(DeviationPass(f.calmap), progress=progress, desc=desc)
+            dev = source.map_reduce(DeviationPass(f.calmap), progress=progress,
+                                    desc=f"{kind}: deviations at degree {f.calmap.degree}")
         plugin = dev.mean_term + dev.moment_term
         boot = None
         if debias:

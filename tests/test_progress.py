@@ -20,7 +20,7 @@ def test_ce2_progress_counts_rows_in_every_pass(capsys):
     socal.ce2(m, v, y, h=1 / 16, n_boot=40, rng=0, progress=True)
     err = _err(capsys)
     assert "ce2: statistics" in err and "3.00k/3.00k" in err and "rows" in err
-    assert "the bootstrap world: 100%" in err and "rows under the refits: 100%" in err
+    assert "deviations and the bootstrap world at degree 6: 100%" in err and "rows under the refits: 100%" in err
     socal.ce2(m, v, y, h=1 / 16, n_boot=40, rng=0)
     assert _err(capsys) == ""  # silent by default
 
