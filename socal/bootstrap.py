@@ -10,7 +10,9 @@ The parametric bootstrap of :func:`socal.ce2` (``ci=``, ``debias=``), written as
   (:func:`target_covariances`), from which the covariance of Phi' z is assembled as a Gram matrix.  The B
   right-hand sides are then drawn Gaussian with that mean and covariance (a sum of n independent rows), and the
   refits come from the stored Cholesky factor of the final fit.  (``LABEL_DRAWS = 'exact'`` draws every label set
-  instead, :class:`LabelSetsPass`: the former method, n B (l + 1)^2 work, kept to compare.)
+  instead, :class:`LabelSetsPass`: the former method, n B (l + 1)^2 work, kept to compare.)  The estimators run it
+  fused with the deviation pass of the same map (:class:`DeviationWorldPass`), which evaluates the map once per row
+  for both and reads the source once.
 * the refit pass (:class:`RefitPass`): the deviations of each refitted map, with Poisson(1) weights per row (the
   mergeable form of resampling items, for the sampling of scores in the outer average), and the truth and mean
   plug-in of the shrunken worlds that bracket the bias from the other side.  Above ``REFIT_ROWS`` rows it runs on a
