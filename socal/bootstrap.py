@@ -290,55 +290,64 @@ class DeviationWorldPass:
 _JITTERS = (1e-6, 1e-5, 1e-4, 1e-3)  # tried in turn on the diagonal of the correlation matrix to factor
 
 
-def _fill_correlation(corr, grams, ti, inv, d):
-    """Write the lower blocks of the correlation matrix into ``corr`` (Fortran order): block (q, r), q >= r, is
-    Cov_rq[a, b] inv_r[a] inv_q[b] transposed, Cov_rq the Gram ``grams[r, q]`` (tensor layout) permuted by ``ti``.
-    The Grams are symmetric, so the transposed block is a row-major view of the Fortran-ordered matrix: rows are
-    permuted by a row copy, scaled in place, and gathered by column straight into that view (no (d, d)
-    fancy-indexed copy, no temporaries of the scaled block)."""
-    for (r, q), gram in grams.items():
-        view = corr[q * d:(q + 1) * d, r * d:(r + 1) * d].T  # view[a, b] = corr[q d + b, r d + a]
-        rows = np.take(gram, ti, axis=0)
-        rows *= inv[r * d:(r + 1) * d, None]
-        np.multiply(np.take(rows, ti, axis=1), inv[None, q * d:(q + 1) * d], out=view)
+def _fill_correlation(corr, S, basis, pairs):
+    """Write the lower blocks of the covariance of Phi' z into ``corr`` (Fortran order, tensor layout), scale them to
+    a correlation matrix in place, and return the scale (each coordinate's standard deviation; 1 where it is 0).
+
+    Block (q, r), q >= r, is the Gram matrix of the moments S[j] (:func:`socal.chebyshev.tensor_gram`), which is
+    symmetric: its transpose is a row-major view of the Fortran-ordered matrix, and the Gram is written straight into
+    it (no copy of the block, no permutation)."""
+    d = (basis.degree + 1) * (basis.deg_w + 1)
+    views = {}
+    for (r, q), j in pairs.items():
+        views[r, q] = corr[q * d:(q + 1) * d, r * d:(r + 1) * d].T  # view[a, b] = corr[q d + b, r d + a]
+        tensor_gram(S[j], basis.degree, basis.deg_w, out=views[r, q])
+    R = max(q for _, q in pairs) + 1
+    scale = np.sqrt(np.maximum(np.concatenate([np.diagonal(views[r, r]) for r in range(R)]), 0.0))
+    scale[scale == 0] = 1.0
+    inv = 1.0 / scale
+    for (r, q), view in views.items():
+        view *= inv[r * d:(r + 1) * d, None]
+        view *= inv[None, q * d:(q + 1) * d]
+    return scale
 
 
 def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     """(d, B, R) right-hand sides b_b = E b + L xi_b, L L' the exact covariance of Phi' z in the world (blocks
     assembled from the covariance moments S), xi_b standard normal from ``SeedSequence([seed, 3])``: the refits are
     linear in the labels, so their noise has the exact label-redraw covariance, with a Gaussian shape (the sum of n
-    independent rows)."""
+    independent rows).
+
+    The covariance is factorised in the tensor layout of the Chebyshev coefficients and the draws are permuted to
+    the basis' order after (the same law: P L xi has covariance P L L' P').  Everything is float64: the moments S
+    differ between chunkings of the same rows in their last bits (float summation order), and a float32 copy of the
+    correlation matrix rounds a few entries the other way, which the factorisation amplifies (at n = 60,000,
+    l = 32: 4 entries of 1.2 million, the interval moved by 1.8e-7); in float64 the same rows in any chunking give
+    the interval to about 1e-13 (tests/test_bootstrap.py)."""
     R = W.shape[0]
     mean = np.stack([response_vector(W[r], basis) for r in range(R)], axis=1)  # (d, R)
     d = mean.shape[0]
     pairs = {(0, 0): 0} if R == 1 else {(0, 0): 0, (0, 1): 1, (1, 1): 2}
-    # each block a Gram matrix with per-row weights (symmetric), assembled in float32: the correlation matrix is
-    # factorised in float32 (half the time of float64), and the draws need no more
-    size, ti = (basis.degree + 1) * (basis.deg_w + 1), basis.tensor_index
-    grams = {rq: tensor_gram(S[j], basis.degree, basis.deg_w, out=np.empty((size, size), np.float32))
-             for rq, j in pairs.items()}  # in the tensor layout; permuted to the basis' order as they are copied
-    scale = np.sqrt(np.maximum(np.concatenate([np.diag(grams[r, r])[ti] for r in range(R)]), 0.0))
-    scale[scale == 0] = 1.0
-    inv = (1.0 / scale).astype(np.float32)
-    # the smallest jitter on the diagonal that factors the correlation matrix: from 1e-6 of each coordinate's
-    # variance (the order of its float32 rounding, sqrt(R d) 6e-8 in spectral norm, below which its
-    # positive-definiteness is not resolved; a failed attempt costs about a whole factorisation) to 1e-3 at most
+    # the smallest jitter on the diagonal that factors the correlation matrix, from 1e-6 of each coordinate's
+    # variance (a 1e-6 share of added noise, far below what the draws resolve) to 1e-3 at most; a failed attempt
+    # costs about a whole factorisation
     root = None
     for jitter in _JITTERS:
         # lower triangle only (what the factorisation reads), in Fortran order, which LAPACK takes without a copy;
         # built afresh for each attempt (LAPACK overwrites it)
-        corr = np.zeros((R * d, R * d), dtype=np.float32, order="F")
-        _fill_correlation(corr, grams, ti, inv, d)
-        corr[np.diag_indices(R * d)] += np.float32(jitter)
-        root, info = linalg.lapack.spotrf(corr, lower=1, clean=1, overwrite_a=1)
+        corr = np.zeros((R * d, R * d), order="F")
+        scale = _fill_correlation(corr, S, basis, pairs)
+        corr[np.diag_indices(R * d)] += jitter
+        root, info = linalg.lapack.dpotrf(corr, lower=1, clean=0, overwrite_a=1)  # the product reads the lower part
         if info == 0:
             break
         root = None
     if root is None:  # pragma: no cover - a correlation matrix plus 1e-3 I is positive definite
         raise RuntimeError("the bootstrap world's covariance could not be factorised")
-    xi = np.random.default_rng([seed & (2**63 - 1), 3]).standard_normal((R * d, n_boot)).astype(np.float32)
-    root = (root @ xi).astype(np.float64)
-    noise = (scale[:, None] * root).reshape(R, d, n_boot)  # response-major
+    xi = np.random.default_rng([seed & (2**63 - 1), 3]).standard_normal((R * d, n_boot))
+    # L xi as a triangular product (half the flops of a full one; xi in Fortran order, which BLAS takes as is)
+    root = linalg.blas.dtrmm(1.0, root, np.asfortranarray(xi), lower=1, overwrite_b=1)
+    noise = (scale[:, None] * root).reshape(R, d, n_boot)[:, basis.tensor_index, :]  # response-major, basis order
     return mean[:, None, :] + noise.transpose(1, 2, 0)  # (d, B, R)
 
 
