@@ -70,8 +70,9 @@ def response_moments(u, w, Z, deg_u, deg_w, *, floats=2**22):
 
     A few columns (J <= 8): one NUFFT where it pays, otherwise per chunk of rows and column the product
     (T_u diag(Z_j)) T_w' of the two axes' Chebyshev tables, which never forms the d x chunk tensor features (the
-    same flops without the table's memory traffic).  Many columns (the bootstrap's B label sets): one product Z' Phi' per chunk with the
-    tensor-feature table Phi (:func:`socal.chebyshev.tensor_features`), whose size is kept near ``floats``.
+    same flops without the table's memory traffic).  Many columns (the bootstrap's B label sets): one product
+    Z' Phi' per chunk with the tensor-feature table Phi (:func:`socal.chebyshev.tensor_features`), whose size is
+    kept near ``floats``.
     """
     from .chebyshev import cheb_rows, tensor_features, use_nufft
 

@@ -390,4 +390,4 @@ def test_same_numbers_at_a_degree_where_the_draws_rounding_would_show(monkeypatc
 
     monkeypatch.setattr(bs, "tensor_gram", rounded)
     whole32, chunked32 = both()
-    assert np.abs(chunked32 - whole32).max() > 1e-11  # 3e-10 here, against 5e-14 in float64
+    assert np.abs(chunked32 - whole32).max() > 1e-11  # 8e-11 here, against 5e-14 in float64
