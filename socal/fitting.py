@@ -400,7 +400,7 @@ def _choose(cv, degrees, alphas, floor=0.0):
     return degrees[i], alphas[j]
 
 
-def _search_greedy(errors, degrees, alphas, start=None):
+def _search_greedy(errors, degrees, alphas, start=None, known=None):
     """Degrees from the smallest up, a local search over the ridge at each; stop at the first degree that does worse.
 
     * The smallest degree tries every alpha (its systems are tiny), unless ``start``, the ridge that won at a
@@ -417,11 +417,17 @@ def _search_greedy(errors, degrees, alphas, start=None):
       was U-shaped on every population measured, and the top degree, which costs nearly all the factorisations, is
       then never factorised.
 
+    ``known``: errors already computed on the same statistics, {(degree, alpha): error} (Lepski's finer
+    candidates pass cross-validation's table: the walk at a degree it visited then solves nothing again).
+
     Returns the (degree x alpha) table of mean held-out errors, NaN where not tried.
     """
     cv = np.full((len(degrees), len(alphas)), np.nan)
+    known = {} if known is None else known
 
     def err(i, j):
+        if np.isnan(cv[i, j]):
+            cv[i, j] = known.get((degrees[i], alphas[j]), np.nan)
         if np.isnan(cv[i, j]):
             cv[i, j] = errors.mean_sse(degrees[i], alphas[j])
         return cv[i, j]
@@ -469,13 +475,16 @@ def _search_exhaustive(errors, degrees, alphas):
 SEARCHES = ("greedy", "exhaustive")
 
 
-def select_and_fit(stats, *, degrees, alphas, select, search="greedy", start_alpha=None):
+def select_and_fit(stats, *, degrees, alphas, select, search="greedy", start_alpha=None, known=None):
     """Choose (degree, alpha) from the statistics and fit: no data past this point.
 
     ``degrees`` is sorted largest first and must not exceed ``stats.max_degree``.  With ``select`` the held-out
     squared error of candidates on every validating fold comes from the stored statistics (:class:`_FoldErrors`).
     ``search`` 'greedy' (the default; :func:`_search_greedy`, whose ridge walk starts at ``start_alpha`` when it
-    is one of ``alphas``) or 'exhaustive' (every degree x alpha).
+    is one of ``alphas``) or 'exhaustive' (every degree x alpha).  ``known``: held-out errors already computed
+    from these statistics, {(degree, alpha): error}, which the greedy search reads instead of solving again (see
+    :meth:`SelectionReport.errors`); errors do not depend on which other candidates were tried, so the choice is
+    the one the search would make without them.
     """
     ndim = stats.ndim
     lmax = max(degrees)
@@ -498,7 +507,7 @@ def select_and_fit(stats, *, degrees, alphas, select, search="greedy", start_alp
         errors = _FoldErrors(stats, splits)
         if search == "greedy":
             start = start_alpha if start_alpha in alphas else None
-            cv = _search_greedy(errors, degrees, alphas, start)
+            cv = _search_greedy(errors, degrees, alphas, start, known)
         else:
             cv = _search_exhaustive(errors, degrees, alphas)
         degree, alpha = _choose(cv, degrees, alphas, errors.floor)

@@ -51,9 +51,11 @@ def finer_fits(stats, fit, opts, func):
     alphas, sel_a = resolve_alphas(func, opts.alpha)
     # the ridge search at each starts from cross-validation's ridge, as the greedy search does from one degree to
     # the next (the best ridge does not fall as the degree grows), instead of trying every ridge: a third of the
-    # factorisations (measured in docs/numbers.md)
+    # factorisations (measured in docs/numbers.md); and it reads the errors cross-validation already computed (the
+    # degree above cross-validation's choice, where its search stopped, was walked from the same ridge)
+    known = fit.selection.errors()
     return [select_and_fit(stats, degrees=(d,), alphas=alphas, select=sel_a, search=opts.search,
-                           start_alpha=fit.calmap.alpha) for d in sorted(finer)]
+                           start_alpha=fit.calmap.alpha, known=known) for d in sorted(finer)]
 
 
 def choose_degree(cands):

@@ -147,3 +147,27 @@ def test_search_is_validated():
         socal.ce2(m, v, y, search="fast", debias=False)
     with pytest.raises(ValueError, match="'search' parameter of SecondOrderPlatt"):
         socal.SecondOrderPlatt(search=None).fit(m, v, y)
+
+
+def test_lepskis_finer_fits_reuse_the_errors_cross_validation_computed(monkeypatch):
+    """Lepski's finer candidate at the degree where cross-validation's search stopped walks the ridge from the same
+    alpha, so with cross-validation's errors passed as ``known`` it solves nothing and fits what a fresh search
+    fits; without them (control) the same walk solves its fold systems again."""
+    from socal.degrees import DEFAULT_ALPHAS
+
+    st = _stats("toy", 20_000, 1 / 16, 22)
+    degs = tuple(d for d in degree_schedule(22) if d <= 22)
+    cv = select_and_fit(st, degrees=degs, alphas=DEFAULT_ALPHAS, select=True)
+    above = min(d for d in degs if d > cv.calmap.degree)
+    assert not np.isnan(cv.selection.cv_error[degs.index(above)]).all()  # the search walked the degree above
+    calls = []
+    original = _FoldErrors.mean_sse
+    monkeypatch.setattr(_FoldErrors, "mean_sse", lambda self, l, a: calls.append((l, a)) or original(self, l, a))
+    kw = dict(degrees=(above,), alphas=DEFAULT_ALPHAS, select=True, start_alpha=cv.calmap.alpha)
+    reused = select_and_fit(st, known=cv.selection.errors(), **kw)
+    assert calls == []
+    fresh = select_and_fit(st, **kw)
+    assert len(calls) >= 2  # control: the walk solves again without them
+    assert (reused.calmap.degree, reused.calmap.alpha) == (fresh.calmap.degree, fresh.calmap.alpha)
+    np.testing.assert_array_equal(reused.calmap.beta, fresh.calmap.beta)
+    np.testing.assert_array_equal(reused.selection.cv_error, fresh.selection.cv_error)
