@@ -287,29 +287,23 @@ class DeviationWorldPass:
         return _DeviationsAndWorld(dev, world_sums(calmap, feasible(eta.copy(), project=True), m, vv, k))
 
 
-_JITTERS = (1e-6, 1e-5, 1e-4, 1e-3)  # tried in turn on the diagonal of the correlation matrix to factor
+_JITTERS = (1e-6, 1e-5, 1e-4, 1e-3)  # tried in turn, relative to each variance, on the covariance's diagonal
 
 
-def _fill_correlation(corr, S, basis, pairs):
-    """Write the lower blocks of the covariance of Phi' z into ``corr`` (Fortran order, tensor layout), scale them to
-    a correlation matrix in place, and return the scale (each coordinate's standard deviation; 1 where it is 0).
+def _fill_covariance(cov, S, basis, pairs):
+    """Write the lower blocks of 4 Cov(Phi' z) into ``cov`` (Fortran order, tensor layout) and return its diagonal.
 
-    Block (q, r), q >= r, is the Gram matrix of the moments S[j] (:func:`socal.chebyshev.tensor_gram`), which is
-    symmetric: its transpose is a row-major view of the Fortran-ordered matrix, and the Gram is written straight into
-    it (no copy of the block, no permutation)."""
+    Block (q, r), q >= r, is 4 times the Gram matrix of the moments S[j] (:func:`socal.chebyshev.tensor_gram` with
+    ``factor=1``; the factor 1/2 goes into the draws), which is symmetric: its transpose is a row-major view of the
+    Fortran-ordered matrix, and it is written straight into it (no copy of the block, no permutation).  Nothing is
+    rescaled: the jitter is relative to each coordinate's variance, which is the jitter a unit diagonal would take
+    after Jacobi scaling, and Cholesky's accuracy does not depend on the diagonal scaling (van der Sluis, Numer.
+    Math. 14, 1969), so the scaling's two passes over the matrix bought nothing."""
     d = (basis.degree + 1) * (basis.deg_w + 1)
-    views = {}
     for (r, q), j in pairs.items():
-        views[r, q] = corr[q * d:(q + 1) * d, r * d:(r + 1) * d].T  # view[a, b] = corr[q d + b, r d + a]
-        tensor_gram(S[j], basis.degree, basis.deg_w, out=views[r, q])
-    R = max(q for _, q in pairs) + 1
-    scale = np.sqrt(np.maximum(np.concatenate([np.diagonal(views[r, r]) for r in range(R)]), 0.0))
-    scale[scale == 0] = 1.0
-    inv = 1.0 / scale
-    for (r, q), view in views.items():
-        view *= inv[r * d:(r + 1) * d, None]
-        view *= inv[None, q * d:(q + 1) * d]
-    return scale
+        view = cov[q * d:(q + 1) * d, r * d:(r + 1) * d].T  # view[a, b] = cov[q d + b, r d + a]
+        tensor_gram(S[j], basis.degree, basis.deg_w, out=view, factor=1.0)
+    return np.diagonal(cov).copy()
 
 
 def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
@@ -321,33 +315,37 @@ def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     The covariance is factorised in the tensor layout of the Chebyshev coefficients and the draws are permuted to
     the basis' order after (the same law: P L xi has covariance P L L' P').  Everything is float64: the moments S
     differ between chunkings of the same rows in their last bits (float summation order), and a float32 copy of the
-    correlation matrix rounds a few entries the other way, which the factorisation amplifies (at n = 60,000,
+    covariance rounds a few entries the other way, which the factorisation amplifies (at n = 60,000,
     l = 32: 4 entries of 1.2 million, the interval moved by 1.8e-7); in float64 the same rows in any chunking give
     the interval to about 1e-13 (tests/test_bootstrap.py)."""
     R = W.shape[0]
     mean = np.stack([response_vector(W[r], basis) for r in range(R)], axis=1)  # (d, R)
     d = mean.shape[0]
     pairs = {(0, 0): 0} if R == 1 else {(0, 0): 0, (0, 1): 1, (1, 1): 2}
-    # the smallest jitter on the diagonal that factors the correlation matrix, from 1e-6 of each coordinate's
-    # variance (a 1e-6 share of added noise, far below what the draws resolve) to 1e-3 at most; a failed attempt
-    # costs about a whole factorisation
+    # the smallest jitter on the diagonal that factors the covariance, from 1e-6 of each coordinate's variance (a
+    # 1e-6 share of added noise, far below what the draws resolve) to 1e-3 at most; a failed attempt costs about a
+    # whole factorisation.  A coordinate of variance 0 (every row's target covariance 0 where its basis function
+    # lives) gets a unit diagonal, and no noise after
     root = None
     for jitter in _JITTERS:
         # lower triangle only (what the factorisation reads), in Fortran order, which LAPACK takes without a copy;
         # built afresh for each attempt (LAPACK overwrites it)
-        corr = np.zeros((R * d, R * d), order="F")
-        scale = _fill_correlation(corr, S, basis, pairs)
-        corr[np.diag_indices(R * d)] += jitter
-        root, info = linalg.lapack.dpotrf(corr, lower=1, clean=0, overwrite_a=1)  # the product reads the lower part
+        cov = np.zeros((R * d, R * d), order="F")
+        var = _fill_covariance(cov, S, basis, pairs)
+        silent = ~(var > 0)
+        cov[np.diag_indices(R * d)] = np.where(silent, 1.0, var * (1.0 + jitter))
+        root, info = linalg.lapack.dpotrf(cov, lower=1, clean=0, overwrite_a=1)  # the product reads the lower part
         if info == 0:
             break
         root = None
-    if root is None:  # pragma: no cover - a correlation matrix plus 1e-3 I is positive definite
+    if root is None:  # pragma: no cover - a covariance plus 1e-3 of its diagonal is positive definite
         raise RuntimeError("the bootstrap world's covariance could not be factorised")
     xi = np.random.default_rng([seed & (2**63 - 1), 3]).standard_normal((R * d, n_boot))
-    # L xi as a triangular product (half the flops of a full one; xi in Fortran order, which BLAS takes as is)
-    root = linalg.blas.dtrmm(1.0, root, np.asfortranarray(xi), lower=1, overwrite_b=1)
-    noise = (scale[:, None] * root).reshape(R, d, n_boot)[:, basis.tensor_index, :]  # response-major, basis order
+    # (1/2) L xi (L L' is 4 times the covariance) as a triangular product: half the flops of a full one; xi in
+    # Fortran order, which BLAS takes as is
+    root = linalg.blas.dtrmm(0.5, root, np.asfortranarray(xi), lower=1, overwrite_b=1)
+    root[silent] = 0.0
+    noise = root.reshape(R, d, n_boot)[:, basis.tensor_index, :]  # response-major, basis order
     return mean[:, None, :] + noise.transpose(1, 2, 0)  # (d, B, R)
 
 

@@ -383,8 +383,8 @@ def test_same_numbers_at_a_degree_where_the_draws_rounding_would_show(monkeypatc
     np.testing.assert_allclose(chunked, whole, rtol=1e-12, atol=1e-14)
     real = bs.tensor_gram
 
-    def rounded(*args, out=None):  # the Gram as float32 holds it, written back in place
-        gram = real(*args, out=out)
+    def rounded(*args, **kw):  # the Gram as float32 holds it, written back in place
+        gram = real(*args, **kw)
         gram[...] = gram.astype(np.float32)
         return gram
 
