@@ -391,3 +391,21 @@ def test_same_numbers_at_a_degree_where_the_draws_rounding_would_show(monkeypatc
     monkeypatch.setattr(bs, "tensor_gram", rounded)
     whole32, chunked32 = both()
     assert np.abs(chunked32 - whole32).max() > 1e-11  # 8e-11 here, against 5e-14 in float64
+
+
+def test_draws_of_a_world_without_label_noise_are_its_mean():
+    """Rows whose target covariance is 0 (a world whose truth is 0 or 1 everywhere): every coordinate has variance 0,
+    gets a unit diagonal for the factorisation and no noise, so every replicate's right-hand side is the world's
+    mean; with the covariance of one row's labels (control) the replicates differ."""
+    from socal.bootstrap import _gaussian_right_hand_sides
+    from socal.chebyshev import TensorBasis, cheb_rows
+
+    basis = TensorBasis(4, 2)
+    u, w = np.linspace(-0.9, 0.9, 30), np.linspace(0.8, -0.7, 30)
+    W = np.stack([cheb_rows(u, 4) @ cheb_rows(w, 4).T] * 2)  # the mean right-hand sides of the truth 1
+    quiet = _gaussian_right_hand_sides(W, np.zeros((3, 9, 9)), basis, 40, seed=1)
+    assert np.all(np.isfinite(quiet))
+    np.testing.assert_array_equal(quiet, np.broadcast_to(quiet[:, :1, :], quiet.shape))
+    S = np.stack([c * (cheb_rows(u, 8) @ cheb_rows(w, 8).T) for c in (0.125, 0.1, 0.2)])
+    noisy = _gaussian_right_hand_sides(W, S, basis, 40, seed=1)
+    assert np.ptp(noisy, axis=1).min() > 0
