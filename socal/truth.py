@@ -60,16 +60,22 @@ def _kernels(h, means, vars_, t1, t2):
     return K1, K2
 
 
-def _ce2_once(h, means, vars_, pis, e1, e2, panels):
+def _ce2_once(h, means, vars_, pis, e1, e2, panels, *, block=64):
     t1, w1 = _gl_panels(*MEAN_DOMAIN, panels)
     t2, w2 = _gl_panels(*VAR_DOMAIN, max(panels // 2, 8))
     K1, K2 = _kernels(h, means, vars_, t1, t2)
     P1 = K1 * pis[:, None]
-    # A[i, k] = sum_j pi_j (e1_j - t1_i) K1[j, i] K2[j, k]
-    A = (P1 * (e1[:, None] - t1[None, :])).T @ K2
-    B = (P1 * (e2[:, None] - t1[None, :] ** 2)).T @ K2 - (P1.T @ K2) * t2[None, :]
-    first = float(w1 @ np.abs(A) @ w2)
-    second = float(w1 @ np.abs(B) @ w2)
+    # A[i, k] = sum_j pi_j (e1_j - t1_i) K1[j, i] K2[j, k], B likewise; integrated ``block`` rows of t1 at a time:
+    # whole (N1, N2) tables (8 million entries at 512 panels) cost more in page faults on first touch than in
+    # arithmetic inside a large process (evaluate: 0.3-0.55 s against 0.1 s alone)
+    first = second = 0.0
+    for lo in range(0, t1.size, block):
+        sl = slice(lo, lo + block)
+        P, t = P1[:, sl], t1[sl]
+        A = (P * (e1[:, None] - t[None, :])).T @ K2
+        B = (P * (e2[:, None] - t[None, :] ** 2)).T @ K2 - (P.T @ K2) * t2[None, :]
+        first += float(w1[sl] @ np.abs(A) @ w2)
+        second += float(w1[sl] @ np.abs(B) @ w2)
     return first, second
 
 
