@@ -34,7 +34,7 @@ from scipy import linalg
 from ._results import ConfidenceInterval, UpperBound
 from .deviations import CE_RANGE, DeviationStats, score_moments
 from .rowkeys import keyed_uniforms, mix64, row_keys, stream_salt, to_unit_interval
-from .chebyshev import response_vector, tensor_features, tensor_gram, to_unit
+from .chebyshev import cholesky_lower, response_vector, tensor_features, tensor_gram, to_unit
 from .fitting import feasible
 from .sufficient import response_moments, targets
 
@@ -334,7 +334,7 @@ def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
         var = _fill_covariance(cov, S, basis, pairs)
         silent = ~(var > 0)
         cov[np.diag_indices(R * d)] = np.where(silent, 1.0, var * (1.0 + jitter))
-        root, info = linalg.lapack.dpotrf(cov, lower=1, clean=0, overwrite_a=1)  # the product reads the lower part
+        root, info = cholesky_lower(cov)  # the product reads the lower part
         if info == 0:
             break
         root = None

@@ -371,10 +371,10 @@ class _FoldErrors:
             beta = _solve_mixed(system.M_tr, l, system.lw, alpha, system.b_tr, self._buffer(d, np.float32),
                                 scaled=system.A32, op=system.G_tr)
             if beta is None:
-                beta = ridge_factor(tensor_gram(system.M_tr, l, system.lw), alpha, warn=False,
+                beta = ridge_factor(tensor_gram(system.M_tr, l, system.lw), alpha, warn=False, scipy_only=True,
                                     work=self._buffer(d, np.float64, "F")).solve(system.b_tr)
         else:
-            beta = ridge_factor(system.G_tr_dense, alpha, warn=False,
+            beta = ridge_factor(system.G_tr_dense, alpha, warn=False, scipy_only=True,
                                 work=self._buffer(system.d, np.float64, "F")).solve(system.b_tr)
         return self._sse(system, beta)
 
