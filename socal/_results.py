@@ -46,7 +46,7 @@ class SelectionReport:
     folds: int
     rule: str = "cv"
 
-    def errors(self):
+    def errors(self) -> dict[tuple[int, float], float]:
         """The held-out errors tried, as {(degree, alpha): error}."""
         tried = np.argwhere(~np.isnan(np.asarray(self.cv_error, dtype=float)))
         return {(self.degrees[i], self.alphas[j]): float(self.cv_error[i, j]) for i, j in tried}
