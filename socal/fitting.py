@@ -483,8 +483,8 @@ def select_and_fit(stats, *, degrees, alphas, select, search="greedy", start_alp
     ``search`` 'greedy' (the default; :func:`_search_greedy`, whose ridge walk starts at ``start_alpha`` when it
     is one of ``alphas``) or 'exhaustive' (every degree x alpha).  ``known``: held-out errors already computed
     from these statistics, {(degree, alpha): error}, which the greedy search reads instead of solving again (see
-    :meth:`SelectionReport.errors`); errors do not depend on which other candidates were tried, so the choice is
-    the one the search would make without them.
+    :meth:`SelectionReport.errors`); an error does not depend on which other candidates were tried (up to the
+    iterative solvers' tolerance at large degrees), so the choice is the one the search would make without them.
     """
     ndim = stats.ndim
     lmax = max(degrees)
