@@ -34,7 +34,7 @@ from scipy import linalg
 from ._results import ConfidenceInterval, UpperBound
 from .deviations import CE_RANGE, DeviationStats, score_moments
 from .rowkeys import keyed_uniforms, mix64, row_keys, stream_salt, to_unit_interval
-from .chebyshev import cholesky_lower, response_vector, tensor_features, tensor_gram, to_unit
+from .chebyshev import MomentOperator, cholesky_lower, response_vector, tensor_features, tensor_gram, to_unit
 from .fitting import feasible
 from .sufficient import response_moments, targets
 
@@ -234,18 +234,49 @@ def target_covariances(p1, p2, k, R):
     return out.T
 
 
-def world_sums(calmap, p, m, v, k):
-    """One chunk's sums of the bootstrap world (:class:`WorldPass`) from ``p``, the map's projected prediction at
-    its rows, (n, R)."""
+def world_sums(calmap, raw, p, m, v, k):
+    """One chunk's sums of the bootstrap world (:class:`WorldPass`): ``raw``, the map's polynomial at its rows, and
+    ``p``, the same projected onto the feasible set (the world's truth), both (n, R).
+
+    The world's mean right-hand sides are W = sum_i phi_i p_i = G beta + sum_i phi_i (p_i - raw_i), since
+    raw_i = phi_i' beta: the pass sums the correction over the rows the projection moved (1-6% of them on the toy
+    population), and :func:`world_right_hand_sides` adds G beta from the statistics' moments.  The pass also sums
+    raw_i, which G beta reproduces in its constant coordinate: the check that the statistics hold these rows."""
     basis = calmap.basis
     R = 2 if calmap.ndim == 2 else 1
     p1 = p[:, 0]
     p2 = p[:, 1] if R == 2 else p1 * p1
     u, w = to_unit(m, v)
-    W = response_moments(u, w, np.column_stack([p1, p2])[:, :R], basis.degree, basis.deg_w)
+    moved = np.flatnonzero(np.any(p[:, :R] != raw[:, :R], axis=1))
+    W = response_moments(u[moved], w[moved], p[moved, :R] - raw[moved, :R], basis.degree, basis.deg_w)
     C = target_covariances(p1, p2, k, R)
     S = response_moments(u, w, C, 2 * basis.degree, 2 * basis.deg_w)
-    return _Sums((W, S, np.array([m.size])))
+    return _Sums((W, S, np.array([m.size]), raw[:, :R].sum(axis=0), np.abs(raw[:, :R]).sum(axis=0)))
+
+
+def world_right_hand_sides(fit, world):
+    """(W, S, n): the bootstrap world's mean right-hand sides W[r, a, b] = sum_i p_ir T_a(u_i) T_b(w_i), its
+    covariance moments S and its row count, from a world pass's sums (:func:`world_sums`) and the fit's moments.
+
+    G beta (the Gram of every row times the fitted coefficients, by FFT from the moments) is the sum of phi_i raw_i;
+    the pass's correction makes it the sum of phi_i p_i.  Its constant coordinate must equal the pass's sum of raw_i
+    (to rounding): otherwise the statistics the fit came from do not describe the rows the pass read (a
+    :class:`socal.SufficientStats` built from other data than ``chunks``), and a ValueError says so."""
+    calmap = fit.calmap
+    basis = calmap.basis
+    W_corr, S, (n,), raw_sum, raw_abs = world.arrays
+    R = W_corr.shape[0]
+    l, lw = basis.degree, basis.deg_w
+    beta = basis.to_tensor(calmap.beta)[:R].reshape(R, -1).T  # (d, R), tensor layout
+    GB = MomentOperator(fit.moments, l, lw)(beta).T.reshape(R, l + 1, lw + 1)
+    rows = float(fit.moments[0, 0])  # the row count, to rounding (the moments may come from a NUFFT)
+    tol = 1e-9 * (raw_abs + 1.0)
+    if abs(rows - n) > 0.5 or np.any(np.abs(GB[:, 0, 0] - raw_sum) > tol):
+        raise ValueError(f"The statistics the fit came from do not hold the rows of the data pass ({rows:.0f} rows "
+                         f"in the statistics, {n} read; the sums of the fitted map differ by "
+                         f"{float(np.max(np.abs(GB[:, 0, 0] - raw_sum))):.3g}): build the SufficientStats from the "
+                         f"same rows as 'chunks'.")
+    return GB + W_corr, S, n
 
 
 class WorldPass:
@@ -258,7 +289,8 @@ class WorldPass:
 
     def __call__(self, index, m, v, a, k):
         vv = v if self.calmap.ndim == 2 else None
-        return world_sums(self.calmap, self.calmap.predict(m, vv, project=True), m, vv, k)
+        raw = self.calmap.raw(m, vv)
+        return world_sums(self.calmap, raw, feasible(raw.copy(), project=True), m, vv, k)
 
 
 @dataclass
@@ -282,9 +314,10 @@ class DeviationWorldPass:
     def __call__(self, index, m, v, a, k):
         calmap = self.calmap
         vv = v if calmap.ndim == 2 else None
-        eta = feasible(calmap.raw(m, vv))  # clipped to [0, 1], as DeviationStats predicts
+        raw = calmap.raw(m, vv)
+        eta = feasible(raw.copy())  # clipped to [0, 1], as DeviationStats predicts
         dev = DeviationStats(calmap).add_predictions(eta, m, vv)
-        return _DeviationsAndWorld(dev, world_sums(calmap, feasible(eta.copy(), project=True), m, vv, k))
+        return _DeviationsAndWorld(dev, world_sums(calmap, raw, feasible(eta.copy(), project=True), m, vv, k))
 
 
 _JITTERS = (1e-6, 1e-5, 1e-4, 1e-3)  # tried in turn, relative to each variance, on the covariance's diagonal
@@ -561,7 +594,7 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     else:  # one pass: the world's mean right-hand sides and their exact covariance, then Gaussian draws
         if world is None:
             world = source.map_reduce(WorldPass(calmap), progress=progress, desc=f"{name}: the bootstrap world")
-        W, S, (n,) = world.arrays
+        W, S, n = world_right_hand_sides(fit, world)
         R = W.shape[0]
         b = _gaussian_right_hand_sides(W, S, basis, n_boot, seed)
     betas = fit.factor.solve(b.reshape(b.shape[0], -1)).reshape(b.shape)

@@ -80,6 +80,7 @@ class FitResult:
     calmap: CalibrationMap
     factor: object  # the final fit's factor, solving in max-ordering (reused by the bootstrap)
     selection: SelectionReport
+    moments: np.ndarray | None = None  # M[p, q], p <= 2 l, q <= 2 l_w, of every row (the bootstrap world's G beta)
 
 
 class _Float64Factor:
@@ -531,7 +532,7 @@ def select_and_fit(stats, *, degrees, alphas, select, search="greedy", start_alp
         beta = factor.solve(b)
     report = SelectionReport(method=method, degrees=tuple(degrees), alphas=tuple(alphas), cv_error=cv,
                              folds=len(splits))
-    return FitResult(CalibrationMap(degree, ndim, beta, float(alpha)), factor, report)
+    return FitResult(CalibrationMap(degree, ndim, beta, float(alpha)), factor, report, M_fit)
 
 
 class _ValidationSplit(SufficientStats):

@@ -198,21 +198,28 @@ def test_target_covariances_are_the_exact_moments_of_the_world():
 def test_gaussian_right_hand_sides_have_the_label_redraw_covariance():
     """The one-pass world gives b = Phi' z its exact mean and covariance: many Gaussian draws against the covariance
     built row by row from the features (negative control: the covariance of a world with twice the label noise is
-    rejected)."""
-    from socal.bootstrap import WorldPass, _gaussian_right_hand_sides, target_covariances
-    from socal.chebyshev import TensorBasis, tensor_features, to_unit
+    rejected).  The mean right-hand sides, G beta plus the projection's correction, equal sum_i phi_i p_i."""
+    from socal.bootstrap import WorldPass, _gaussian_right_hand_sides, target_covariances, world_right_hand_sides
+    from socal.chebyshev import TensorBasis, response_vector, tensor_features, to_unit
+    from socal.fitting import select_and_fit
+    from socal.sufficient import SufficientStats
 
     pop = socal.synthetic.validation_zoo()["toy"].population
     m, v, y = pop.sample(4000, h=1 / 16, rng=3)
-    fit = socal.calibration_functions(m, v, y, degree=3, alpha=1e-3).map
+    fitted = select_and_fit(SufficientStats(max_degree=3).update(m, v, y), degrees=(3,), alphas=(1e-3,), select=False)
+    fit = fitted.calmap
     a, k = y.sum(axis=1), np.full(m.size, 2.0)
-    W, S, _ = WorldPass(fit)(0, m, v, a, k).arrays
+    W, S, _ = world_right_hand_sides(fitted, WorldPass(fit)(0, m, v, a, k))
     b = _gaussian_right_hand_sides(W, S, fit.basis, 20000, seed=5)  # (d, B, R)
     p = fit.predict(m, v, project=True)
+    assert np.any(p != fit.raw(m, v))  # the projection moved some rows: the correction is exercised
     u, w = to_unit(m, v)
     basis = TensorBasis(3, 2)
     phi = tensor_features(u, w, 3, 3)[basis.tensor_index]  # (d, n) in the basis order
-    np.testing.assert_allclose(b.mean(axis=1), phi @ p, atol=4 * np.sqrt(np.diag(phi @ phi.T)).max() / 100)
+    direct = phi @ p
+    np.testing.assert_allclose(np.stack([response_vector(W[r], basis) for r in range(2)], axis=1), direct,
+                               rtol=0, atol=1e-10 * np.abs(direct).max())
+    np.testing.assert_allclose(b.mean(axis=1), direct, atol=4 * np.sqrt(np.diag(phi @ phi.T)).max() / 100)
     C = target_covariances(p[:, 0], p[:, 1], k, 2)
     d = phi.shape[0]
     exact = np.zeros((2 * d, 2 * d))
@@ -360,7 +367,8 @@ def test_the_fused_pass_is_the_deviation_and_world_passes():
         assert np.array_equal(whole.dev.sums, dev.sums)
         assert all(np.array_equal(once, apart) for once, apart in zip(whole.world.arrays, world.arrays))
         other = socal.fitting.CalibrationMap(fit.degree, fit.ndim, fit.beta * 0.9, fit.alpha)
-        assert not np.allclose(DeviationWorldPass(other)(0, m, vv, a, k).world.arrays[0], world.arrays[0])
+        changed = DeviationWorldPass(other)(0, m, vv, a, k).world.arrays
+        assert not np.allclose(changed[1], world.arrays[1]) and not np.allclose(changed[3], world.arrays[3])
 
 
 def test_same_numbers_at_a_degree_where_the_draws_rounding_would_show(monkeypatch):
@@ -409,3 +417,23 @@ def test_draws_of_a_world_without_label_noise_are_its_mean():
     S = np.stack([c * (cheb_rows(u, 8) @ cheb_rows(w, 8).T) for c in (0.125, 0.1, 0.2)])
     noisy = _gaussian_right_hand_sides(W, S, basis, 40, seed=1)
     assert np.ptp(noisy, axis=1).min() > 0
+
+
+def test_statistics_of_other_rows_than_the_chunks_are_refused():
+    """The bootstrap world's mean right-hand sides come from the statistics' moments (G beta): statistics built from
+    other rows than ``chunks`` would give a wrong world, so the call stops with a ValueError naming both counts
+    (the same rows, in other chunks, are accepted: control)."""
+    from socal.sufficient import SufficientStats
+
+    m, v, y = _determinism_data()
+    half = m.size // 2
+    chunks = [{"mean": m[:half], "var": v[:half], "labels": y[:half]}, {"mean": m[half:], "var": v[half:], "labels": y[half:]}]
+    kw = dict(degree=4, alpha=1e-3, ci=0.9, n_boot=40)
+    same = SufficientStats(max_degree=4).update(m, v, y)
+    assert socal.ce2(same, chunks=chunks, **kw).ci is not None
+    other = SufficientStats(max_degree=4).update(m[:half], v[:half], y[:half])
+    with pytest.raises(ValueError, match="do not hold the rows"):
+        socal.ce2(other, chunks=chunks, **kw)
+    shifted = SufficientStats(max_degree=4).update(np.clip(m + 0.01, 0, 1), v, y)  # as many rows, other scores
+    with pytest.raises(ValueError, match="do not hold the rows"):
+        socal.ce2(shifted, chunks=chunks, **kw)
