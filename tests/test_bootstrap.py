@@ -427,7 +427,7 @@ def test_statistics_of_other_rows_than_the_chunks_are_refused():
 
     m, v, y = _determinism_data()
     half = m.size // 2
-    chunks = [{"mean": m[:half], "var": v[:half], "labels": y[:half]}, {"mean": m[half:], "var": v[half:], "labels": y[half:]}]
+    chunks = [{"mean": m[c], "var": v[c], "labels": y[c]} for c in (slice(None, half), slice(half, None))]
     kw = dict(degree=4, alpha=1e-3, ci=0.9, n_boot=40)
     same = SufficientStats(max_degree=4).update(m, v, y)
     assert socal.ce2(same, chunks=chunks, **kw).ci is not None
