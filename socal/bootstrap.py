@@ -280,9 +280,10 @@ def world_right_hand_sides(fit, world):
 
 
 class WorldPass:
-    """The bootstrap world in one pass: the right-hand sides its labels have on average (sum_i phi_i p_i), the
-    moments of the targets' covariance (sum_i C_i T_a(u_i) T_b(w_i) up to twice the degree, from which the
-    covariance of the right-hand sides is assembled exactly), and the row count."""
+    """The bootstrap world in one pass (:func:`world_sums`): what the right-hand sides its labels have on average
+    (sum_i phi_i p_i) adds to G beta (:func:`world_right_hand_sides`), the moments of the targets' covariance
+    (sum_i C_i T_a(u_i) T_b(w_i) up to twice the degree, from which the covariance of the right-hand sides is
+    assembled exactly), the row count and the sums of the raw map that check the statistics."""
 
     def __init__(self, calmap):
         self.calmap = calmap
