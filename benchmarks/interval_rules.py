@@ -31,6 +31,7 @@ the same cells.
     python benchmarks/interval_rules.py --load rules.pkl [--load more.pkl] [--cells]     # evaluate recorded runs
     python benchmarks/interval_rules.py --load rules.pkl --grid   # the default rule's rows, as coverage.py's grid
     python benchmarks/interval_rules.py --load rules.pkl --margins   # what a widening of the bracket trades
+    python benchmarks/interval_rules.py --load rules.pkl --spread    # where the chosen degree's interval misses
 """
 
 import argparse
@@ -150,6 +151,35 @@ def margins(cells, level, grid=((0, 0), (0.25, 0), (0.5, 0), (0, 0.25), (0, 0.5)
         print(f"{f'{a:g} SD + {g:g} gap':<20}{ok:>6} / {len(cells):<5}{below:>7}{above:>7}{low:>8.3f}{wide:>12.1f}")
 
 
+def spread(cells, level, show=12):
+    """Why the interval is a union over Lepski's candidates: per cell, the chosen degree's own bracket interval's
+    coverage, against the union's; and the spread of the cross-validated fit's plug-in over the replicates against
+    its bootstrap's SD (median over replicates).  Where the two SDs agree, the bootstrap prices the label and item
+    noise right, and what the chosen degree's interval misses is its bias: the true bias outside the bracket of the
+    two corrections."""
+    rows = []
+    for (kind, name, hinv, n), cell in cells.items():
+        truth, recs, top = cell["truth"], cell["rows"], CE_RANGE[2 if kind == "ce2" else 1]
+        chosen, union = [], []
+        for r in recs:
+            ivs = [one_interval("bracket", *c, level, top) for c in r["cands"]]
+            lo, hi = ivs[r["k"]]
+            chosen.append(lo <= truth <= hi)
+            union.append(min(a for a, _ in ivs) <= truth <= max(b for _, b in ivs))
+        plug = np.array([r["cands"][0][0] for r in recs])
+        boot = np.median([np.std(r["cands"][0][3]) for r in recs])
+        rows.append(((kind, name, hinv, n), np.mean(chosen), np.mean(union), np.std(plug) / boot))
+    ratio = np.array([r[3] for r in rows])
+    print(f"spread of the CV fit's plug-in / its bootstrap SD over {len(rows)} cells: quantiles 10/25/50/75/90% "
+          + ", ".join(f"{q:.2f}" for q in np.quantile(ratio, [0.1, 0.25, 0.5, 0.75, 0.9])))
+    print(f"chosen degree's interval covers {min(r[1] for r in rows):.3f}-{max(r[1] for r in rows):.3f} "
+          f"(below {level - 0.02:.2f} in {sum(r[1] < level - 0.02 - 1e-9 for r in rows)} cells); the union "
+          f"{min(r[2] for r in rows):.3f}-{max(r[2] for r in rows):.3f}")
+    print(f"\n{'cell':<36}{'chosen covers':>14}{'union covers':>13}{'spread / boot SD':>18}")
+    for key, c, u, q in sorted(rows, key=lambda r: r[1])[:show]:
+        print(f"{' '.join(map(str, key)):<36}{c:>14.3f}{u:>13.3f}{q:>18.2f}")
+
+
 def evaluate(cells, level, show_cells):
     summary = {}
     for (kind, name, hinv, n), cell in cells.items():
@@ -217,6 +247,7 @@ def main():
     p.add_argument("--cells", action="store_true", help="print every cell (coverage/width per rule)")
     p.add_argument("--grid", action="store_true", help="print the default rule's rows in docs/numbers.md's format")
     p.add_argument("--margins", action="store_true", help="the bracket interval widened by SDs and gaps: the trade-off")
+    p.add_argument("--spread", action="store_true", help="the chosen degree's coverage, and the bootstrap SD's fit")
     a = p.parse_args()
     cells = {}
     for path in a.load:
@@ -243,6 +274,8 @@ def main():
         return grid(cells, 0.9, 0.95)
     if a.margins:
         return margins(cells, 0.9)
+    if a.spread:
+        return spread(cells, 0.9)
     evaluate(cells, 0.9, a.cells)
 
 
