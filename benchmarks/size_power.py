@@ -250,8 +250,11 @@ def main(argv=None):
         (out / "size.json").write_text(json.dumps({f"{k[0]}|{k[1]}": v.tolist() for k, v in res.items()}))
     if args.power:
         reps = args.reps or 500
-        sizes = [int(float(s)) for s in (args.sizes or "500,1000,2000,5000,10000,20000,50000,100000").split(",")]
-        res = run(populations_alt(), sizes, reps, args.jobs)
+        full = [500, 1000, 2000, 5000, 10000, 20000, 50000, 100000]
+        sizes = [int(float(s)) for s in args.sizes.split(",")] if args.sizes else full
+        # a size keeps its seed from the full list, so a subset reruns the table's own replicates
+        index = {n: (full.index(n) if n in full else 100 + k) for k, n in enumerate(sizes)}
+        res = run(populations_alt(), sizes, reps, args.jobs, size_index=index)
         out.mkdir(parents=True, exist_ok=True)
         (out / "power.json").write_text(json.dumps({f"{k[0]}|{k[1]}": v.tolist() for k, v in res.items()}))
         print(f"Power at level 0.05 ({reps} replicates per cell):\n")
