@@ -34,11 +34,13 @@ from scipy import linalg
 from ._results import ConfidenceInterval, UpperBound
 from .deviations import CE_RANGE, DeviationStats, score_moments
 from .rowkeys import keyed_uniforms, mix64, row_keys, stream_salt, to_unit_interval
-from .chebyshev import MomentOperator, cholesky_lower, response_vector, tensor_features, tensor_gram, to_unit
+from .chebyshev import (MomentOperator, cheb_rows, cholesky_lower, response_vector, ridge_factor, tensor_features,
+                        tensor_gram, to_unit)
 from .fitting import feasible
 from .sufficient import response_moments, targets
 
-__all__ = ["bootstrap", "BootstrapResult", "bracket_interval", "shrunk_estimate", "DeviationWorldPass", "THRESHOLDS"]
+__all__ = ["bootstrap", "BootstrapResult", "bracket_interval", "shrunk_estimate", "DeviationWorldPass", "SecondMomentPass",
+           "second_moment_fit", "THRESHOLDS"]
 
 _BLOCK_FLOATS = 2**22  # the refit pass holds B x R x (l + 1) floats per row: rows per block keep that near 32 MB
 _REP_FLOATS = 2**25  # label sets are drawn in blocks of at most this many targets (256 MB), up to 64 sets
@@ -154,8 +156,8 @@ class LabelSetsPass:
 
     unit = "label sets"
 
-    def __init__(self, calmap, n_boot, seed):
-        self.calmap, self.n_boot, self.seed = calmap, n_boot, seed
+    def __init__(self, calmap, n_boot, seed, second=None):
+        self.calmap, self.n_boot, self.seed, self.second = calmap, n_boot, seed, second
         self.bar = None  # set by the source: counts the label sets drawn
 
     def work(self, rows):
@@ -169,7 +171,11 @@ class LabelSetsPass:
         keys = row_keys(m, vv, a, k, self.seed)
         p = calmap.predict(m, vv, project=True)
         p1 = p[:, 0]
-        p2 = p[:, 1] if R == 2 else p1 * p1  # first order: f* = p1 exactly
+        if R == 2:
+            p2 = p[:, 1]
+        else:  # first order: f* = p1 exactly, or with the fitted second moment's spread
+            p2 = second_moment_values(self.second, m, p1)
+            p2 = p1 * p1 if p2 is None else p2
         u, w = to_unit(m, vv)
         W = np.zeros((B, R, basis.degree + 1, basis.deg_w + 1))
         kk = k.astype(np.int64)
@@ -214,11 +220,15 @@ def target_covariances(p1, p2, k, R):
     2 k^(2) mu2)/(k k^(2)) since a a^(2) = a^(3) + 2 a^(2); E z2^2 = (k^(4) mu4 + 4 k^(3) mu3 + 2 k^(2) mu2)/k^(2)^2
     since (a^(2))^2 = a^(4) + 4 a^(3) + 2 a^(2).  For k = 2 they depend on (p1, p2) alone, as the law of a does:
     Var z1 = (p1 + p2)/2 - p1^2, Cov = p2 (1 - p1), Var z2 = p2 (1 - p2), computed so when every row has k = 2.
-    First order (R = 1, f* = p1): Var z1 = p1 (1 - p1)/k.  Returned as an (n, R') view of an (R', n) array, so
-    each column is contiguous.
+    First order (R = 1): Var z1 = E z1^2 - p1^2 = p1/k + (k - 1)/k p2 - p1^2, which is p1 (1 - p1)/k when ``p2`` is
+    None (f* = p1 on every item: the world of one label per item, where the spread of f* does not show) and adds
+    (1 - 1/k) Var f* when items of one score differ (:func:`second_moment_fit`).  Returned as an (n, R') view of an
+    (R', n) array, so each column is contiguous.
     """
     if R == 1:
-        return (p1 * (1.0 - p1) / k)[:, None]
+        if p2 is None:
+            return (p1 * (1.0 - p1) / k)[:, None]
+        return np.maximum(p1 / k + (k - 1.0) / k * p2 - p1 * p1, 0.0)[:, None]
     out = np.empty((3, p1.shape[0]))
     if np.all(k == 2):
         np.subtract(0.5 * (p1 + p2), p1 * p1, out=out[0])
@@ -234,9 +244,56 @@ def target_covariances(p1, p2, k, R):
     return out.T
 
 
-def world_sums(calmap, raw, p, m, v, k):
+class SecondMomentPass:
+    """The sums that fit the first-order world's E[f*^2 | mean] (:func:`second_moment_fit`): over the rows with
+    k >= 2 labels, the 1-D moments sum_i T_j(u_i), j <= 2 ``degree``, and sum_i z2_i T_p(u_i), p <= ``degree``, with
+    z2 = a (a - 1) / (k (k - 1)) the share of agreeing label pairs (E z2 = f*^2), and the count of those rows.
+
+    Why: with k labels per item, an item's label share z1 = a/k has variance p1 (1 - p1)/k + (1 - 1/k) Var f*, and
+    items of one mean score can differ in f* (that spread is what the second-order error is about).  A first-order
+    world with f* = p1 on every item leaves the second term out, and its refits then fluctuate less than the real fit
+    (on the zoo's calibrated-many member at h = 1/64, n = 5,000, the CE1 interval covered 0.795 so and 0.93 with the
+    spread; docs/numbers.md).  One label per item gives no such rows, and then no term is missing."""
+
+    def __init__(self, degree):
+        self.degree = int(degree)
+
+    def __call__(self, index, m, v, a, k):
+        two = k >= 2
+        u = 2.0 * m[two] - 1.0
+        kk, aa = k[two], a[two]
+        z2 = aa * (aa - 1.0) / (kk * (kk - 1.0))
+        w = np.ones_like(u)
+        both = np.column_stack([np.ones_like(u), z2])
+        M = response_moments(u, w, both[:, :1], 2 * self.degree, 0)[0, :, 0]
+        b = response_moments(u, w, both[:, 1:], self.degree, 0)[0, :, 0]
+        return _Sums((M, b, np.array([float(u.size)])))
+
+
+def second_moment_fit(sums, degree, alpha):
+    """Chebyshev coefficients (degree + 1) of the first-order world's E[f*^2 | mean]: the ridge regression of z2 on
+    the mean at the fit's ``degree`` and ``alpha`` (the same penalty as the fit of E[Y | mean]), from a
+    :class:`SecondMomentPass`'s sums; None without rows of k >= 2 labels (then f* = p1 in the world)."""
+    M, b, (rows,) = sums.arrays
+    if rows < 1:
+        return None
+    G = tensor_gram(M[: 2 * degree + 1, None], degree, 0)
+    return ridge_factor(G, 0.0 if alpha is None else alpha, warn=False).solve(b[: degree + 1])
+
+
+def second_moment_values(gamma, m, p1):
+    """The world's E f*^2 per row from :func:`second_moment_fit`'s coefficients, in its feasible range [p1^2, p1]
+    (p1 the world's mean); None when ``gamma`` is None."""
+    if gamma is None:
+        return None
+    raw = gamma @ cheb_rows(2.0 * np.asarray(m, dtype=float) - 1.0, gamma.shape[0] - 1)
+    return np.clip(raw, p1 * p1, p1)
+
+
+def world_sums(calmap, raw, p, m, v, k, p2=None):
     """One chunk's sums of the bootstrap world (:class:`WorldPass`): ``raw``, the map's polynomial at its rows, and
-    ``p``, the same projected onto the feasible set (the world's truth), both (n, R).
+    ``p``, the same projected onto the feasible set (the world's truth), both (n, R); ``p2``, in 1-D, the world's
+    E f*^2 per row (:func:`second_moment_values`; None: f* = p1).
 
     The world's mean right-hand sides are W = sum_i phi_i p_i = G beta + sum_i phi_i (p_i - raw_i), since
     raw_i = phi_i' beta: the pass sums the correction over the rows the projection moved (1-6% of them on the toy
@@ -245,7 +302,8 @@ def world_sums(calmap, raw, p, m, v, k):
     basis = calmap.basis
     R = 2 if calmap.ndim == 2 else 1
     p1 = p[:, 0]
-    p2 = p[:, 1] if R == 2 else p1 * p1
+    if R == 2:
+        p2 = p[:, 1]
     u, w = to_unit(m, v)
     moved = np.flatnonzero(np.any(p[:, :R] != raw[:, :R], axis=1))
     W = response_moments(u[moved], w[moved], p[moved, :R] - raw[moved, :R], basis.degree, basis.deg_w)
@@ -285,13 +343,14 @@ class WorldPass:
     (sum_i C_i T_a(u_i) T_b(w_i) up to twice the degree, from which the covariance of the right-hand sides is
     assembled exactly), the row count and the sums of the raw map that check the statistics."""
 
-    def __init__(self, calmap):
-        self.calmap = calmap
+    def __init__(self, calmap, second=None):
+        self.calmap, self.second = calmap, second
 
     def __call__(self, index, m, v, a, k):
         vv = v if self.calmap.ndim == 2 else None
         raw = self.calmap.raw(m, vv)
-        return world_sums(self.calmap, raw, feasible(raw.copy(), project=True), m, vv, k)
+        p = feasible(raw.copy(), project=True)
+        return world_sums(self.calmap, raw, p, m, vv, k, second_moment_values(self.second, m, p[:, 0]))
 
 
 @dataclass
@@ -309,8 +368,8 @@ class DeviationWorldPass:
     average, the same values projected for the world), the costliest step of either at large n.  Returns
     (DeviationStats, the world's sums for :func:`bootstrap`'s ``world``) after ``map_reduce``."""
 
-    def __init__(self, calmap):
-        self.calmap = calmap
+    def __init__(self, calmap, second=None):
+        self.calmap, self.second = calmap, second
 
     def __call__(self, index, m, v, a, k):
         calmap = self.calmap
@@ -318,7 +377,9 @@ class DeviationWorldPass:
         raw = calmap.raw(m, vv)
         eta = feasible(raw.copy())  # clipped to [0, 1], as DeviationStats predicts
         dev = DeviationStats(calmap).add_predictions(eta, m, vv)
-        return _DeviationsAndWorld(dev, world_sums(calmap, raw, feasible(eta.copy(), project=True), m, vv, k))
+        p = feasible(eta.copy(), project=True)
+        return _DeviationsAndWorld(dev, world_sums(calmap, raw, p, m, vv, k,
+                                                   second_moment_values(self.second, m, p[:, 0])))
 
 
 _JITTERS = (1e-6, 1e-5, 1e-4, 1e-3)  # tried in turn, relative to each variance, on the covariance's diagonal
@@ -555,7 +616,7 @@ LABEL_DRAWS = "gaussian"  # 'exact': draw every label set (the former bootstrap,
 
 
 def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=False, weights=None, name="bootstrap",
-              label_draws=None, refit_rows=None, world=None):
+              label_draws=None, refit_rows=None, world=None, second=None):
     """Parametric-bootstrap bias correction, interval and upper bound for a plug-in CE estimate ``est`` from ``fit``.
 
     With D_b = (refit b's plug-in) - (its world's truth) in the world of the fitted functions, the one-step bias is
@@ -577,7 +638,9 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     bias-corrected estimate.
     ``seed`` fixes every draw: two calls with one seed share their label draws (coupled bootstraps, as the degree
     rule of :func:`socal.ce2` uses).  ``world``: the world pass's sums when a fused pass
-    (:class:`DeviationWorldPass`) already computed them; the source is then read once less.
+    (:class:`DeviationWorldPass`) already computed them; the source is then read once less.  ``second``: in 1-D, the
+    world's E[f*^2 | mean] (:func:`second_moment_fit`), so that items of one score differ in f* as the labels show;
+    None keeps f* = p1.
 
     Returns a :class:`BootstrapResult`.
     """
@@ -586,7 +649,7 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     label_draws = LABEL_DRAWS if label_draws is None else label_draws
     refit_rows = REFIT_ROWS if refit_rows is None else refit_rows
     if label_draws == "exact":  # every label set drawn and its moments accumulated: n B (l + 1)^2 work
-        A = source.map_reduce(LabelSetsPass(calmap, n_boot, seed), progress=progress,
+        A = source.map_reduce(LabelSetsPass(calmap, n_boot, seed, second), progress=progress,
                               desc=f"{name}: label sets drawn")
         W, (n,) = A.arrays
         R = W.shape[1]
@@ -594,7 +657,8 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
                      axis=1)  # (d, B, R)
     else:  # one pass: the world's mean right-hand sides and their exact covariance, then Gaussian draws
         if world is None:
-            world = source.map_reduce(WorldPass(calmap), progress=progress, desc=f"{name}: the bootstrap world")
+            world = source.map_reduce(WorldPass(calmap, second), progress=progress,
+                                      desc=f"{name}: the bootstrap world")
         W, S, n = world_right_hand_sides(fit, world)
         R = W.shape[0]
         b = _gaussian_right_hand_sides(W, S, basis, n_boot, seed)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ._results import CalibrationError, ConfidenceInterval, UpperBound
 from ._validation import check_bandwidth, check_choice, check_float, check_int, check_rng
-from .bootstrap import DeviationWorldPass, PoissonWeights, bootstrap
+from .bootstrap import DeviationWorldPass, PoissonWeights, SecondMomentPass, bootstrap, second_moment_fit
 from .degrees import MAX_DEGREE, check_n, resolve_alphas, resolve_degrees, stream_cap, training_rows
 from .deviations import DeviationPass
 from .fitting import SEARCHES, select_and_fit
@@ -146,10 +146,16 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
     if debias:
         seed = 0 if opts.fold_rng is None else int(opts.fold_rng.integers(0, 2**63 - 1, dtype=np.int64))
     cands, weights = [], PoissonWeights()  # the candidates' bootstraps share their item weights
+    spread = None
+    if debias and ndim == 1:  # the first-order world's spread of f* among items of one score (k >= 2 labels)
+        spread = source.map_reduce(SecondMomentPass(max(f.calmap.degree for f in fits)), progress=progress,
+                                   desc=f"{kind}: the spread of f* for the bootstrap world")
     for f in fits:
-        world = None
+        world = second = None
+        if spread is not None:
+            second = second_moment_fit(spread, f.calmap.degree, f.calmap.alpha)
         if debias:  # the deviations and the bootstrap world from one evaluation of the map per row
-            both = source.map_reduce(DeviationWorldPass(f.calmap), progress=progress,
+            both = source.map_reduce(DeviationWorldPass(f.calmap, second), progress=progress,
                                      desc=f"{kind}: deviations and the bootstrap world at degree {f.calmap.degree}")
             dev, world = both.dev, both.world
         else:
@@ -160,7 +166,7 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
         if debias:
             boot = bootstrap(source, f, plugin, n_boot=opts.n_boot, seed=seed, level=opts.ci, upper=opts.upper,
                              progress=progress, weights=weights, name=f"{kind} bootstrap at degree {f.calmap.degree}",
-                             world=world)
+                             world=world, second=second)
         cands.append(Candidate(f, dev, plugin, boot))
     k, rule = choose_degree(cands)
     chosen = cands[k]

@@ -437,3 +437,66 @@ def test_statistics_of_other_rows_than_the_chunks_are_refused():
     shifted = SufficientStats(max_degree=4).update(np.clip(m + 0.01, 0, 1), v, y)  # as many rows, other scores
     with pytest.raises(ValueError, match="do not hold the rows"):
         socal.ce2(shifted, chunks=chunks, **kw)
+
+
+def test_first_order_target_variance_has_the_spread_of_f_star():
+    """In 1-D, Var z1 of the world with E f*^2 = p2 is the exact variance of a/k under the world's law of f*
+    (enumeration, k = 1..6); without p2 it is the Binomial one, p1 (1 - p1)/k, which misses (1 - 1/k) Var f*
+    (control)."""
+    from socal.bootstrap import target_covariances
+
+    for p1, p2 in [(0.3, 0.3**2 + 0.01), (0.5, 0.3), (0.2, 0.2**2), (0.7, 0.7)]:
+        var = p2 - p1 * p1
+        for k in range(1, 7):
+            a = np.arange(k + 1)
+            if var <= 1e-12:
+                pmf = stats.binom.pmf(a, k, p1)
+            elif var >= p1 * (1 - p1) * (1 - 1e-9):
+                pmf = np.where(a == 0, 1 - p1, 0.0) + np.where(a == k, p1, 0.0)
+            else:
+                s = p1 * (1 - p1) / var - 1
+                pmf = stats.betabinom.pmf(a, k, p1 * s, (1 - p1) * s)
+            exact = pmf @ (a / k) ** 2 - (pmf @ (a / k)) ** 2
+            got = target_covariances(np.array([p1]), np.array([p2]), np.array([float(k)]), 1)[0, 0]
+            assert got == pytest.approx(exact, abs=1e-12), (p1, p2, k)
+            binomial = target_covariances(np.array([p1]), None, np.array([float(k)]), 1)[0, 0]
+            assert binomial == pytest.approx(p1 * (1 - p1) / k, abs=1e-15)
+            assert exact - binomial == pytest.approx((1 - 1 / k) * var, abs=1e-12)
+            if k > 1 and var > 1e-12:
+                assert exact - binomial > 4e-3  # control: the world without the spread misses it
+
+
+def test_the_first_order_bootstrap_fluctuates_as_the_plugin_does_when_items_differ():
+    """Items of one mean score with different f* (here f* is 0 or 1, both labels of an item agree): the CE1
+    plug-in's spread over fresh labels is what the bootstrap's refits show, because the world carries the spread of
+    f* fitted from the agreeing label pairs.  Control: the world with f* = p1 (second=None) fluctuates about
+    1/sqrt(2) as much, and the same check rejects it."""
+    from socal import pipeline
+    from socal.bootstrap import SecondMomentPass, bootstrap, second_moment_fit
+
+    rng = np.random.default_rng(11)
+    n = 4000
+    m = rng.uniform(0.1, 0.9, n)
+    eta = np.clip(m + 0.1 * np.sin(2 * np.pi * m), 0, 1)  # miscalibrated, CE1 about 0.06
+    opts = pipeline.estimator_settings("ce1", None, 4, 1e-3, 5, None, 200, None, None, 200)
+
+    def labels(r):
+        f = (r.uniform(size=n) < eta).astype(float)  # f* is 0 or 1: the item's two labels agree
+        return np.column_stack([f, f])
+
+    def plugin(y):
+        source = pipeline.data_source("ce1", 1, m, None, y, None, None)[0]
+        fit = pipeline.fit_from(source, None, opts, 1, "ce1")[0]
+        dev = source.map_reduce(socal.deviations.DeviationPass(fit.calmap))
+        return source, fit, dev.mean_term + dev.moment_term
+
+    spread = np.std([plugin(labels(rng))[2] for _ in range(300)])
+    source, fit, est = plugin(labels(rng))
+    sums = source.map_reduce(SecondMomentPass(4))
+    second = second_moment_fit(sums, 4, fit.calmap.alpha)
+    sd = {}
+    for name, sec in (("spread", second), ("point", None)):
+        boot = bootstrap(source, fit, est, n_boot=300, seed=2, level=0.9, second=sec)
+        sd[name] = float(np.std(boot.deltas))
+    assert 0.8 < sd["spread"] / spread < 1.25, (sd, spread)
+    assert not 0.8 < sd["point"] / spread < 1.25, (sd, spread)  # control
