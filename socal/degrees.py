@@ -80,8 +80,9 @@ def resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=T
                              f"l = ceil(2 log n / log theta(h)) needs it). Got None instead.")
         degree = paper_degree(n, h)
         if degree > MAX_DEGREE:
-            raise ValueError(f"The paper's degree rule gives l = {degree} at n = {n}, h = {h}, above the limit "
-                             f"{MAX_DEGREE}; pass degree=None (cross-validated, capped) instead.")
+            raise ValueError(f"The 'degree' parameter of {func} is 'paper', whose rule gives l = {degree} at n = {n}, "
+                             f"h = {h}: above the limit {MAX_DEGREE}; pass degree=None (cross-validated, capped) or a "
+                             f"larger 'h' instead.")
     if degree is None:
         lmax = max_degree
         if h is not None:
