@@ -4,7 +4,8 @@ The parametric bootstrap of :func:`socal.ce2` (``ci=``, ``debias=``), written as
 (in-memory arrays, a stream of chunks, dask partitions; see :mod:`socal.sources`):
 
 * the world pass (:class:`WorldPass`): in the bootstrap world (scores as observed, f* with the fitted, projected
-  moments, labels ~ Binomial(k, f*)) the refits are linear in the labels, beta_b = G^-1 Phi' z_b, so their law is
+  moments, labels ~ Binomial(k, f*); in 1-D, E f*^2 from :class:`SecondMomentPass`, so that items of one score differ
+  as their label pairs show) the refits are linear in the labels, beta_b = G^-1 Phi' z_b, so their law is
   fixed by the mean and covariance of Phi' z_b.  One pass accumulates both exactly: sum_i phi_i p_i, and the moments
   sum_i C_i T_a(u_i) T_b(w_i) (up to twice the degree) of the targets' per-row covariance C_i
   (:func:`target_covariances`), from which the covariance of Phi' z is assembled as a Gram matrix.  The B
@@ -39,8 +40,8 @@ from .chebyshev import (MomentOperator, cheb_rows, cholesky_lower, response_vect
 from .fitting import feasible
 from .sufficient import response_moments, targets
 
-__all__ = ["bootstrap", "BootstrapResult", "bracket_interval", "shrunk_estimate", "DeviationWorldPass", "SecondMomentPass",
-           "second_moment_fit", "THRESHOLDS"]
+__all__ = ["bootstrap", "BootstrapResult", "bracket_interval", "shrunk_estimate", "DeviationWorldPass",
+           "SecondMomentPass", "second_moment_fit", "THRESHOLDS"]
 
 _BLOCK_FLOATS = 2**22  # the refit pass holds B x R x (l + 1) floats per row: rows per block keep that near 32 MB
 _REP_FLOATS = 2**25  # label sets are drawn in blocks of at most this many targets (256 MB), up to 64 sets

@@ -172,7 +172,12 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
 
     Notes
     -----""" + _ESTIMATOR_NOTES + """
-    For CE1 the bootstrap world draws labels with f* equal to the fitted eta1 (no spread of f* given the score).
+    For CE1 the bootstrap world has E[f* | m~] = the fitted eta1 and E[f*^2 | m~] a ridge fit (same degree and
+    ridge) of the share of agreeing label pairs a (a - 1) / (k (k - 1)), projected to [eta1^2, eta1]: with k >= 2
+    labels per item, the label share a/k varies by p1 (1 - p1)/k + (1 - 1/k) Var f* among items of one score, and a
+    world with f* = eta1 on every item left the second term out (its refits then fluctuated up to 1/sqrt(2) as much
+    as the plug-in; :func:`socal.bootstrap.target_covariances`).  With one label per item the term is 0 and the
+    world is f* = eta1.
 
     Examples
     --------
