@@ -245,6 +245,9 @@ def target_covariances(p1, p2, k, R):
     return out.T
 
 
+_SECOND_ROWS = 4096  # rows per block of the second-moment pass (a 2 L + 1 by 4096 Chebyshev table: 2.9 MB at L = 44)
+
+
 class SecondMomentPass:
     """The sums that fit the first-order world's E[f*^2 | mean] (:func:`second_moment_fit`): over the rows with
     k >= 2 labels, the 1-D moments sum_i T_j(u_i), j <= 2 ``degree``, and sum_i z2_i T_p(u_i), p <= ``degree``, with
@@ -260,15 +263,19 @@ class SecondMomentPass:
         self.degree = int(degree)
 
     def __call__(self, index, m, v, a, k):
-        two = k >= 2
-        u = 2.0 * m[two] - 1.0
-        kk, aa = k[two], a[two]
-        z2 = aa * (aa - 1.0) / (kk * (kk - 1.0))
-        w = np.ones_like(u)
-        both = np.column_stack([np.ones_like(u), z2])
-        M = response_moments(u, w, both[:, :1], 2 * self.degree, 0)[0, :, 0]
-        b = response_moments(u, w, both[:, 1:], self.degree, 0)[0, :, 0]
-        return _Sums((M, b, np.array([float(u.size)])))
+        two = np.flatnonzero(k >= 2)
+        L = self.degree
+        out = np.zeros((2 * L + 1, 2))  # columns: sum_i T_j(u_i), sum_i z2_i T_j(u_i)
+        block = min(two.size, _SECOND_ROWS)
+        weights, table = np.empty((block, 2)), np.empty((2 * L + 1, block))  # reused: no page faults per block
+        for start in range(0, two.size, _SECOND_ROWS):  # one Chebyshev table of 2 L + 1 rows per block of rows
+            rows = two[start: start + _SECOND_ROWS]
+            kk, aa = k[rows], a[rows]
+            wt = weights[: rows.size]
+            wt[:, 0] = 1.0
+            np.divide(aa * (aa - 1.0), kk * (kk - 1.0), out=wt[:, 1])
+            out += cheb_rows(2.0 * m[rows] - 1.0, 2 * L, table) @ wt
+        return _Sums((out[:, 0], out[: L + 1, 1], np.array([float(two.size)])))
 
 
 def second_moment_fit(sums, degree, alpha):
