@@ -163,6 +163,18 @@ def test_a_seed_changes_the_draws_and_a_row_change_moves_only_that_row():
     assert np.array_equal(moved, np.r_[keys[1:], keys[:1]])
 
 
+def _world_pmf(p1, p2, k):
+    """P(a = 0..k) for a ~ Binomial(k, f*), f* of the world's law: a point mass at p1 (no spread), Bernoulli(p1) (the
+    largest spread), otherwise Beta with mean p1 and second moment p2 (exact enumeration, for the tests)."""
+    var, a = p2 - p1 * p1, np.arange(k + 1)
+    if var <= 1e-12:
+        return stats.binom.pmf(a, k, p1)
+    if var >= p1 * (1 - p1) * (1 - 1e-9):
+        return np.where(a == 0, 1 - p1, 0.0) + np.where(a == k, p1, 0.0)
+    s = p1 * (1 - p1) / var - 1
+    return stats.betabinom.pmf(a, k, p1 * s, (1 - p1) * s)
+
+
 def test_target_covariances_are_the_exact_moments_of_the_world():
     """Var z1, Cov(z1, z2), Var z2 from the factorial moments equal exact enumeration of a ~ Binomial(k, f*), f* of
     the world's law (Beta with mean p1 and second moment p2; a point mass; Bernoulli), for k = 1..6."""
@@ -170,16 +182,9 @@ def test_target_covariances_are_the_exact_moments_of_the_world():
 
     cases = [(0.3, 0.3**2 + 0.01), (0.5, 0.3), (0.2, 0.2**2), (0.7, 0.7)]  # Beta, Beta, point mass, Bernoulli
     for p1, p2 in cases:
-        var = p2 - p1 * p1
         for k in range(2, 7):
             a = np.arange(k + 1)
-            if var <= 1e-12:
-                pmf = stats.binom.pmf(a, k, p1)
-            elif var >= p1 * (1 - p1) * (1 - 1e-9):
-                pmf = np.where(a == 0, 1 - p1, 0.0) + np.where(a == k, p1, 0.0)
-            else:
-                s = p1 * (1 - p1) / var - 1
-                pmf = stats.betabinom.pmf(a, k, p1 * s, (1 - p1) * s)
+            pmf = _world_pmf(p1, p2, k)
             z1, z2 = a / k, a * (a - 1) / (k * (k - 1))
             m1, m2 = pmf @ z1, pmf @ z2
             exact = [pmf @ z1**2 - m1**2, pmf @ (z1 * z2) - m1 * m2, pmf @ z2**2 - m2**2]
@@ -449,13 +454,7 @@ def test_first_order_target_variance_has_the_spread_of_f_star():
         var = p2 - p1 * p1
         for k in range(1, 7):
             a = np.arange(k + 1)
-            if var <= 1e-12:
-                pmf = stats.binom.pmf(a, k, p1)
-            elif var >= p1 * (1 - p1) * (1 - 1e-9):
-                pmf = np.where(a == 0, 1 - p1, 0.0) + np.where(a == k, p1, 0.0)
-            else:
-                s = p1 * (1 - p1) / var - 1
-                pmf = stats.betabinom.pmf(a, k, p1 * s, (1 - p1) * s)
+            pmf = _world_pmf(p1, p2, k)
             exact = pmf @ (a / k) ** 2 - (pmf @ (a / k)) ** 2
             got = target_covariances(np.array([p1]), np.array([p2]), np.array([float(k)]), 1)[0, 0]
             assert got == pytest.approx(exact, abs=1e-12), (p1, p2, k)
