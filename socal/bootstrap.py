@@ -256,8 +256,8 @@ class SecondMomentPass:
     Why: with k labels per item, an item's label share z1 = a/k has variance p1 (1 - p1)/k + (1 - 1/k) Var f*, and
     items of one mean score can differ in f* (that spread is what the second-order error is about).  A first-order
     world with f* = p1 on every item leaves the second term out, and its refits then fluctuate less than the real fit
-    (on the zoo's calibrated-many member at h = 1/64, n = 5,000, the CE1 interval covered 0.795 so and 0.93 with the
-    spread; docs/numbers.md).  One label per item gives no such rows, and then no term is missing."""
+    (by up to 1/sqrt(2) at k = 2; what that did to the intervals: docs/numbers.md).  One label per item gives no such
+    rows, and then no term is missing."""
 
     def __init__(self, degree):
         self.degree = int(degree)
