@@ -72,7 +72,8 @@ def test_huge_and_overflowing_counts():
         socal.ce2(m, v, counts=(a + 0.5, k), debias=False)
 
 
-@pytest.mark.parametrize("h,match", [(1e-17, "'degree' parameter of ce2 is 'paper'.*above the limit"), (1e200, "'h' parameter"), (-1, "'h' parameter"),
+@pytest.mark.parametrize("h,match", [(1e-17, "'degree' parameter of ce2 is 'paper'.*above the limit"),
+                                     (1e200, "'h' parameter"), (-1, "'h' parameter"),
                                      (float("nan"), "'h' parameter"), (True, "'h' parameter"), ("1/16", "'h'")])
 def test_bandwidth_extremes(small, h, match):
     m, v, y = small
