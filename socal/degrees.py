@@ -16,7 +16,7 @@ from ._validation import bandwidth_axes, check_bandwidth, check_float, check_int
 
 __all__ = ["MAX_DEGREE", "DEFAULT_MAX_DEGREE", "MIN_DEGREE", "DEFAULT_ALPHAS", "theta", "paper_degree",
            "degree_schedule", "resolution_degree", "resolve_degrees", "resolve_alphas", "stream_cap", "training_rows",
-           "check_n", "scalar", "MIN_ROWS_PER_COEF"]
+           "check_n", "scalar", "MIN_ROWS_PER_COEF", "admissible_degree"]
 
 MAX_DEGREE = 200  # the one limit on the degree per axis: 201^2 = 40,401 coefficients in 2-D
 DEFAULT_ALPHAS = tuple(float(10.0 ** e) for e in range(-6, 1))  # the paper's ridge grid 1e-6 ... 1
@@ -138,6 +138,18 @@ def resolve_alphas(func, alpha):
         al = tuple(sorted({check_float(scalar(a), "alpha", func, 0.0, 1e6) for a in alpha}))
         return al, len(al) > 1
     return (check_float(alpha, "alpha", func, 0.0, 1e6),), False
+
+
+def admissible_degree(n_train, ndim):
+    """The largest degree l with MIN_ROWS_PER_COEF training rows per coefficient, (l + 1)^ndim of them (-1 if none).
+
+    Integer arithmetic, so the boundary is exact: 50 (l + 1)^2 <= n_train."""
+    l = max(int((n_train / MIN_ROWS_PER_COEF) ** (1.0 / ndim)) - 1, -1)
+    while l >= 0 and MIN_ROWS_PER_COEF * (l + 1) ** ndim > n_train:
+        l -= 1
+    while MIN_ROWS_PER_COEF * (l + 2) ** ndim <= n_train:
+        l += 1
+    return l
 
 
 def training_rows(n, folds, holdout):

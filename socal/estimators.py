@@ -42,9 +42,11 @@ _ESTIMATOR_NOTES = """
     more, since structure of width ~h in the score costs little squared error and is exactly the error.  So the
     estimate is also computed at finer degrees, each with its ridge cross-validated: the degrees of the schedule
     above CV's with at least 50 training rows per coefficient (below that the bias correction, of order
-    coefficients / rows, is itself too uncertain), and, when ``h`` is given, the resolution degree ceil(1/(pi h))
-    below which a polynomial cannot follow structure of width h.  Lepski's rule (:mod:`socal.lepski`) chooses among
-    them: the smallest degree whose bias-corrected estimate is within 2 standard errors of every finer one's.  The
+    coefficients / rows, is itself too uncertain), the largest degree with that many (nothing checks the finest
+    candidate's smoothing bias, so the comparison reaches as fine as the data support; the halving schedule alone
+    can stop a factor 2 short), and, when ``h`` is given, the resolution degree ceil(1/(pi h)) below which a
+    polynomial cannot follow structure of width h.  Lepski's rule (:mod:`socal.lepski`) chooses among them: the
+    smallest degree whose bias-corrected estimate is within 2 standard errors of every finer one's.  The
     bootstraps of all candidates share their draws, so the spread of the difference of two candidates' bootstrap
     deviations is the standard error of the difference of their estimates.  ``selection.rule`` of the result says
     which degree was used and why.  With ``debias=False`` (the plug-in alone) the degree is CV's over the schedule,

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import socal
 from socal import synthetic
@@ -252,6 +254,34 @@ def test_lepski_rule_reaches_the_top_degree_for_ce1(seed):
     truth = pop.ce1(h).value
     assert res.degree > cv.degree and res.selection.rule.startswith("lepski"), res.selection.rule
     assert abs(res.estimate - truth) < 0.003 and res.ci.low <= truth <= res.ci.high
+
+
+@settings(max_examples=200, deadline=None)
+@given(n_train=st.integers(0, 10**7), ndim=st.sampled_from([1, 2]))
+def test_admissible_degree_is_the_rows_per_coefficient_boundary(n_train, ndim):
+    """The largest l with 50 (l + 1)^ndim <= n_train, exactly: l passes and l + 1 does not (-1 when none does)."""
+    from socal.degrees import MIN_ROWS_PER_COEF, admissible_degree
+
+    l = admissible_degree(n_train, ndim)
+    assert l >= -1
+    assert l == -1 or MIN_ROWS_PER_COEF * (l + 1) ** ndim <= n_train
+    assert MIN_ROWS_PER_COEF * (l + 2) ** ndim > n_train
+
+
+def test_lepskis_candidates_reach_the_largest_admissible_degree():
+    """At n = 50,000 in 2-D (40,000 training rows) the halving schedule's finer degrees stop at 22 (44 has 20 rows
+    per coefficient), but 27 has 50: it is compared too, the finest candidate.  The overconfident member at h = 1/64
+    is where this matters: every candidate up to 22 is low there on average (docs/numbers.md), and the union's
+    coverage rests on the finest one.  At 5,000 rows (4,000 training rows) 2-D admits degree 7, which joins the
+    schedule's 5 and the resolution degree 21 (the schedule's 11 has 28 rows per coefficient)."""
+    pop = socal.synthetic.validation_zoo()["overconfident"].population
+    h = 1 / 64
+    m, v, y = pop.sample(50_000, h=h, rng=1)
+    res = socal.ce2(m, v, y, h=h, rng=1, ci=0.9, n_boot=50)
+    assert res.selection.rule.endswith("27)"), res.selection.rule
+    m, v, y = pop.sample(5_000, h=h, rng=1)
+    res = socal.ce2(m, v, y, h=h, rng=1, ci=0.9, n_boot=50)
+    assert "degrees 5, 7, 21 " in res.selection.rule, res.selection.rule
 
 
 def _cand(degree, debiased, deltas):
