@@ -32,6 +32,7 @@ the same cells.
     python benchmarks/interval_rules.py --load rules.pkl --grid   # the default rule's rows, as coverage.py's grid
     python benchmarks/interval_rules.py --load rules.pkl --margins   # what a widening of the bracket trades
     python benchmarks/interval_rules.py --load rules.pkl --spread    # where the chosen degree's interval misses
+    python benchmarks/interval_rules.py --load new.pkl --against old.pkl   # the default, before -> after a change
 """
 
 import argparse
@@ -226,6 +227,39 @@ def evaluate(cells, level, show_cells):
               f"{int(np.sum(w > 4.5)):>13}")
 
 
+def default_row(cell, kind, level, reps):
+    """The default rule (bracket, union) on a cell's first ``reps`` replicates: mean error, RMSE, coverage, whether
+    the coverage is off [level - 0.02, level + 0.05] beyond the replicates' noise, width / RMSE, mean candidates."""
+    truth, rows, top = cell["truth"], cell["rows"][:reps], CE_RANGE[2 if kind == "ce2" else 1]
+    est = np.array([r["est"] for r in rows])
+    ivs = [[one_interval("bracket", *c, level, top) for c in r["cands"]] for r in rows]
+    lo = np.array([min(a for a, _ in iv) for iv in ivs])
+    hi = np.array([max(b for _, b in iv) for iv in ivs])
+    rmse = float(np.sqrt(np.mean((est - truth) ** 2)))
+    x = int(np.sum((lo <= truth) & (truth <= hi)))
+    cp_lo, cp_hi = clopper_pearson(x, len(rows))
+    tag = "below" if cp_hi < level - 0.02 else "above" if cp_lo > level + 0.05 else ""
+    return (est.mean() - truth, rmse, x / len(rows), tag, np.mean(hi - lo) / rmse,
+            np.mean([len(r["cands"]) for r in rows]))
+
+
+def against(cells, before, level):
+    """The default rule on the same replicates recorded with two versions of the code (``--load`` the new records,
+    ``--against`` the old): every cell the new records hold, on the replicates both hold (the seeds are the
+    replicate's index, so the first r of 200 are the r of a shorter run)."""
+    print("| kind | member | h | n | reps | mean error (before -> after) | RMSE | covers | width / RMSE | candidates |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for key, cell in cells.items():
+        if key not in before:
+            continue
+        kind, name, hinv, n = key
+        reps = min(len(cell["rows"]), len(before[key]["rows"]))
+        b, a = default_row(before[key], kind, level, reps), default_row(cell, kind, level, reps)
+        cov = lambda r: f"{r[2]:.3f}" + (f" ({r[3]})" if r[3] else "")  # noqa: E731
+        print(f"| {kind} | {name} | 1/{hinv} | {n} | {reps} | {b[0]:+.4f} -> {a[0]:+.4f} | {b[1]:.4f} -> {a[1]:.4f} "
+              f"| {cov(b)} -> {cov(a)} | {b[4]:.1f} -> {a[4]:.1f} | {b[5]:.1f} -> {a[5]:.1f} |")
+
+
 def clopper_pearson(x, n, conf=0.95):
     """The exact (Clopper-Pearson) two-sided interval for a binomial proportion with x successes in n trials."""
     lo = stats.beta.ppf((1 - conf) / 2, x, n - x + 1) if x > 0 else 0.0
@@ -244,6 +278,8 @@ def main():
     p.add_argument("--members", default=None, help="comma-separated zoo names (default: all)")
     p.add_argument("--save", default=None, help="write the records here (pickle), after every cell")
     p.add_argument("--load", action="append", default=[], help="evaluate recorded runs instead (repeatable)")
+    p.add_argument("--against", action="append", default=[],
+                   help="older records of the same cells: the default rule before -> after (repeatable)")
     p.add_argument("--cells", action="store_true", help="print every cell (coverage/width per rule)")
     p.add_argument("--grid", action="store_true", help="print the default rule's rows in docs/numbers.md's format")
     p.add_argument("--margins", action="store_true", help="the bracket interval widened by SDs and gaps: the trade-off")
@@ -270,6 +306,12 @@ def main():
                         if a.save:
                             with open(a.save, "wb") as f:
                                 pickle.dump(cells, f)
+    if a.against:
+        before = {}
+        for path in a.against:
+            with open(path, "rb") as f:
+                before.update(pickle.load(f))
+        return against(cells, before, 0.9)
     if a.grid:
         return grid(cells, 0.9, 0.95)
     if a.margins:
