@@ -141,9 +141,9 @@ def resolve_alphas(func, alpha):
 
 
 def admissible_degree(n_train, ndim):
-    """The largest degree l with MIN_ROWS_PER_COEF training rows per coefficient, (l + 1)^ndim of them (-1 if none).
-
-    Integer arithmetic, so the boundary is exact: 50 (l + 1)^2 <= n_train."""
+    """The largest degree l with MIN_ROWS_PER_COEF training rows per each of its (l + 1)^ndim coefficients (-1 if
+    none): MIN_ROWS_PER_COEF (l + 1)^ndim <= n_train, checked in integers (the float root only starts the search),
+    so the boundary is exact."""
     l = max(int((n_train / MIN_ROWS_PER_COEF) ** (1.0 / ndim)) - 1, -1)
     while l >= 0 and MIN_ROWS_PER_COEF * (l + 1) ** ndim > n_train:
         l -= 1
