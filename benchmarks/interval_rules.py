@@ -30,6 +30,7 @@ the same cells.
     python benchmarks/interval_rules.py --reps 200 --sizes 1000,5000 --save rules.pkl   # record, then evaluate
     python benchmarks/interval_rules.py --load rules.pkl [--load more.pkl] [--cells]     # evaluate recorded runs
     python benchmarks/interval_rules.py --load rules.pkl --grid   # the default rule's rows, as coverage.py's grid
+    python benchmarks/interval_rules.py --load rules.pkl --summary   # the grid's summary per kind x n
     python benchmarks/interval_rules.py --load rules.pkl --margins   # what a widening of the bracket trades
     python benchmarks/interval_rules.py --load rules.pkl --spread    # where the chosen degree's interval misses
     python benchmarks/interval_rules.py --load new.pkl --against old.pkl   # the default, before -> after a change
@@ -114,21 +115,61 @@ def bracket_bound(plug, bias, deb, deltas, upper, top):
     return socal.bootstrap.bracket_interval(plug, (one, 2 * bias - one), deltas - one, deb, top, upper=upper)[1].value
 
 
+def default_stats(cell, kind, level, upper=0.95, reps=None):
+    """The default rule (bracket, union over Lepski's candidates) on a cell's first ``reps`` replicates (all by
+    default): the numbers coverage.py prints for it, plus whether the coverage is off [level - 0.02, level + 0.05]
+    beyond the replicates' noise (``tag``) and the mean number of candidates."""
+    truth, rows, top = cell["truth"], cell["rows"][:reps], CE_RANGE[2 if kind == "ce2" else 1]
+    est = np.array([r["est"] for r in rows])
+    plug = np.array([r["cands"][r["k"]][0] for r in rows])
+    ivs = [[one_interval("bracket", *c, level, top) for c in r["cands"]] for r in rows]
+    lo = np.array([min(a for a, _ in iv) for iv in ivs])
+    hi = np.array([max(b for _, b in iv) for iv in ivs])
+    up = np.array([max(bracket_bound(*c, upper, top) for c in r["cands"]) for r in rows])
+    rmse = float(np.sqrt(np.mean((est - truth) ** 2)))
+    x = int(np.sum((lo <= truth) & (truth <= hi)))
+    cp_lo, cp_hi = clopper_pearson(x, len(rows))
+    return dict(truth=truth, reps=len(rows), plug_err=float(np.mean(plug - truth)), err=float(np.mean(est - truth)),
+                rmse=rmse, cover=x / len(rows), bound=float(np.mean(truth <= up)),
+                width=float(np.mean(hi - lo)) / rmse, fine=float(np.mean([r["k"] > 0 for r in rows])),
+                cands=float(np.mean([len(r["cands"]) for r in rows])),
+                tag="below" if cp_hi < level - 0.02 else "above" if cp_lo > level + 0.05 else "")
+
+
 def grid(cells, level, upper):
     """The default rule's rows in docs/numbers.md's grid format (the columns coverage.py prints)."""
     for (kind, name, hinv, n), cell in cells.items():
-        truth, rows, top = cell["truth"], cell["rows"], CE_RANGE[2 if kind == "ce2" else 1]
-        est = np.array([r["est"] for r in rows])
-        plug = np.array([r["cands"][r["k"]][0] for r in rows])
-        ivs = [[one_interval("bracket", *c, level, top) for c in r["cands"]] for r in rows]
-        lo = np.array([min(a for a, _ in iv) for iv in ivs])
-        hi = np.array([max(b for _, b in iv) for iv in ivs])
-        up = np.array([max(bracket_bound(*c, upper, top) for c in r["cands"]) for r in rows])
-        rmse = float(np.sqrt(np.mean((est - truth) ** 2)))
-        print(f"| {kind} | {name} | 1/{hinv} | {n} | {len(rows)} | {truth:.4f} | {np.mean(plug - truth):+.4f} | "
-              f"{np.mean(est - truth):+.4f} | {rmse:.4f} | {np.mean((lo <= truth) & (truth <= hi)):.2f} | "
-              f"{np.mean(truth <= up):.2f} | {np.mean(hi - lo) / rmse:.1f} | "
-              f"{np.mean([r['k'] > 0 for r in rows]):.2f} |")
+        s = default_stats(cell, kind, level, upper)
+        print(f"| {kind} | {name} | 1/{hinv} | {n} | {s['reps']} | {s['truth']:.4f} | {s['plug_err']:+.4f} | "
+              f"{s['err']:+.4f} | {s['rmse']:.4f} | {s['cover']:.2f} | {s['bound']:.2f} | {s['width']:.1f} | "
+              f"{s['fine']:.2f} |")
+
+
+def summary(cells, level, upper):
+    """docs/numbers.md's summary of the grid: per kind and n, the tuning members' coverage range, lowest bound
+    coverage, largest |mean error| of the estimate (and of the chosen degree's plug-in) and width / RMSE range; then
+    the held-out members' the same; and the count of cells off the band beyond the replicates' noise."""
+    stats = {key: default_stats(cell, key[0], level, upper) for key, cell in cells.items()}
+    print(f"| cells | n | replicates | {level:.0%} interval covers | {upper:.0%} bound covers | max |mean error| "
+          f"of the estimate (plug-in) | width / RMSE |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for held_out in (False, True):
+        for kind in ("ce2", "ce1"):
+            for n in sorted({k[3] for k in stats}):
+                g = [s for k, s in stats.items() if k[0] == kind and k[3] == n and cells[k]["held_out"] == held_out]
+                if not g:
+                    continue
+                col = lambda f: np.array([s[f] for s in g])  # noqa: E731
+                reps = sorted({s["reps"] for s in g})
+                print(f"| {kind.upper()}, {len(g)}{' held out' if held_out else ''} | {n:,} | "
+                      f"{'/'.join(map(str, reps))} | {col('cover').min():.2f}-{col('cover').max():.2f} | "
+                      f">= {col('bound').min():.2f} | {np.abs(col('err')).max():.4f} "
+                      f"({np.abs(col('plug_err')).max():.4f}) | {col('width').min():.1f}-{col('width').max():.1f} |")
+    for tag in ("below", "above"):
+        off = [k for k, s in stats.items() if s["tag"] == tag]
+        print(f"significantly {tag} the band: {len(off)} of {len(stats)}"
+              + "".join(f"\n  {k[0]} {k[1]} 1/{k[2]} {k[3]}: {stats[k]['cover']:.3f}" for k in off))
+    print(f"wider than 4.5 RMSE: {sum(s['width'] > 4.5 for s in stats.values())} of {len(stats)}")
 
 
 def margins(cells, level, grid=((0, 0), (0.25, 0), (0.5, 0), (0, 0.25), (0, 0.5), (0.25, 0.25), (1, 0.5))):
@@ -228,19 +269,10 @@ def evaluate(cells, level, show_cells):
 
 
 def default_row(cell, kind, level, reps):
-    """The default rule (bracket, union) on a cell's first ``reps`` replicates: mean error, RMSE, coverage, whether
-    the coverage is off [level - 0.02, level + 0.05] beyond the replicates' noise, width / RMSE, mean candidates."""
-    truth, rows, top = cell["truth"], cell["rows"][:reps], CE_RANGE[2 if kind == "ce2" else 1]
-    est = np.array([r["est"] for r in rows])
-    ivs = [[one_interval("bracket", *c, level, top) for c in r["cands"]] for r in rows]
-    lo = np.array([min(a for a, _ in iv) for iv in ivs])
-    hi = np.array([max(b for _, b in iv) for iv in ivs])
-    rmse = float(np.sqrt(np.mean((est - truth) ** 2)))
-    x = int(np.sum((lo <= truth) & (truth <= hi)))
-    cp_lo, cp_hi = clopper_pearson(x, len(rows))
-    tag = "below" if cp_hi < level - 0.02 else "above" if cp_lo > level + 0.05 else ""
-    return (est.mean() - truth, rmse, x / len(rows), tag, np.mean(hi - lo) / rmse,
-            np.mean([len(r["cands"]) for r in rows]))
+    """The default rule on a cell's first ``reps`` replicates: mean error, RMSE, coverage, tag, width / RMSE,
+    mean candidates (:func:`default_stats`)."""
+    s = default_stats(cell, kind, level, reps=reps)
+    return s["err"], s["rmse"], s["cover"], s["tag"], s["width"], s["cands"]
 
 
 def against(cells, before, level):
@@ -282,6 +314,7 @@ def main():
                    help="older records of the same cells: the default rule before -> after (repeatable)")
     p.add_argument("--cells", action="store_true", help="print every cell (coverage/width per rule)")
     p.add_argument("--grid", action="store_true", help="print the default rule's rows in docs/numbers.md's format")
+    p.add_argument("--summary", action="store_true", help="the grid's summary: docs/numbers.md's table per kind x n")
     p.add_argument("--margins", action="store_true", help="the bracket interval widened by SDs and gaps: the trade-off")
     p.add_argument("--spread", action="store_true", help="the chosen degree's coverage, and the bootstrap SD's fit")
     a = p.parse_args()
@@ -314,6 +347,8 @@ def main():
         return against(cells, before, 0.9)
     if a.grid:
         return grid(cells, 0.9, 0.95)
+    if a.summary:
+        return summary(cells, 0.9, 0.95)
     if a.margins:
         return margins(cells, 0.9)
     if a.spread:
