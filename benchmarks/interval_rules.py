@@ -136,9 +136,23 @@ def default_stats(cell, kind, level, upper=0.95, reps=None):
                 tag="below" if cp_hi < level - 0.02 else "above" if cp_lo > level + 0.05 else "")
 
 
+def ordered(cells):
+    """The cells in the docs' order: tuning members before held-out ones, then CE2 before CE1, n, zoo order, h."""
+    zoo = list(socal.synthetic.validation_zoo())
+    return sorted(cells.items(), key=lambda kv: (kv[1]["held_out"], kv[0][0] != "ce2", kv[0][3], zoo.index(kv[0][1]),
+                                                  kv[0][2]))
+
+
 def grid(cells, level, upper):
-    """The default rule's rows in docs/numbers.md's grid format (the columns coverage.py prints)."""
-    for (kind, name, hinv, n), cell in cells.items():
+    """The default rule's rows in docs/numbers.md's grid format (the columns coverage.py prints), tuning members
+    first, then the held-out ones."""
+    head = None
+    for (kind, name, hinv, n), cell in ordered(cells):
+        if head != cell["held_out"]:
+            head = cell["held_out"]
+            print(f"\n{'Held-out' if head else 'Tuning'} members:\n\n| kind | member | h | n | reps | CE^pert | bias "
+                  "plug-in | bias estimate | RMSE estimate | 90% interval covers | 95% bound covers | width / RMSE | "
+                  "finer degree used |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         s = default_stats(cell, kind, level, upper)
         print(f"| {kind} | {name} | 1/{hinv} | {n} | {s['reps']} | {s['truth']:.4f} | {s['plug_err']:+.4f} | "
               f"{s['err']:+.4f} | {s['rmse']:.4f} | {s['cover']:.2f} | {s['bound']:.2f} | {s['width']:.1f} | "
@@ -149,7 +163,7 @@ def summary(cells, level, upper):
     """docs/numbers.md's summary of the grid: per kind and n, the tuning members' coverage range, lowest bound
     coverage, largest |mean error| of the estimate (and of the chosen degree's plug-in) and width / RMSE range; then
     the held-out members' the same; and the count of cells off the band beyond the replicates' noise."""
-    stats = {key: default_stats(cell, key[0], level, upper) for key, cell in cells.items()}
+    stats = {key: default_stats(cell, key[0], level, upper) for key, cell in ordered(cells)}
     print(f"| cells | n | replicates | {level:.0%} interval covers | {upper:.0%} bound covers | max |mean error| "
           f"of the estimate (plug-in) | width / RMSE |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
