@@ -282,13 +282,6 @@ def evaluate(cells, level, show_cells):
               f"{int(np.sum(w > 4.5)):>13}")
 
 
-def default_row(cell, kind, level, reps):
-    """The default rule on a cell's first ``reps`` replicates: mean error, RMSE, coverage, tag, width / RMSE,
-    mean candidates (:func:`default_stats`)."""
-    s = default_stats(cell, kind, level, reps=reps)
-    return s["err"], s["rmse"], s["cover"], s["tag"], s["width"], s["cands"]
-
-
 def against(cells, before, level):
     """The default rule on the same replicates recorded with two versions of the code (``--load`` the new records,
     ``--against`` the old): every cell the new records hold, on the replicates both hold (the seeds are the
@@ -300,10 +293,11 @@ def against(cells, before, level):
             continue
         kind, name, hinv, n = key
         reps = min(len(cell["rows"]), len(before[key]["rows"]))
-        b, a = default_row(before[key], kind, level, reps), default_row(cell, kind, level, reps)
-        cov = lambda r: f"{r[2]:.3f}" + (f" ({r[3]})" if r[3] else "")  # noqa: E731
-        print(f"| {kind} | {name} | 1/{hinv} | {n} | {reps} | {b[0]:+.4f} -> {a[0]:+.4f} | {b[1]:.4f} -> {a[1]:.4f} "
-              f"| {cov(b)} -> {cov(a)} | {b[4]:.1f} -> {a[4]:.1f} | {b[5]:.1f} -> {a[5]:.1f} |")
+        b, a = (default_stats(c, kind, level, reps=reps) for c in (before[key], cell))
+        cov = lambda s: f"{s['cover']:.3f}" + (f" ({s['tag']})" if s["tag"] else "")  # noqa: E731
+        print(f"| {kind} | {name} | 1/{hinv} | {n} | {reps} | {b['err']:+.4f} -> {a['err']:+.4f} | {b['rmse']:.4f} -> "
+              f"{a['rmse']:.4f} | {cov(b)} -> {cov(a)} | {b['width']:.1f} -> {a['width']:.1f} | {b['cands']:.1f} -> "
+              f"{a['cands']:.1f} |")
 
 
 def clopper_pearson(x, n, conf=0.95):
