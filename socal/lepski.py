@@ -48,8 +48,9 @@ def finer_fits(stats, fit, opts, func):
         return []
     lc, top = fit.calmap.degree, max(fit.selection.degrees)
     n_train = training_rows(stats.n, stats.folds, stats.holdout)
-    finer = {d for d in fit.selection.degrees if d > lc and MIN_ROWS_PER_COEF * (d + 1) ** stats.ndim <= n_train}
-    widest = min(admissible_degree(n_train, stats.ndim), top)
+    admissible = admissible_degree(n_train, stats.ndim)  # the finest with MIN_ROWS_PER_COEF rows per coefficient
+    finer = {d for d in fit.selection.degrees if lc < d <= admissible}
+    widest = min(admissible, top)
     if widest > lc and not any(widest <= 1.1 * d for d in finer | {lc}):
         finer.add(widest)
     if opts.h is not None:
