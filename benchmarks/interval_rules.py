@@ -34,6 +34,8 @@ the same cells.
     python benchmarks/interval_rules.py --load rules.pkl --margins   # what a widening of the bracket trades
     python benchmarks/interval_rules.py --load rules.pkl --spread    # where the chosen degree's interval misses
     python benchmarks/interval_rules.py --load new.pkl --against old.pkl   # the default, before -> after a change
+    python benchmarks/interval_rules.py --reps 100 --first 100 --sizes 50000 --kind ce2 --save more.pkl   # 100 more
+    python benchmarks/interval_rules.py --load rules.pkl --extend more.pkl --grid   # ... evaluated with the first
 """
 
 import argparse
@@ -300,6 +302,20 @@ def against(cells, before, level):
               f"{a['cands']:.1f} |")
 
 
+def extend(cells, more):
+    """Append ``more``'s replicates to the same cells of ``cells``: each must continue where the cell's rows end
+    (recorded with ``--first`` equal to their count) and have the same truth, else a ValueError."""
+    for key, cell in more.items():
+        if key not in cells:
+            raise ValueError(f"--extend: cell {key} is not among the loaded records")
+        old = cells[key]
+        start = old.get("first", 0) + len(old["rows"])
+        if cell.get("first", 0) != start or cell["truth"] != old["truth"]:
+            raise ValueError(f"--extend: cell {key} holds replicates from {cell.get('first', 0)} (truth "
+                             f"{cell['truth']}); the loaded one ends before {start} (truth {old['truth']})")
+        cells[key] = dict(old, rows=old["rows"] + cell["rows"])
+
+
 def clopper_pearson(x, n, conf=0.95):
     """The exact (Clopper-Pearson) two-sided interval for a binomial proportion with x successes in n trials."""
     lo = stats.beta.ppf((1 - conf) / 2, x, n - x + 1) if x > 0 else 0.0
@@ -310,6 +326,7 @@ def clopper_pearson(x, n, conf=0.95):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--reps", type=int, default=200)
+    p.add_argument("--first", type=int, default=0, help="the first replicate's index (record more of a cell)")
     p.add_argument("--sizes", default="1000,5000")
     p.add_argument("--hs", default="1/16,1/64")
     p.add_argument("--n-boot", type=int, default=200)
@@ -318,6 +335,8 @@ def main():
     p.add_argument("--members", default=None, help="comma-separated zoo names (default: all)")
     p.add_argument("--save", default=None, help="write the records here (pickle), after every cell")
     p.add_argument("--load", action="append", default=[], help="evaluate recorded runs instead (repeatable)")
+    p.add_argument("--extend", action="append", default=[],
+                   help="further replicates of loaded cells (recorded with --first): appended (repeatable)")
     p.add_argument("--against", action="append", default=[],
                    help="older records of the same cells: the default rule before -> after (repeatable)")
     p.add_argument("--cells", action="store_true", help="print every cell (coverage/width per rule)")
@@ -330,6 +349,9 @@ def main():
     for path in a.load:
         with open(path, "rb") as f:
             cells.update(pickle.load(f))
+    for path in a.extend:
+        with open(path, "rb") as f:
+            extend(cells, pickle.load(f))
     if not a.load:
         zoo = socal.synthetic.validation_zoo()
         names = a.members.split(",") if a.members else list(zoo)
@@ -339,8 +361,9 @@ def main():
                     for h in [float(Fraction(s)) for s in a.hs.split(",")]:
                         pop, t0 = zoo[name].population, time.perf_counter()
                         truth = (pop.ce2(h) if kind == "ce2" else pop.ce1(h)).value
-                        jobs = [(kind, name, h, n, r, a.n_boot) for r in range(a.reps)]
+                        jobs = [(kind, name, h, n, r, a.n_boot) for r in range(a.first, a.first + a.reps)]
                         cells[(kind, name, round(1 / h), n)] = dict(truth=truth, held_out=zoo[name].held_out,
+                                                                    first=a.first,
                                                                     rows=list(iter_jobs(record, jobs, n_jobs=a.jobs)))
                         print(f"recorded {kind} {name} 1/{round(1 / h)} n={n}: {time.perf_counter() - t0:.0f} s",
                               flush=True)
