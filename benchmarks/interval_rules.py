@@ -33,6 +33,7 @@ the same cells.
     python benchmarks/interval_rules.py --load rules.pkl --summary   # the grid's summary per kind x n
     python benchmarks/interval_rules.py --load rules.pkl --margins   # what a widening of the bracket trades
     python benchmarks/interval_rules.py --load rules.pkl --spread    # where the chosen degree's interval misses
+    python benchmarks/interval_rules.py --load rules.pkl --width     # where the union's width comes from
     python benchmarks/interval_rules.py --load new.pkl --against old.pkl   # the default, before -> after a change
     python benchmarks/interval_rules.py --reps 100 --first 100 --sizes 50000 --kind ce2 --save more.pkl   # 100 more
     python benchmarks/interval_rules.py --load rules.pkl --extend more.pkl --grid   # ... evaluated with the first
@@ -238,6 +239,38 @@ def spread(cells, level, show=12):
         print(f"{' '.join(map(str, key)):<36}{c:>14.3f}{u:>13.3f}{q:>18.2f}")
 
 
+def width_sources(cells, level, limit=4.5):
+    """Where the union's width comes from, in the cells where it exceeds ``limit`` RMSEs: the mean error of the
+    coarsest, the chosen and the finest candidate's corrected estimate (with the replicates' 95% half-width), and the
+    union's mean width split into the span of the candidates' corrected estimates (max - min) and the rest (the
+    noise quantiles and bracket gaps at its two ends), with the finest candidate's bracket gap |b_hi - b_lo| and
+    bootstrap SD, all in RMSEs.  Then, over every cell, how often the finest candidate errs significantly high and
+    the coarsest significantly low: the union spans both."""
+    def err(rows, pick, truth):
+        e = np.array([pick(r)[2] - truth for r in rows])
+        return e.mean(), 1.96 * e.std(ddof=1) / np.sqrt(e.size)
+
+    print(f"{'cell':<36}{'width/RMSE':>11}{'span':>6}{'rest':>6}{'gap':>6}{'SD':>6}  mean error of the corrected "
+          f"estimate: {'coarsest':>17}{'chosen':>17}{'finest':>17}")
+    high = low = 0
+    for (kind, name, hinv, n), cell in ordered(cells):
+        truth, rows, top = cell["truth"], cell["rows"], CE_RANGE[2 if kind == "ce2" else 1]
+        ivs = [[one_interval("bracket", *c, level, top) for c in r["cands"]] for r in rows]
+        width = np.mean([max(b for _, b in iv) - min(a for a, _ in iv) for iv in ivs])
+        span = np.mean([max(c[2] for c in r["cands"]) - min(c[2] for c in r["cands"]) for r in rows])
+        rmse = float(np.sqrt(np.mean([(r["est"] - truth) ** 2 for r in rows])))
+        gap = np.mean([abs(2 * (r["cands"][-1][1] - r["cands"][-1][3].mean())) for r in rows])  # |shrunk - one|
+        sd = np.mean([np.std(r["cands"][-1][3]) for r in rows])
+        errs = [err(rows, f, truth) for f in (lambda r: r["cands"][0], lambda r: r["cands"][r["k"]],
+                                               lambda r: r["cands"][-1])]
+        high += errs[2][0] - errs[2][1] > 0
+        low += errs[0][0] + errs[0][1] < 0
+        if width / rmse > limit:
+            print(f"{kind + ' ' + name + ' 1/' + str(hinv) + ' ' + str(n):<36}{width / rmse:>11.1f}{span / rmse:>6.1f}"
+                  f"{(width - span) / rmse:>6.1f}{gap / rmse:>6.1f}{sd / rmse:>6.1f}  {'':>26}" + "".join(f"{m:>+10.4f} ± {h:.4f}" for m, h in errs))
+    print(f"finest candidate significantly high in {high} of {len(cells)} cells, coarsest significantly low in {low}")
+
+
 def evaluate(cells, level, show_cells):
     summary = {}
     for (kind, name, hinv, n), cell in cells.items():
@@ -344,6 +377,7 @@ def main():
     p.add_argument("--summary", action="store_true", help="the grid's summary: docs/numbers.md's table per kind x n")
     p.add_argument("--margins", action="store_true", help="the bracket interval widened by SDs and gaps: the trade-off")
     p.add_argument("--spread", action="store_true", help="the chosen degree's coverage, and the bootstrap SD's fit")
+    p.add_argument("--width", action="store_true", help="where the union's width comes from, in the wide cells")
     a = p.parse_args()
     cells = {}
     for path in a.load:
@@ -384,6 +418,8 @@ def main():
         return margins(cells, 0.9)
     if a.spread:
         return spread(cells, 0.9)
+    if a.width:
+        return width_sources(cells, 0.9)
     evaluate(cells, 0.9, a.cells)
 
 
