@@ -267,7 +267,8 @@ def width_sources(cells, level, limit=4.5):
         low += errs[0][0] + errs[0][1] < 0
         if width / rmse > limit:
             print(f"{kind + ' ' + name + ' 1/' + str(hinv) + ' ' + str(n):<36}{width / rmse:>11.1f}{span / rmse:>6.1f}"
-                  f"{(width - span) / rmse:>6.1f}{gap / rmse:>6.1f}{sd / rmse:>6.1f}  {'':>26}" + "".join(f"{m:>+10.4f} ± {h:.4f}" for m, h in errs))
+                  f"{(width - span) / rmse:>6.1f}{gap / rmse:>6.1f}{sd / rmse:>6.1f}  {'':>26}"
+                  + "".join(f"{m:>+10.4f} ± {h:.4f}" for m, h in errs))
     print(f"finest candidate significantly high in {high} of {len(cells)} cells, coarsest significantly low in {low}")
 
 
