@@ -338,13 +338,14 @@ def against(cells, before, level):
 
 def extend(cells, more):
     """Append ``more``'s replicates to the same cells of ``cells``: each must continue where the cell's rows end
-    (recorded with ``--first`` equal to their count) and have the same truth, else a ValueError."""
+    (recorded with ``--first`` equal to their count) and have the same truth (to 1e-12: the exact reference's last
+    bits can differ between thread counts), else a ValueError."""
     for key, cell in more.items():
         if key not in cells:
             raise ValueError(f"--extend: cell {key} is not among the loaded records")
         old = cells[key]
         start = old.get("first", 0) + len(old["rows"])
-        if cell.get("first", 0) != start or cell["truth"] != old["truth"]:
+        if cell.get("first", 0) != start or abs(cell["truth"] - old["truth"]) > 1e-12 * abs(old["truth"]):
             raise ValueError(f"--extend: cell {key} holds replicates from {cell.get('first', 0)} (truth "
                              f"{cell['truth']}); the loaded one ends before {start} (truth {old['truth']})")
         cells[key] = dict(old, rows=old["rows"] + cell["rows"])
