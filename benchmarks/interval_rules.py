@@ -27,6 +27,11 @@ outside the band in 5.5% of cells by chance, 7 of 120, so "every cell on target"
 significance columns are the reading that can.)  For ``bracket`` the numbers are the ones ``coverage.py`` prints for
 the same cells.
 
+Record with one BLAS thread per process (``OMP_NUM_THREADS=1``) and ``--jobs 1``, one recording per core: 100
+replicates of a CE2 cell at n = 50,000 then take 71-103 s on this kind of machine, against 10-13 minutes with
+numpy's two threads in each of two or three recordings (docs/numbers.md, "Which records").  The records are the
+same either way, to rounding.
+
     python benchmarks/interval_rules.py --reps 200 --sizes 1000,5000 --save rules.pkl   # record, then evaluate
     python benchmarks/interval_rules.py --load rules.pkl [--load more.pkl] [--cells]     # evaluate recorded runs
     python benchmarks/interval_rules.py --load rules.pkl --grid   # the default rule's rows, as coverage.py's grid
