@@ -17,7 +17,10 @@ compared on identical data at no extra cost:
   confidence sets, each valid under its own condition;
 * each at the chosen degree only (suffix ``-chosen``), as the union over the chosen degree and the finer ones that
   Lepski's rule found in agreement with it (suffix ``-upward``: the coarser candidates it rejected left out), or as
-  the union over every degree compared (the default).
+  the union over every degree compared (the default);
+* ``bracket-identified``: the union over the chosen degree and the candidates whose bracket gap |b_hi - b_lo| is
+  at most their own noise interval's width q_hi - q_lo (a candidate whose bias is identified less sharply than its
+  noise left out; a tuned constant, 1, measured and not adopted: docs/numbers.md).
 
 It prints, per rule and kind x n, how many cells cover within [level - 0.02, level + 0.05] with mean width at most
 4.5 times the estimate's RMSE (issue 24), the coverage range and the cells below level - 0.02 and above level + 0.05,
@@ -277,6 +280,14 @@ def width_sources(cells, level, limit=4.5):
     print(f"finest candidate significantly high in {high} of {len(cells)} cells, coarsest significantly low in {low}")
 
 
+def identified(cand, level):
+    """Whether a candidate's bracket gap |b_hi - b_lo| is at most its noise interval's width q_hi - q_lo."""
+    plug, bias, deb, deltas = cand
+    one = float(deltas.mean())
+    lo_q, hi_q = np.quantile(deltas - one, [(1 - level) / 2, (1 + level) / 2])
+    return abs(2 * (bias - one)) <= hi_q - lo_q
+
+
 def evaluate(cells, level, show_cells):
     summary = {}
     for (kind, name, hinv, n), cell in cells.items():
@@ -286,14 +297,18 @@ def evaluate(cells, level, show_cells):
         line = f"{kind:<5}{name:<19}{'1/' + str(hinv):>5}{n:>7}{truth:>8.4f}{est.mean() - truth:>+9.4f}{rmse:>8.4f}"
         top = CE_RANGE[2 if kind == "ce2" else 1]
         for rule in RULES + (("inversion",) if all("shrunk" in r for r in rows) else ()):
-            for scope in ("", "-chosen", "-upward"):
+            for scope in ("", "-chosen", "-upward") + (("-identified",) if rule == "bracket" else ()):
                 ivs = []
                 for r in rows:
                     if rule == "inversion":
                         each = [inversion_interval(*c, s, level, top) for c, s in zip(r["cands"], r["shrunk"])]
                     else:
                         each = [one_interval(rule, *c, level, top) for c in r["cands"]]
-                    each = {"": each, "-chosen": each[r["k"]:r["k"] + 1], "-upward": each[r["k"]:]}[scope]
+                    if scope == "-identified":
+                        each = [iv for j, (iv, c) in enumerate(zip(each, r["cands"]))
+                                if j == r["k"] or identified(c, level)]
+                    else:
+                        each = {"": each, "-chosen": each[r["k"]:r["k"] + 1], "-upward": each[r["k"]:]}[scope]
                     ivs.append((min(lo for lo, _ in each), max(hi for _, hi in each)))
                 lo, hi = np.array(ivs).T
                 cover, width = float(np.mean((lo <= truth) & (truth <= hi))), float(np.mean(hi - lo)) / rmse
@@ -307,7 +322,7 @@ def evaluate(cells, level, show_cells):
     print(f"\n{'rule':<22}{'kind':<5}{'n':>7}{'cells ok':>10}{'coverage':>13}{'below':>7}{'above':>7}"
           f"{'width/RMSE':>12}{'sig. below':>12}{'sig. above':>12}")
     order = RULES + ("inversion",)
-    base = lambda rule: rule.removesuffix("-chosen").removesuffix("-upward")  # noqa: E731
+    base = lambda rule: rule.removesuffix("-chosen").removesuffix("-upward").removesuffix("-identified")  # noqa: E731
     for (rule, kind, n), v in sorted(summary.items(), key=lambda kv: (order.index(base(kv[0][0])), kv[0][0], kv[0][1],
                                                                        kv[0][2])):
         c, w, ok, sig_lo, sig_hi = np.array(v).T
