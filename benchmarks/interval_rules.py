@@ -163,7 +163,7 @@ def grid(cells, level, upper):
             head = cell["held_out"]
             print(f"\n{'Held-out' if head else 'Tuning'} members:\n\n| kind | member | h | n | reps | CE^pert | bias "
                   "plug-in | bias estimate | RMSE estimate | 90% interval covers | 95% bound covers | width / RMSE | "
-                  "finer degree used |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+                  "finer degree used |\n" + "| --- " * 13 + "|")
         s = default_stats(cell, kind, level, upper)
         print(f"| {kind} | {name} | 1/{hinv} | {n} | {s['reps']} | {s['truth']:.4f} | {s['plug_err']:+.4f} | "
               f"{s['err']:+.4f} | {s['rmse']:.4f} | {s['cover']:.2f} | {s['bound']:.2f} | {s['width']:.1f} | "
@@ -267,7 +267,7 @@ def width_sources(cells, level, limit=4.5):
         width = np.mean([max(b for _, b in iv) - min(a for a, _ in iv) for iv in ivs])
         span = np.mean([max(c[2] for c in r["cands"]) - min(c[2] for c in r["cands"]) for r in rows])
         rmse = float(np.sqrt(np.mean([(r["est"] - truth) ** 2 for r in rows])))
-        gap = np.mean([abs(2 * (r["cands"][-1][1] - r["cands"][-1][3].mean())) for r in rows])  # |shrunk - one|
+        gap = np.mean([bracket_gap(r["cands"][-1]) for r in rows])
         sd = np.mean([np.std(r["cands"][-1][3]) for r in rows])
         errs = [err(rows, f, truth) for f in (lambda r: r["cands"][0], lambda r: r["cands"][r["k"]],
                                                lambda r: r["cands"][-1])]
@@ -280,12 +280,18 @@ def width_sources(cells, level, limit=4.5):
     print(f"finest candidate significantly high in {high} of {len(cells)} cells, coarsest significantly low in {low}")
 
 
+def bracket_gap(cand):
+    """A candidate's bracket gap |b_hi - b_lo|: the one-step correction (its deltas' mean) against the shrunken
+    world's (2 bias - one-step, since the recorded bias is their mean)."""
+    _, bias, _, deltas = cand
+    return abs(2 * (bias - float(deltas.mean())))
+
+
 def identified(cand, level):
-    """Whether a candidate's bracket gap |b_hi - b_lo| is at most its noise interval's width q_hi - q_lo."""
-    plug, bias, deb, deltas = cand
-    one = float(deltas.mean())
-    lo_q, hi_q = np.quantile(deltas - one, [(1 - level) / 2, (1 + level) / 2])
-    return abs(2 * (bias - one)) <= hi_q - lo_q
+    """Whether a candidate's bracket gap is at most its noise interval's width q_hi - q_lo."""
+    deltas = cand[3]
+    lo_q, hi_q = np.quantile(deltas - deltas.mean(), [(1 - level) / 2, (1 + level) / 2])
+    return bracket_gap(cand) <= hi_q - lo_q
 
 
 def evaluate(cells, level, show_cells):
