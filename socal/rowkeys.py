@@ -13,19 +13,32 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["mix64", "row_uniform", "row_keys", "stream_salt", "keyed_uniforms", "to_unit_interval"]
+__all__ = ["mix64", "mix64_inplace", "row_uniform", "row_keys", "stream_salt", "keyed_uniforms", "to_unit_interval"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
 def mix64(x):
-    """splitmix64's finaliser: a bijection of uint64 with full avalanche (wrapping arithmetic)."""
+    """splitmix64's finaliser: a bijection of uint64 with full avalanche (wrapping arithmetic).  ``x`` is not
+    modified: the first step makes a new array and the rest work in it (two temporaries fewer per call)."""
     x = x ^ (x >> np.uint64(30))
-    x = x * _M1
-    x = x ^ (x >> np.uint64(27))
-    x = x * _M2
-    return x ^ (x >> np.uint64(31))
+    x *= _M1
+    x ^= x >> np.uint64(27)
+    x *= _M2
+    x ^= x >> np.uint64(31)
+    return x
+
+
+def mix64_inplace(x, scratch):
+    """:func:`mix64` of the uint64 array ``x`` written into ``x``, with ``scratch`` (an array of its shape and
+    dtype) for the shifts: no allocation, the same bits.  Returns ``x``."""
+    for shift, mult in ((30, _M1), (27, _M2), (31, None)):
+        np.right_shift(x, np.uint64(shift), out=scratch)
+        x ^= scratch
+        if mult is not None:
+            x *= mult
+    return x
 
 
 def row_uniform(mean, var, zs, salt):
