@@ -64,18 +64,23 @@ from socal.parallel import iter_jobs
 RULES = ("bracket", "widened", "imbens-manski", "gum")
 
 
-def record(kind, name, h, n, rep, n_boot):
-    """One coverage.py replicate; every compared degree's (plug-in, bias, corrected estimate, deltas)."""
+def record(kind, name, h, n, rep, n_boot, inner=False):
+    """One coverage.py replicate; every compared degree's (plug-in, bias, corrected estimate, deltas); with ``inner``
+    also each refit's one-step-corrected delta and the analytic one-step (``socal.bootstrap.INNER_ONE_STEP``)."""
     got = {}
     choose = socal.pipeline.choose_degree
+    flag = socal.bootstrap.INNER_ONE_STEP
 
     def spy(cands):
         got["k"], rule = choose(cands)
         got["cands"] = [(c.plugin, c.boot.bias, c.boot.debiased, c.boot.deltas) for c in cands]
         got["shrunk"] = [(c.boot.shrunk_truth, c.boot.shrunk_plugin) for c in cands]  # for rules to come
+        if inner:
+            got["inner"] = [c.boot.inner for c in cands]
         return got["k"], rule
 
     socal.pipeline.choose_degree = spy
+    socal.bootstrap.INNER_ONE_STEP = inner
     try:
         pop = socal.synthetic.validation_zoo()[name].population
         m, v, y = pop.sample(n, h=h, rng=np.random.default_rng([zlib.crc32(name.encode()), round(1 / h), n, rep]))
@@ -85,6 +90,7 @@ def record(kind, name, h, n, rep, n_boot):
             res = socal.ce1(m, y, h=h, ci=0.9, upper=0.95, n_boot=n_boot, rng=rep)
     finally:
         socal.pipeline.choose_degree = choose
+        socal.bootstrap.INNER_ONE_STEP = flag
     return dict(got, est=res.estimate)
 
 
@@ -393,6 +399,8 @@ def main():
     p.add_argument("--n-boot", type=int, default=200)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--kind", default="ce2,ce1")
+    p.add_argument("--inner", action="store_true",
+                   help="record each refit's one-step-corrected delta too (the corrected estimate's fluctuation)")
     p.add_argument("--members", default=None, help="comma-separated zoo names (default: all)")
     p.add_argument("--save", default=None, help="write the records here (pickle), after every cell")
     p.add_argument("--load", action="append", default=[], help="evaluate recorded runs instead (repeatable)")
@@ -423,7 +431,7 @@ def main():
                     for h in [float(Fraction(s)) for s in a.hs.split(",")]:
                         pop, t0 = zoo[name].population, time.perf_counter()
                         truth = (pop.ce2(h) if kind == "ce2" else pop.ce1(h)).value
-                        jobs = [(kind, name, h, n, r, a.n_boot) for r in range(a.first, a.first + a.reps)]
+                        jobs = [(kind, name, h, n, r, a.n_boot, a.inner) for r in range(a.first, a.first + a.reps)]
                         cells[(kind, name, round(1 / h), n)] = dict(truth=truth, held_out=zoo[name].held_out,
                                                                     first=a.first,
                                                                     rows=list(iter_jobs(record, jobs, n_jobs=a.jobs)))

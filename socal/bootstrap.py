@@ -474,6 +474,17 @@ def _std_over_refits(e, scratch):
     return np.sqrt(var / e.shape[1])
 
 
+def _gaussian_bias(x, sigma):
+    """E|x + sigma Z| - |x|, Z standard normal (the folded normal's mean less |x|): the plug-in's bias at a row whose
+    truth is x and whose fitted value has Gaussian noise of SD sigma (0 where sigma is 0)."""
+    from scipy import special
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(sigma > 0, x / (sigma * np.sqrt(2.0)), 0.0)
+        out = sigma * np.sqrt(2.0 / np.pi) * np.exp(-t * t) + x * special.erf(t) - np.abs(x)
+    return np.where(sigma > 0, out, 0.0)
+
+
 def _soft(g, t):
     """Soft-thresholding: sign(g) max(|g| - t, 0)."""
     return np.sign(g) * np.maximum(np.abs(g) - t, 0.0)
@@ -492,8 +503,9 @@ class RefitPass:
     bootstraps where they fit its budget.
     """
 
-    def __init__(self, calmap, betas, seed, weights=None, fraction=1.0):
+    def __init__(self, calmap, betas, seed, weights=None, fraction=1.0, inner=False):
         self.calmap, self.betas, self.seed = calmap, betas, seed  # betas: (d, B, R)
+        self.inner = inner  # also the analytic one-step bias of every refit (:func:`_gaussian_bias`)
         self.weights = weights if weights is not None else PoissonWeights(0)
         self.fraction = fraction  # the share of rows evaluated (a keyed subset), and the weights' variance
         self.bar = None  # set by the source: counts the rows evaluated under all refits
@@ -512,6 +524,7 @@ class RefitPass:
         truth = 0.0
         shrunk_truth, shrunk_plug = np.zeros(len(THRESHOLDS)), np.zeros(len(THRESHOLDS))
         nb = min(B, _N_SHRINK)
+        inner_num, inner_data = np.zeros(B), 0.0
         # (R B, d) in the tensor layout, response-major
         coef = basis.to_tensor(self.betas.transpose(0, 2, 1).reshape(d, R * B)).reshape(R * B, -1)
         # the world's truth (the fitted map, projected) from the same product: its coefficients as R more rows
@@ -547,6 +560,11 @@ class RefitPass:
             sigma = _std_over_refits(e, _part(buf_dev, (R, B, c)))
             g = p - score
             truth += np.abs(g).sum()
+            if self.inner:  # refit b's own one-step bias, each row's noise N(0, sigma^2): sum over responses
+                gb = np.add(e, g[:, None, :], out=_part(buf_dev, (R, B, c)))
+                beta_b = _gaussian_bias(gb, sigma[:, None, :]).sum(axis=0)  # (B, rows)
+                inner_num += np.einsum("ib,bi->b", wts, beta_b)
+                inner_data += _gaussian_bias(g, sigma).sum()
             en = e[:, :nb, :]
             out = _part(buf_shrunk, (R, nb, c))
             for j, tau in enumerate(THRESHOLDS):
@@ -556,7 +574,8 @@ class RefitPass:
                 shrunk_plug[j] += np.abs(out, out=out).sum() / nb
             if self.bar is not None:
                 self.bar.update(c)
-        return _Sums((num, den, shrunk_truth, shrunk_plug, np.array([m.size, truth])))
+        return _Sums((num, den, shrunk_truth, shrunk_plug, np.array([m.size, truth]), inner_num,
+                      np.array([inner_data])))
 
 
 _POISSON_CDF = np.cumsum([np.exp(-1.0) / np.prod(np.arange(1, j + 1, dtype=float)) for j in range(20)])
@@ -655,9 +674,11 @@ class BootstrapResult:
     deltas: np.ndarray
     shrunk_truth: np.ndarray | None = None
     shrunk_plugin: np.ndarray | None = None
+    inner: tuple | None = None  # with INNER_ONE_STEP: (refits' one-step-corrected deltas, the analytic one-step)
 
 
 REFIT_ROWS = 5_000  # the refits are evaluated on a keyed subset of about this many rows (all rows below it)
+INNER_ONE_STEP = False  # record each refit's analytic one-step bias too (benchmarks/interval_rules.py --inner)
 LABEL_DRAWS = "gaussian"  # 'exact': draw every label set (the former bootstrap, n B (l + 1)^2 work; for comparison)
 
 
@@ -710,8 +731,8 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
         b = _gaussian_right_hand_sides(W, S, basis, n_boot, seed)
     betas = fit.factor.solve(b.reshape(b.shape[0], -1)).reshape(b.shape)
     fraction = 1.0 if n <= refit_rows else refit_rows / n
-    num, den, st_sum, sp_sum, (n_sub, truth_sum) = source.map_reduce(
-        RefitPass(calmap, betas, seed, weights, fraction), progress=progress,
+    num, den, st_sum, sp_sum, (n_sub, truth_sum), inner_num, (inner_data,) = source.map_reduce(
+        RefitPass(calmap, betas, seed, weights, fraction, INNER_ONE_STEP), progress=progress,
         desc=f"{name}: rows under the refits").arrays
     # the world's truth over the rows the refits were evaluated on (all of them, or the keyed subset)
     n_sub = max(n_sub, 1.0)
@@ -723,7 +744,10 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     debiased = min(max(est - bias, 0.0), top)
     noise = deltas - one_step  # the plug-in's fluctuation about its mean
     ci, bound = bracket_interval(est, (one_step, shrunk_bias), noise, debiased, top, level, upper)
-    return BootstrapResult(bias, debiased, ci, bound, deltas, st_sum / n_sub, sp_sum / n_sub)
+    inner = None
+    if INNER_ONE_STEP:  # the one-step-corrected plug-in of every refit, less its world's truth; the analytic one-step
+        inner = (deltas - inner_num / np.maximum(den, 1e-12), inner_data / n_sub)
+    return BootstrapResult(bias, debiased, ci, bound, deltas, st_sum / n_sub, sp_sum / n_sub, inner)
 
 
 def bracket_interval(est, biases, noise, debiased, top, level=None, upper=None):
