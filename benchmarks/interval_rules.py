@@ -253,6 +253,35 @@ def spread(cells, level, show=12):
         print(f"{' '.join(map(str, key)):<36}{c:>14.3f}{u:>13.3f}{q:>18.2f}")
 
 
+def inner_spread(cells):
+    """What the bias correction adds to the estimate's fluctuation, at the finest candidate (one degree per cell),
+    from records made with ``--inner``: over the replicates, the SD of its plug-in, of its one-step-corrected
+    estimate (plug-in less the deltas' mean) and of its corrected estimate (the midpoint of the bracket), each over
+    the median bootstrap SD that should price it: the plug-in's deltas for the first and third, the one-step-corrected
+    deltas of the inner level for the second.  Quantiles over the cells (10/50/90%)."""
+    cols = {"plug-in / its deltas' SD": [], "one-step-corrected / the inner deltas' SD": [],
+            "midpoint-corrected / the plug-in deltas' SD": [], "one-step-corrected SD / plug-in SD": []}
+    for cell in cells.values():
+        recs = [r for r in cell["rows"] if "inner" in r]
+        if len(recs) < 20:
+            continue
+        fin = [r["cands"][-1] for r in recs]
+        inner = [r["inner"][-1] for r in recs]
+        plug = np.array([c[0] for c in fin])
+        one = plug - np.array([c[3].mean() for c in fin])
+        mid = np.array([c[2] for c in fin])
+        boot = np.median([np.std(c[3]) for c in fin])
+        boot_inner = np.median([np.std(i[0]) for i in inner])
+        cols["plug-in / its deltas' SD"].append(np.std(plug, ddof=1) / boot)
+        cols["one-step-corrected / the inner deltas' SD"].append(np.std(one, ddof=1) / boot_inner)
+        cols["midpoint-corrected / the plug-in deltas' SD"].append(np.std(mid, ddof=1) / boot)
+        cols["one-step-corrected SD / plug-in SD"].append(np.std(one, ddof=1) / np.std(plug, ddof=1))
+    count = len(next(iter(cols.values())))
+    print(f"finest candidate, {count} cells: SD over the replicates / bootstrap SD, quantiles 10/50/90%")
+    for name, v in cols.items():
+        print(f"  {name:<46}" + "  ".join(f"{q:.2f}" for q in np.quantile(v, [0.1, 0.5, 0.9])))
+
+
 def width_sources(cells, level, limit=4.5):
     """Where the union's width comes from, in the cells where it exceeds ``limit`` RMSEs: the mean error of the
     coarsest, the chosen and the finest candidate's corrected estimate (with the replicates' 95% half-width), and the
@@ -286,6 +315,18 @@ def width_sources(cells, level, limit=4.5):
     print(f"finest candidate significantly high in {high} of {len(cells)} cells, coarsest significantly low in {low}")
 
 
+INNER_RULES = ("bracket-inner", "imbens-manski-inner")
+
+
+def with_inner_noise(cand, inner):
+    """A candidate whose deltas fluctuate as its one-step-corrected estimate does (recorded with ``--inner``: each
+    refit's delta less its own analytic one-step bias), about the same mean (so the one-step bias, and with it the
+    bracket, is the candidate's own): the ``-inner`` rules are the plain rules with that noise."""
+    plug, bias, deb, deltas = cand
+    corrected = inner[0]
+    return plug, bias, deb, corrected - corrected.mean() + deltas.mean()
+
+
 def bracket_gap(cand):
     """A candidate's bracket gap |b_hi - b_lo|: the one-step correction (its deltas' mean) against the shrunken
     world's (2 bias - one-step, since the recorded bias is their mean)."""
@@ -308,12 +349,16 @@ def evaluate(cells, level, show_cells):
         rmse = float(np.sqrt(np.mean((est - truth) ** 2)))
         line = f"{kind:<5}{name:<19}{'1/' + str(hinv):>5}{n:>7}{truth:>8.4f}{est.mean() - truth:>+9.4f}{rmse:>8.4f}"
         top = CE_RANGE[2 if kind == "ce2" else 1]
-        for rule in RULES + (("inversion",) if all("shrunk" in r for r in rows) else ()):
+        for rule in RULES + (("inversion",) if all("shrunk" in r for r in rows) else ()) + (
+                INNER_RULES if all("inner" in r for r in rows) else ()):
             for scope in ("", "-chosen", "-upward") + (("-identified",) if rule == "bracket" else ()):
                 ivs = []
                 for r in rows:
                     if rule == "inversion":
                         each = [inversion_interval(*c, s, level, top) for c, s in zip(r["cands"], r["shrunk"])]
+                    elif rule in INNER_RULES:
+                        each = [one_interval(rule.removesuffix("-inner"), *with_inner_noise(c, i), level, top)
+                                for c, i in zip(r["cands"], r["inner"])]
                     else:
                         each = [one_interval(rule, *c, level, top) for c in r["cands"]]
                     if scope == "-identified":
@@ -333,7 +378,7 @@ def evaluate(cells, level, show_cells):
             print(line)
     print(f"\n{'rule':<22}{'kind':<5}{'n':>7}{'cells ok':>10}{'coverage':>13}{'below':>7}{'above':>7}"
           f"{'width/RMSE':>12}{'sig. below':>12}{'sig. above':>12}")
-    order = RULES + ("inversion",)
+    order = RULES + ("inversion",) + INNER_RULES
     base = lambda rule: rule.removesuffix("-chosen").removesuffix("-upward").removesuffix("-identified")  # noqa: E731
     for (rule, kind, n), v in sorted(summary.items(), key=lambda kv: (order.index(base(kv[0][0])), kv[0][0], kv[0][1],
                                                                        kv[0][2])):
@@ -413,6 +458,8 @@ def main():
     p.add_argument("--summary", action="store_true", help="the grid's summary: docs/numbers.md's table per kind x n")
     p.add_argument("--margins", action="store_true", help="the bracket interval widened by SDs and gaps: the trade-off")
     p.add_argument("--spread", action="store_true", help="the chosen degree's coverage, and the bootstrap SD's fit")
+    p.add_argument("--inner-spread", action="store_true",
+                   help="(records made with --inner) what the correction adds to the finest candidate's fluctuation")
     p.add_argument("--width", action="store_true", help="where the union's width comes from, in the wide cells")
     a = p.parse_args()
     cells = {}
@@ -456,6 +503,8 @@ def main():
         return spread(cells, 0.9)
     if a.width:
         return width_sources(cells, 0.9)
+    if a.inner_spread:
+        return inner_spread(cells)
     evaluate(cells, 0.9, a.cells)
 
 
