@@ -18,6 +18,9 @@ compared on identical data at no extra cost:
 * each at the chosen degree only (suffix ``-chosen``), as the union over the chosen degree and the finer ones that
   Lepski's rule found in agreement with it (suffix ``-upward``: the coarser candidates it rejected left out), or as
   the union over every degree compared (the default);
+* ``bracket-inner``, ``imbens-manski-inner`` (where the records hold the inner level, ``--inner``): the rule with the
+  one-step-corrected estimate's fluctuation (each refit's delta less its own closed-form one-step bias,
+  ``socal.bootstrap.INNER_ONE_STEP``) in place of the plug-in's, about the same mean (the bracket unchanged);
 * ``bracket-identified``: the union over the chosen degree and the candidates whose bracket gap |b_hi - b_lo| is
   at most their own noise interval's width q_hi - q_lo (a candidate whose bias is identified less sharply than its
   noise left out; a tuned constant, 1, measured and not adopted: docs/numbers.md).
@@ -43,6 +46,8 @@ same either way, to rounding.
     python benchmarks/interval_rules.py --load rules.pkl --spread    # where the chosen degree's interval misses
     python benchmarks/interval_rules.py --load rules.pkl --width     # where the union's width comes from
     python benchmarks/interval_rules.py --load new.pkl --against old.pkl   # the default, before -> after a change
+    python benchmarks/interval_rules.py --inner --reps 100 --jobs 1 --save inner.pkl   # record the inner level too
+    python benchmarks/interval_rules.py --load inner.pkl --inner-spread   # what the correction adds to the noise
     python benchmarks/interval_rules.py --reps 100 --first 100 --sizes 50000 --kind ce2 --save more.pkl   # 100 more
     python benchmarks/interval_rules.py --load rules.pkl --extend more.pkl --grid   # ... evaluated with the first
 """

@@ -9,6 +9,7 @@ outputs compared for exact equality, and timed alternately; the weights are draw
 
     python benchmarks/refit_pass.py                      # n = 50,000, l = 12 and 44, medians of 9
     python benchmarks/refit_pass.py --sizes 1000000 --reps 5
+    python benchmarks/refit_pass.py --inner              # socal's pass with the inner level against without it
 """
 
 from __future__ import annotations
@@ -107,12 +108,39 @@ def captured_pass(n, degree):
     return refit, got["args"]
 
 
+def inner_cost(sizes, degrees, reps):
+    """socal's refit pass with and without the inner level (each refit's one-step bias in closed form), alternated;
+    the pass's other outputs must not move."""
+    print(f"{'n':>9} {'l':>3} {'without ms':>10} {'with ms':>8} {'ratio':>6}  other outputs")
+    for n in sizes:
+        for degree in degrees:
+            refit, args = captured_pass(n, degree)
+            off, on = [], []
+            for _ in range(reps):
+                refit.inner = False
+                t0 = time.perf_counter()
+                plain = refit(*args).arrays
+                off.append(time.perf_counter() - t0)
+                refit.inner = True
+                t0 = time.perf_counter()
+                inner = refit(*args).arrays
+                on.append(time.perf_counter() - t0)
+            same = all(np.array_equal(x, y) for x, y in zip(plain[:5], inner[:5]))
+            t_off, t_on = statistics.median(off), statistics.median(on)
+            print(f"{n:>9} {degree:>3} {1e3 * t_off:>10.1f} {1e3 * t_on:>8.1f} {t_on / t_off:>6.2f}  "
+                  f"{'identical' if same else 'DIFFER'}", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="50000")
     ap.add_argument("--degrees", default="12,44")
     ap.add_argument("--reps", type=int, default=9)
+    ap.add_argument("--inner", action="store_true",
+                    help="time socal's pass with the inner level (INNER_ONE_STEP) against without it instead")
     a = ap.parse_args(argv)
+    if a.inner:
+        return inner_cost([int(float(s)) for s in a.sizes.split(",")], [int(s) for s in a.degrees.split(",")], a.reps)
     print(f"{'n':>9} {'l':>3} {'rows read':>9} {'plain ms':>9} {'socal ms':>9} {'ratio':>6}  outputs")
     for n in (int(float(s)) for s in a.sizes.split(",")):
         for degree in (int(s) for s in a.degrees.split(",")):

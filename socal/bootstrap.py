@@ -664,8 +664,12 @@ def shrunk_estimate(est, truth, plug):
 @dataclass(frozen=True)
 class BootstrapResult:
     """What :func:`bootstrap` found: the bias, the bias-corrected estimate, the interval and bound (None unless
-    asked for), the refits' deltas (plug-in minus world truth, one per replicate), and the shrunken worlds' truth
-    and mean plug-in, one per threshold of :data:`THRESHOLDS` (the curve the shrunken-world correction reads)."""
+    asked for), the refits' deltas (plug-in minus world truth, one per replicate), the shrunken worlds' truth
+    and mean plug-in, one per threshold of :data:`THRESHOLDS` (the curve the shrunken-world correction reads), and,
+    only with :data:`INNER_ONE_STEP` (a measurement hook, off by default), ``inner``: each refit's delta less its own
+    one-step bias in closed form (:func:`_gaussian_bias`, each row's noise Gaussian with the refits' SD), and that
+    closed-form one-step at the fitted map, so that the one-step-corrected estimate's own fluctuation can be
+    compared with the plug-in's (``benchmarks/interval_rules.py --inner``)."""
 
     bias: float
     debiased: float
