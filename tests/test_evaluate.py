@@ -9,6 +9,7 @@ import pytest
 import socal
 from socal import synthetic, truth
 from socal.cli import main
+from tests.fingerprint import SAME_PLATFORM
 
 
 def _calibrated_twin(m, v):
@@ -173,12 +174,13 @@ def test_readme_printout_is_what_the_command_prints(tmp_path, capsys, monkeypatc
     capsys.readouterr()
     assert main(commands) == 0
     printed = capsys.readouterr().out
-    assert compare_outputs(block, printed) == []
+    assert compare_outputs(block, printed, monte_carlo=not SAME_PLATFORM) == []
 
 
 def test_readme_python_quick_start_runs():
     """The README's Python quick start runs as written, and what it prints is a rejection in both parts (its members
-    share most of their error: the means are overconfident and the variances too small)."""
+    share most of their error: the means are overconfident and the variances too small).  Its excerpt is printed to
+    the digit on the platform it was made on, and to a Monte Carlo tolerance elsewhere (:mod:`tests.fingerprint`)."""
     import contextlib
     import io
     import pathlib
@@ -193,8 +195,21 @@ def test_readme_python_quick_start_runs():
     assert "second-order calibration rejected" in text and "outcomes are more often 1 than the means say" in text
     assert re.search(r"variances given the means: p = [0-9.]+e-\d\d", text)
     excerpt = re.search(r"What it prints, in brief.*?```text\n(.*?)```", readme, flags=re.S).group(1)
-    for line in excerpt.splitlines():  # every excerpt line is printed, to the digit
-        assert " ".join(line.split()) in text, line
+    if SAME_PLATFORM:
+        for line in excerpt.splitlines():  # every excerpt line is printed, to the digit
+            assert " ".join(line.split()) in text, line
+        return
+    from tests.test_notebooks import _NUMBER, compare_outputs
+
+    pos = 0
+    for line in excerpt.splitlines():  # another platform: the same words in order, numbers to a Monte Carlo tolerance
+        line = " ".join(line.split())
+        pattern = "".join(re.escape(part) + (_NUMBER.pattern if i < len(_NUMBER.findall(line)) else "")
+                          for i, part in enumerate(_NUMBER.split(line)))
+        found = re.compile(pattern).search(text, pos)
+        assert found, line
+        assert compare_outputs(line, found.group(0), monte_carlo=True) == [], (line, found.group(0))
+        pos = found.end()
 
 
 def _demo_csv(tmp_path, n=400):

@@ -1,0 +1,57 @@
+"""Which floating-point platform the committed outputs were made on, and whether this is it.
+
+socal's random numbers are keyed by the exact bits of each row (``socal.rowkeys``), so that arrays, any row order,
+any chunking and dask partitions give the same numbers.  Inputs that are themselves computed (perturbed scores,
+recalibrated scores, a population's samples) can differ in their last bits between machines: OpenBLAS picks its
+kernels by CPU and thread count (the same product can round differently in a block's tail), and numpy dispatches
+its SIMD loops by CPU.  A last-bit difference in a row changes its key, so its CV fold and bootstrap draws are other
+draws: the estimate, interval and Monte Carlo numbers then move by their Monte Carlo error, not by round-off (on
+this project's two build machines, a README interval end by 0.0016 and a notebook's by 0.0012).
+
+So the tests that compare with committed outputs (the README's printout, the notebooks, the audit's baseline) are
+exact on the platform that made them and compare to a Monte Carlo tolerance elsewhere.  The platform is named by
+:func:`fingerprint`: a hash of numpy's and OpenBLAS's results on fixed inputs (products of several shapes at the
+thread count in use, a Cholesky factor, sums, and the transcendental functions the perturbation and the samplers
+use), independent of socal's code, so that no change to socal can make its own outputs look like another
+platform's.  :data:`RECORDED` is the fingerprint of the platform the committed outputs come from
+(``tests/platform_fingerprint.txt``; rewrite it with ``python -m tests.fingerprint --write`` when regenerating them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pathlib
+import sys
+
+import numpy as np
+
+FILE = pathlib.Path(__file__).with_name("platform_fingerprint.txt")
+
+
+def fingerprint():
+    """A short hash of this platform's floating-point results on fixed inputs (numpy and its BLAS only)."""
+    rng = np.random.default_rng(20261127)
+    h = hashlib.sha256()
+    for (a, b, c) in [(7, 13, 5), (37, 53, 29), (91, 169, 1000), (402, 169, 806), (90, 45, 333), (2025, 402, 61)]:
+        x, y = rng.standard_normal((a, b)), rng.standard_normal((b, c))
+        h.update((x @ y).tobytes())
+        h.update((x @ y[:, :1]).tobytes())
+    s = rng.standard_normal((60, 60))
+    h.update(np.linalg.cholesky(s @ s.T + 60 * np.eye(60)).tobytes())
+    u = rng.random(10_001)
+    for f in (np.exp, np.log, np.sin, np.cos, np.tan, np.arctan, np.cosh, np.tanh, np.log1p, np.expm1):
+        h.update(f(u).tobytes())
+    h.update(np.sum(u).tobytes())
+    h.update(np.add.reduce(rng.standard_normal((300, 77)), axis=0).tobytes())
+    return h.hexdigest()[:16]
+
+
+RECORDED = FILE.read_text().split()[0] if FILE.exists() else None
+SAME_PLATFORM = RECORDED == fingerprint()
+WHY = (f"this platform's floating-point fingerprint ({fingerprint()}) is not the one the committed outputs were "
+       f"made on ({RECORDED}): their keyed random numbers are other draws here (tests/fingerprint.py)")
+
+if __name__ == "__main__":
+    if "--write" in sys.argv:
+        FILE.write_text(fingerprint() + "\n")
+    print(fingerprint(), "recorded:", RECORDED, "same" if SAME_PLATFORM else "other")
