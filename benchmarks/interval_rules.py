@@ -381,21 +381,21 @@ def evaluate(cells, level, show_cells):
                 line += f"  {cover:.2f}/{width:.1f}{' ' if ok else '*'}"
         if show_cells:
             print(line)
-    print(f"\n{'rule':<22}{'kind':<5}{'n':>7}{'cells ok':>10}{'coverage':>13}{'below':>7}{'above':>7}"
+    print(f"\n{'rule':<28}{'kind':<5}{'n':>7}{'cells ok':>10}{'coverage':>13}{'below':>7}{'above':>7}"
           f"{'width/RMSE':>12}{'sig. below':>12}{'sig. above':>12}")
     order = RULES + ("inversion",) + INNER_RULES
     base = lambda rule: rule.removesuffix("-chosen").removesuffix("-upward").removesuffix("-identified")  # noqa: E731
     for (rule, kind, n), v in sorted(summary.items(), key=lambda kv: (order.index(base(kv[0][0])), kv[0][0], kv[0][1],
                                                                        kv[0][2])):
         c, w, ok, sig_lo, sig_hi = np.array(v).T
-        print(f"{rule:<22}{kind:<5}{n:>7}{int(ok.sum()):>6} / {len(ok):<3}{c.min():>6.3f}-{c.max():.3f}"
+        print(f"{rule:<28}{kind:<5}{n:>7}{int(ok.sum()):>6} / {len(ok):<3}{c.min():>6.3f}-{c.max():.3f}"
               f"{int(np.sum(c < level - 0.02 - 1e-9)):>7}{int(np.sum(c > level + 0.05 + 1e-9)):>7}"
               f"{w.min():>7.1f}-{w.max():.1f}{int(sig_lo.sum()):>12}{int(sig_hi.sum()):>12}")
-    print(f"\n{'rule':<22}{'cells ok':>10}{'below':>7}{'above':>7}{'lowest':>8}{'sig. below':>12}{'sig. above':>12}"
+    print(f"\n{'rule':<28}{'cells ok':>10}{'below':>7}{'above':>7}{'lowest':>8}{'sig. below':>12}{'sig. above':>12}"
           f"{'width > 4.5':>13}")
     for rule in sorted({r for r, _, _ in summary}, key=lambda r: (order.index(base(r)), r)):
         c, w, ok, sig_lo, sig_hi = np.concatenate([np.array(v) for (r, _, _), v in summary.items() if r == rule]).T
-        print(f"{rule:<22}{int(ok.sum()):>4} / {len(ok):<3}{int(np.sum(c < level - 0.02 - 1e-9)):>7}"
+        print(f"{rule:<28}{int(ok.sum()):>4} / {len(ok):<3}{int(np.sum(c < level - 0.02 - 1e-9)):>7}"
               f"{int(np.sum(c > level + 0.05 + 1e-9)):>7}{c.min():>8.3f}{int(sig_lo.sum()):>12}{int(sig_hi.sum()):>12}"
               f"{int(np.sum(w > 4.5)):>13}")
 

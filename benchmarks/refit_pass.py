@@ -4,8 +4,9 @@ The pass evaluates B refitted maps on a keyed subset of about 5,000 rows (``soca
 Poisson(1) item weights keyed by row content.  socal's version mixes the weights' hashes in place and reads them
 through one table with ``np.take``, and keeps the block's arrays in buffers reused block after block.  The baseline
 below is the same computation written with plain numpy expressions (a new array per step, the weights by their
-definition: the code before that change, but for the weights' table).  Both are run on the pass of a default ``ce2`` call at a fixed degree (toy population, h = 1/16), their
-outputs compared for exact equality, and timed alternately; the weights are drawn afresh in every call (no cache).
+definition: the code before that change, but for the weights' table).  Both are run on the pass of a default ``ce2``
+call at a fixed degree (toy population, h = 1/16), their outputs compared for exact equality, and timed
+alternately; the weights are drawn afresh in every call (no cache).
 
     python benchmarks/refit_pass.py                      # n = 50,000, l = 12 and 44, medians of 9
     python benchmarks/refit_pass.py --sizes 1000000 --reps 5

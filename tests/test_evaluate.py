@@ -202,7 +202,7 @@ def test_readme_python_quick_start_runs():
     from tests.test_notebooks import _NUMBER, compare_outputs
 
     pos = 0
-    for line in excerpt.splitlines():  # another platform: the same words in order, numbers to a Monte Carlo tolerance
+    for line in excerpt.splitlines():  # another platform: the same words in order, numbers Monte Carlo close
         line = " ".join(line.split())
         pattern = "".join(re.escape(part) + (_NUMBER.pattern if i < len(_NUMBER.findall(line)) else "")
                           for i, part in enumerate(_NUMBER.split(line)))
