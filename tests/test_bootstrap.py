@@ -101,10 +101,12 @@ def test_mix64_inplace_gives_mix64s_bits():
     y = x.copy()
     assert mix64_inplace(y, np.empty_like(y)) is y
     assert np.array_equal(y, plain)
+
     def reference(z):  # splitmix64's finaliser in Python integers
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
         return z ^ (z >> 31)
+
     assert [int(h) for h in plain[:20, 0]] == [reference(int(z)) for z in x[:20, 0]]
     short = x ^ (x >> np.uint64(30))
     short *= np.uint64(0xBF58476D1CE4E5B9)
