@@ -9,7 +9,7 @@ recalibration map -> report.  Importing socal loads numpy and scipy only (never 
 from . import plot, synthetic, truth
 from ._evaluate import Evaluation, RecalibratedEvaluation, evaluate, evaluate_recalibrated
 from .degrees import paper_degree, theta
-from ._results import CalibrationError, ConfidenceInterval, SelectionReport, UpperBound
+from ._results import CalibrationError, ConfidenceInterval, DegreeEstimate, SelectionReport, UpperBound
 from .chebyshev import ConditioningWarning, get_backend, set_backend
 from .estimators import CalibrationFunctions, calibration_functions, ce1, ce2
 from .kernels import SechKernel
@@ -37,6 +37,7 @@ __all__ = [
     "calibration_functions",
     "CalibrationFunctions",
     "CalibrationError",
+    "DegreeEstimate",
     "ConfidenceInterval",
     "UpperBound",
     "SelectionReport",

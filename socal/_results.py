@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["ConfidenceInterval", "UpperBound", "CalibrationError", "SelectionReport"]
+__all__ = ["ConfidenceInterval", "UpperBound", "CalibrationError", "DegreeEstimate", "SelectionReport"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,40 @@ class SelectionReport:
 
 
 @dataclass(frozen=True)
+class DegreeEstimate:
+    """One degree that Lepski's rule compared (:attr:`CalibrationError.candidates`), and what it gives alone.
+
+    ``plugin`` is the degree's plug-in.  With the bootstrap (``debias=True``): ``bias_low <= bias_high`` are its two
+    bias corrections, the one-step and the shrunken-world one in whichever order they fell (the first sees too little
+    of the plug-in's bias, the second too much: :func:`socal.bootstrap.bootstrap`), ``estimate`` is the plug-in less
+    their midpoint (clipped to the functional's range) and ``noise_sd`` the bootstrap SD of the plug-in.  ``ci`` runs
+    from plugin - bias_high - q_hi to plugin - bias_low - q_lo, q the bootstrap quantiles of the plug-in's
+    fluctuation, so its width is the bracket's gap ``bias_high - bias_low`` plus the noise's own interval; the
+    reported interval is the union of the candidates' (``CalibrationError.ci``), and the reported bound the largest
+    of their ``upper``.  Without the bootstrap only ``degree``, ``alpha`` and ``plugin`` are set.  ``chosen`` marks
+    the degree whose estimate is reported."""
+
+    degree: int
+    alpha: float
+    plugin: float
+    chosen: bool = False
+    estimate: float | None = None
+    bias_low: float | None = None
+    bias_high: float | None = None
+    noise_sd: float | None = None
+    ci: ConfidenceInterval | None = None
+    upper: UpperBound | None = None
+
+    def to_dict(self) -> dict:
+        """JSON-safe summary."""
+        out = {k: getattr(self, k) for k in ("degree", "alpha", "plugin", "chosen", "estimate", "bias_low",
+                                             "bias_high", "noise_sd")}
+        out["ci"] = None if self.ci is None else {"low": self.ci.low, "high": self.ci.high, "level": self.ci.level}
+        out["upper"] = None if self.upper is None else {"value": self.upper.value, "level": self.upper.level}
+        return out
+
+
+@dataclass(frozen=True)
 class CalibrationError:
     """An estimate of CE2 (Eq. (cehat)) or CE1 (Remark "First-Order Calibration") with its ingredients.
 
@@ -75,6 +109,11 @@ class CalibrationError:
     bias : float or None, the parametric-bootstrap estimate of E[plugin] - truth.
     selection : SelectionReport
     kind : 'ce2' or 'ce1'
+    candidates : tuple of DegreeEstimate, the degrees Lepski's rule compared (the cross-validated one and the finer
+        ones it tried; one without a choice), coarsest first, each with its plug-in, bias bracket, estimate,
+        interval and bound.  ``ci`` is the union of their intervals and ``upper`` the largest of their bounds, so
+        this is where a wide interval comes from: a candidate's gap ``bias_high - bias_low`` (its two bias
+        corrections disagree), its noise (``noise_sd``), or the spread of the candidates' estimates.
     """
 
     estimate: float
@@ -91,6 +130,7 @@ class CalibrationError:
     kind: str = "ce2"
     plugin: float | None = None
     upper: UpperBound | None = None
+    candidates: tuple = field(default=(), repr=False, compare=False)
 
     def __post_init__(self):
         if self.plugin is None:  # an estimator without bias correction: the headline is its plug-in
@@ -106,4 +146,5 @@ class CalibrationError:
         out["ci"] = None if self.ci is None else {"low": self.ci.low, "high": self.ci.high, "level": self.ci.level}
         out["upper"] = None if self.upper is None else {"value": self.upper.value, "level": self.upper.level}
         out["selection"] = self.selection.method
+        out["candidates"] = [c.to_dict() for c in self.candidates]
         return out

@@ -679,6 +679,7 @@ class BootstrapResult:
     shrunk_truth: np.ndarray | None = None
     shrunk_plugin: np.ndarray | None = None
     inner: tuple | None = None  # with INNER_ONE_STEP: (refits' one-step-corrected deltas, the analytic one-step)
+    biases: tuple | None = None  # (one-step, shrunken-world): ``bias`` is their mean, the interval's bracket their span
 
 
 REFIT_ROWS = 5_000  # the refits are evaluated on a keyed subset of about this many rows (all rows below it)
@@ -751,7 +752,8 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     inner = None
     if INNER_ONE_STEP:  # the one-step-corrected plug-in of every refit, less its world's truth; the analytic one-step
         inner = (deltas - inner_num / np.maximum(den, 1e-12), inner_data / n_sub)
-    return BootstrapResult(bias, debiased, ci, bound, deltas, st_sum / n_sub, sp_sum / n_sub, inner)
+    return BootstrapResult(bias, debiased, ci, bound, deltas, st_sum / n_sub, sp_sum / n_sub, inner,
+                           (one_step, shrunk_bias))
 
 
 def bracket_interval(est, biases, noise, debiased, top, level=None, upper=None):

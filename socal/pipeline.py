@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._results import CalibrationError, ConfidenceInterval, UpperBound
+from ._results import CalibrationError, ConfidenceInterval, DegreeEstimate, UpperBound
 from ._validation import check_bandwidth, check_choice, check_float, check_int, check_rng
 from .bootstrap import DeviationWorldPass, PoissonWeights, SecondMomentPass, bootstrap, second_moment_fit
 from .degrees import MAX_DEGREE, check_n, resolve_alphas, resolve_degrees, stream_cap, training_rows
@@ -180,9 +180,22 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
         if boot.upper is not None:
             bound = UpperBound(max(c.boot.upper.value for c in cands), boot.upper.level)
     fit, dev = chosen.fit, chosen.dev
+    reports = tuple(_degree_estimate(c, i == k) for i, c in enumerate(cands))
     return CalibrationError(estimate=boot.debiased if debias else chosen.plugin, mean_term=dev.mean_term,
                             moment_term=dev.moment_term, degree=fit.calmap.degree, alpha=fit.calmap.alpha, n=dev.n,
                             h=opts.h, ci=interval, debiased=None if boot is None else boot.debiased,
                             bias=None if boot is None else boot.bias,
                             selection=dataclasses.replace(fit.selection, rule=rule), kind=kind,
-                            plugin=chosen.plugin, upper=bound)
+                            plugin=chosen.plugin, upper=bound, candidates=reports)
+
+
+def _degree_estimate(cand, chosen):
+    """A :class:`DegreeEstimate` of one Lepski candidate: its plug-in, and with its bootstrap the bias bracket, the
+    corrected estimate, the plug-in's bootstrap SD, the interval and the bound."""
+    calmap, boot = cand.fit.calmap, cand.boot
+    out = dict(degree=int(calmap.degree), alpha=float(calmap.alpha), plugin=float(cand.plugin), chosen=chosen)
+    if boot is not None:
+        low, high = sorted(float(b) for b in boot.biases)
+        out.update(estimate=float(boot.debiased), bias_low=low, bias_high=high, noise_sd=float(np.std(boot.deltas)),
+                   ci=boot.ci, upper=boot.upper)
+    return DegreeEstimate(**out)

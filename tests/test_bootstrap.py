@@ -148,7 +148,11 @@ def _determinism_data():
 
 
 def _headline(res):
-    return np.array([res.estimate, res.plugin, res.ci.low, res.ci.high, res.upper.value, res.degree])
+    """The reported numbers, and every Lepski candidate's (``res.candidates``), as one array."""
+    cands = [[c.degree, c.plugin, c.estimate, c.bias_low, c.bias_high, c.noise_sd, c.ci.low, c.ci.high, c.upper.value]
+             for c in res.candidates]
+    return np.array([res.estimate, res.plugin, res.ci.low, res.ci.high, res.upper.value, res.degree]
+                    + [x for c in cands for x in c])
 
 
 def test_same_data_same_numbers_in_any_order_chunking_or_partitioning():

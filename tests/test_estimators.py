@@ -242,6 +242,37 @@ def test_lepski_rule_finds_structure_cv_smooths_away():
     assert plain.degree == 21 and plain.selection.rule == "cv"
 
 
+@pytest.mark.parametrize("kind", ["ce2", "ce1"])
+def test_candidates_say_where_the_interval_comes_from(kind):
+    """result.candidates: every degree Lepski's rule compared, with its bias bracket; the reported interval is the
+    union of theirs and the bound the largest of theirs, the chosen one's estimate is the headline."""
+    import json
+
+    pop = socal.synthetic.validation_zoo()["calibrated-few"].population
+    m, v, y = pop.sample(20_000, h=1 / 64, rng=0)
+    fn = (lambda **kw: socal.ce2(m, v, y, **kw)) if kind == "ce2" else (lambda **kw: socal.ce1(m, y, **kw))
+    res = fn(h=1 / 64, rng=0, ci=0.9, upper=0.95, n_boot=60)
+    cands = res.candidates
+    assert len(cands) >= 2 and [c.degree for c in cands] == sorted(c.degree for c in cands)
+    assert [c.chosen for c in cands].count(True) == 1
+    chosen = next(c for c in cands if c.chosen)
+    assert (chosen.degree, chosen.alpha, chosen.plugin, chosen.estimate) == (res.degree, res.alpha, res.plugin,
+                                                                             res.estimate)
+    assert chosen.bias_low <= res.bias <= chosen.bias_high
+    assert (chosen.bias_low + chosen.bias_high) / 2 == pytest.approx(res.bias, rel=1e-12, abs=1e-15)
+    assert res.ci.low == min(c.ci.low for c in cands) and res.ci.high == max(c.ci.high for c in cands)
+    assert res.upper.value == max(c.upper.value for c in cands)
+    for c in cands:  # the bracket is inside each candidate's interval, its gap part of the width
+        assert c.bias_low <= c.bias_high and c.noise_sd > 0
+        assert c.ci.low <= c.estimate <= c.ci.high
+        assert c.ci.high - c.ci.low >= min(c.bias_high - c.bias_low, c.ci.high) - 1e-12
+    assert json.loads(json.dumps(res.to_dict()))["candidates"][0]["degree"] == cands[0].degree
+    plain = fn(h=1 / 64, rng=0, debias=False)
+    assert len(plain.candidates) == 1 and plain.candidates[0].chosen
+    assert plain.candidates[0].plugin == plain.estimate and plain.candidates[0].ci is None
+    assert plain.candidates[0].bias_low is None and plain.candidates[0].estimate is None
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_lepski_rule_reaches_the_top_degree_for_ce1(seed):
     """CE1 of the underconfident member at h = 1/64, n = 5e4: CV picks degree ~5 and the estimate runs ~0.004 low
