@@ -97,6 +97,20 @@ def _fmt(res):
             f"moment term {res.moment_term:.4f}; degree {res.degree}, alpha {res.alpha:g}, n {res.n})")
 
 
+def _fmt_candidates(res):
+    """The degrees Lepski's rule compared (``res.candidates``), one line each: where the union interval comes from."""
+    if res.ci is None:
+        return "  (no bootstrap: one degree, the plug-in)"
+    level = f"{round(res.ci.level * 100)}% CI"
+    lines = [f"  {'degree':>6} {'alpha':>7} {'plug-in':>8} {'bias low':>9} {'bias high':>9} {'noise SD':>9} "
+             f"{'estimate':>9}   {level:<18}"]
+    for c in res.candidates:
+        lines.append(f"  {c.degree:>6} {c.alpha:>7g} {c.plugin:>8.4f} {c.bias_low:>9.4f} {c.bias_high:>9.4f} "
+                     f"{c.noise_sd:>9.4f} {c.estimate:>9.4f}   [{c.ci.low:.4f}, {c.ci.high:.4f}]"
+                     + ("   <- reported" if c.chosen else ""))
+    return "\n".join(lines)
+
+
 def _estimate(args):
     import warnings
 
@@ -119,8 +133,10 @@ def _estimate(args):
     if args.json:
         print(json.dumps({"ce2": r2.to_dict(), "ce1": r1.to_dict()}, indent=2))
     else:
-        print(_fmt(r2))
-        print(_fmt(r1))
+        for res in (r2, r1):
+            print(_fmt(res))
+            if args.candidates:
+                print(_fmt_candidates(res))
     return 0
 
 
@@ -447,7 +463,10 @@ def build_parser():
     e.add_argument("--no-interval", action="store_true",
                    help="skip the bootstrap: the paper's plug-in estimate alone (no bias correction, interval, bound)")
     _run_args(e, "random seed (same seed, same numbers)")
-    e.add_argument("--json", action="store_true", help="print JSON")
+    e.add_argument("--candidates", action="store_true",
+                   help="also print every degree Lepski's rule compared, with its bias bracket and interval (the "
+                        "reported interval is their union)")
+    e.add_argument("--json", action="store_true", help="print JSON (with the candidates)")
     e.set_defaults(func=_estimate)
     ev = sub.add_parser("evaluate", help="start here: is a predictor's (mean, variance) calibrated? (reads raw "
                                          "scores and labels, reports CE2 and CE1 against a calibrated reference)",

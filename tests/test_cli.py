@@ -28,6 +28,27 @@ def test_estimate_json(csv_file, capsys):
     assert out["ce1"]["kind"] == "ce1"
 
 
+def test_estimate_candidates_table(csv_file, capsys):
+    """--candidates prints each degree compared; the reported one is marked, and the printed interval's ends are
+    the lowest and highest of the candidates' (the union)."""
+    args = ["estimate", str(csv_file), "--mean", "m", "--var", "v", "--labels", "y1,y2", "--h", "0.0625",
+            "--n-boot", "20"]
+    assert main(args + ["--candidates"]) == 0
+    out = capsys.readouterr().out
+    assert main(args + ["--json"]) == 0
+    js = json.loads(capsys.readouterr().out)
+    for kind in ("ce2", "ce1"):
+        cands = js[kind]["candidates"]
+        assert min(c["ci"]["low"] for c in cands) == js[kind]["ci"]["low"]
+        assert max(c["ci"]["high"] for c in cands) == js[kind]["ci"]["high"]
+        assert sum(c["chosen"] for c in cands) == 1
+    assert out.count("<- reported") == 2 and out.count("bias high") == 2
+    rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()]
+    assert [int(r[0]) for r in rows] == [c["degree"] for k in ("ce2", "ce1") for c in js[k]["candidates"]]
+    assert main(args + ["--no-interval", "--candidates"]) == 0
+    assert "no bootstrap" in capsys.readouterr().out
+
+
 def test_estimate_reports_missing_column(csv_file, capsys):
     assert main(["estimate", str(csv_file), "--mean", "m", "--var", "nope", "--labels", "y1,y2"]) == 2
     assert "nope" in capsys.readouterr().err
