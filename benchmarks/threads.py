@@ -9,12 +9,26 @@ product of the refit pass's size (402 x 2,025 times 2,025 x 5,000), by scipy's `
 
     python benchmarks/threads.py
     python benchmarks/threads.py --sizes 169,1058,4050 --reps 9
+
+This script imports numpy and scipy before socal, so both pools keep OpenBLAS's default idle spin (2^28 cycles);
+``import socal`` first shortens it (:mod:`socal._threads`).  ``--spin`` measures what that buys: the plug-in and the
+default ce2 call (toy population, h = 1/16) in fresh processes with ``OPENBLAS_THREAD_TIMEOUT`` = 28 (OpenBLAS's
+default) and 4 (socal's), alternated ``--reps`` times, each process timing the median of 3 calls per case; it prints
+the medians, the ratio, and how far apart the processes' numbers are (every number of every result; finufft's
+threads add in no fixed order, so not bit for bit).
+
+    python benchmarks/threads.py --spin --reps 3
+    python benchmarks/threads.py --spin --cases 50000:12,200000:cv --reps 5
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -33,11 +47,68 @@ def _timed(fn, before, reps):
     return statistics.median(times)
 
 
+_CHILD = r"""
+import json, sys, time
+import numpy as np
+import socal
+cases, out, values = sys.argv[1].split(","), {}, []
+
+
+def flat(x):
+    if isinstance(x, dict):
+        return [v for k in sorted(x) for v in flat(x[k])]
+    if isinstance(x, (list, tuple)):
+        return [v for e in x for v in flat(e)]
+    return [float(x)] if isinstance(x, (int, float)) and not isinstance(x, bool) else []
+
+
+pop = socal.synthetic.toy_population()
+for case in cases:
+    n, l = case.split(":")
+    m, v, y = pop.sample(int(float(n)), h=1 / 16, rng=0)
+    kw = dict(h=1 / 16) if l == "cv" else dict(h=1 / 16, degree=int(l), alpha=1e-3)
+    socal.ce2(m, v, y, ci=0.9, upper=0.95, **kw)  # warm
+    plug, full = [], []
+    for _ in range(3):
+        t = time.perf_counter(); a = socal.ce2(m, v, y, debias=False, **kw); plug.append(time.perf_counter() - t)
+        t = time.perf_counter(); b = socal.ce2(m, v, y, ci=0.9, upper=0.95, **kw); full.append(time.perf_counter() - t)
+    values += flat(a.to_dict()) + flat(b.to_dict())
+    out[case] = (float(np.median(plug)), float(np.median(full)))
+print(json.dumps({"times": out, "values": values}))
+"""
+
+
+def spin(cases, reps):
+    """The plug-in and the default call with OpenBLAS's idle spin at 2^28 and at 2^4 cycles, in fresh processes."""
+    runs = {"28": [], "4": []}
+    for _ in range(reps):  # alternated, so a busy spell of the machine hits both
+        for exponent in runs:
+            env = dict(os.environ, OPENBLAS_THREAD_TIMEOUT=exponent)
+            done = subprocess.run([sys.executable, "-c", _CHILD, cases], env=env, capture_output=True, text=True,
+                                  check=True)
+            runs[exponent].append(json.loads(done.stdout))
+    values = np.array([r["values"] for rs in runs.values() for r in rs])  # every result's numbers, per process
+    moved = float(np.max(np.abs(values - values[0]) / np.maximum(np.abs(values[0]), 1e-300)))
+    print(f"{'case (n:l)':<14} | spin 2^28: {'plug-in':>8} {'default':>8} | spin 2^4: {'plug-in':>8} {'default':>8} "
+          f"| 2^28 / 2^4: {'plug-in':>8} {'default':>8}")
+    for case in cases.split(","):
+        med = {e: [statistics.median(r["times"][case][j] for r in rs) for j in (0, 1)] for e, rs in runs.items()}
+        print(f"{case:<14} | {'':>10} {med['28'][0]:>8.3f} {med['28'][1]:>8.3f} | {'':>9} {med['4'][0]:>8.3f} "
+              f"{med['4'][1]:>8.3f} | {'':>11} {med['28'][0] / med['4'][0]:>8.2f} {med['28'][1] / med['4'][1]:>8.2f}")
+    print(f"every number of every result, both settings, {values.shape[0]} processes: largest relative difference "
+          f"{moved:.1e} (socal's promise for the same data: 1e-12)")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="169,338,529,1058,2025,4050")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--spin", action="store_true", help="time socal with OpenBLAS's idle spin at 2^28 and 2^4 cycles")
+    ap.add_argument("--cases", default="50000:12,50000:44,200000:cv,1000000:44",
+                    help="with --spin: n:l pairs (l a degree, or cv for the cross-validated default)")
     a = ap.parse_args(argv)
+    if a.spin:
+        return spin(a.cases, a.reps)
     rng = np.random.default_rng(0)
     P, Q = rng.standard_normal((402, 2025)), rng.standard_normal((2025, 5000))
     product = lambda: P @ Q  # noqa: E731 - the numpy work before the factorisation

@@ -6,6 +6,7 @@ The public facade.  Data flow: scores and labels -> validation -> perturbation -
 recalibration map -> report.  Importing socal loads numpy and scipy only (never verify, sympy, mpmath or flint).
 """
 
+from ._threads import SPIN_EXPONENT as _OPENBLAS_SPIN  # noqa: F401  (first: before numpy and scipy load OpenBLAS)
 from . import plot, synthetic, truth
 from ._evaluate import Evaluation, RecalibratedEvaluation, evaluate, evaluate_recalibrated
 from .degrees import paper_degree, theta

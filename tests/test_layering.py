@@ -154,3 +154,29 @@ def test_verify_and_benchmarks_use_public_socal_modules():
                     if parts[0] == "socal" and any(p.startswith("_") and not p.startswith("__") for p in parts[1:]):
                         bad.append((str(path.relative_to(ROOT)), name))
     assert not bad, bad
+
+
+def _import_socal(env_value):
+    """Import socal in a fresh process (OPENBLAS_THREAD_TIMEOUT unset, or ``env_value``); returns (the variable's
+    value after the import, the modules in the order Python imported them)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if env_value is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = env_value
+    code = "import os, socal; print(os.environ['OPENBLAS_THREAD_TIMEOUT'])"
+    out = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, check=True,
+                         cwd=ROOT, env=env)
+    order = [line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")]
+    return out.stdout.strip(), order
+
+
+def test_socal_shortens_openblas_idle_spin_before_numpy_loads_it():
+    """socal._threads sets OPENBLAS_THREAD_TIMEOUT=4 (OpenBLAS reads it when its library loads), so it must run
+    before numpy or scipy is imported; a value the user set is kept."""
+    value, order = _import_socal(None)
+    assert value == "4"
+    first = {name: order.index(name) for name in ("socal._threads", "numpy", "scipy") if name in order}
+    assert "socal._threads" in first and "numpy" in first, order[:20]
+    assert first["socal._threads"] < first["numpy"] and first["socal._threads"] < first.get("scipy", len(order))
+    assert _import_socal("28")[0] == "28"
