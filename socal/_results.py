@@ -61,9 +61,9 @@ class DegreeEstimate:
     of the plug-in's bias, the second too much: :func:`socal.bootstrap.bootstrap`), ``estimate`` is the plug-in less
     their midpoint (clipped to the functional's range) and ``noise_sd`` the bootstrap SD of the plug-in.  ``ci`` runs
     from plugin - bias_high - q_hi to plugin - bias_low - q_lo, q the bootstrap quantiles of the plug-in's
-    fluctuation, so its width is the bracket's gap ``bias_high - bias_low`` plus the noise's own interval; the
-    reported interval is the union of the candidates' (``CalibrationError.ci``), and the reported bound the largest
-    of their ``upper``.  Without the bootstrap only ``degree``, ``alpha`` and ``plugin`` are set.  ``chosen`` marks
+    fluctuation (clipped to the functional's range, and holding ``estimate``), so its width is the bracket's gap
+    ``bias_high - bias_low`` plus the noise's own interval; the reported interval is the union of the candidates'
+    (``CalibrationError.ci``), and the reported bound the largest of their ``upper``.  Without the bootstrap only ``degree``, ``alpha`` and ``plugin`` are set.  ``chosen`` marks
     the degree whose estimate is reported."""
 
     degree: int
