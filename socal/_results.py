@@ -63,8 +63,8 @@ class DegreeEstimate:
     from plugin - bias_high - q_hi to plugin - bias_low - q_lo, q the bootstrap quantiles of the plug-in's
     fluctuation (clipped to the functional's range, and holding ``estimate``), so its width is the bracket's gap
     ``bias_high - bias_low`` plus the noise's own interval; the reported interval is the union of the candidates'
-    (``CalibrationError.ci``), and the reported bound the largest of their ``upper``.  Without the bootstrap only ``degree``, ``alpha`` and ``plugin`` are set.  ``chosen`` marks
-    the degree whose estimate is reported."""
+    (``CalibrationError.ci``), and the reported bound the largest of their ``upper``.  Without the bootstrap only
+    ``degree``, ``alpha`` and ``plugin`` are set.  ``chosen`` marks the degree whose estimate is reported."""
 
     degree: int
     alpha: float
