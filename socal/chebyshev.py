@@ -345,7 +345,9 @@ def cholesky_lower(A):
     dpotrf of a 169 x 169 matrix took 0.04-0.07 s right after a numpy matrix product of the refit pass's size, against
     0.0002 s alone (``python benchmarks/threads.py``).  socal's matrix products are numpy's, so systems below
     ``NUMPY_CHOLESKY_BELOW`` unknowns are factorised by numpy's LAPACK, in the same pool; larger ones by scipy's,
-    whose factorisation is twice as fast there (0.20 s against 0.45 s at 4,050), which outweighs the wait."""
+    whose factorisation is twice as fast there (0.20 s against 0.45 s at 4,050), which outweighs the wait.  With
+    numpy's pool loaded after socal, whose idle spin is then short (:mod:`socal._threads`), there is no wait; but
+    numpy is usually imported first and keeps OpenBLAS's long spin, so the split stays."""
     if A.shape[0] < NUMPY_CHOLESKY_BELOW:
         try:
             # Fortran order, which LAPACK takes as is (f2py would copy a C-ordered factor on every solve)
