@@ -36,3 +36,30 @@ def test_docs_build_with_warnings_as_errors(tmp_path, capsys):
     assert {"socal.evaluate.html", "socal.SecondOrderPlatt.html", "socal.plot.reliability.html"} <= pages
     text = (tmp_path / "html" / "generated" / "socal.evaluate.html").read_text()
     assert "calibrated reference" in text or "reference" in text
+
+
+def test_the_guides_candidates_example_is_what_socal_computes():
+    """docs/guide.md's `res.candidates` example: its printed numbers are this call's (to the last digit on the
+    recorded platform; to a Monte Carlo tolerance elsewhere, :mod:`tests.fingerprint`), including that the low end
+    comes from a degree Lepski's rule rejected."""
+    from tests.fingerprint import SAME_PLATFORM
+    from tests.test_notebooks import compare_outputs
+
+    text = " ".join((DOCS / "guide.md").read_text().split())
+    start = text.index("For `pop = socal.synthetic.validation_zoo()[\"calibrated-few\"]")
+    written = text[start: text.index("* `socal.ce1(", start)]
+    pop = socal.synthetic.validation_zoo()["calibrated-few"].population
+    m, v, y = pop.sample(20_000, h=1 / 64, rng=0)
+    res = socal.ce2(m, v, y, h=1 / 64, ci=0.9, rng=0)
+    low = next(c for c in res.candidates if c.ci.low == res.ci.low)
+    high = next(c for c in res.candidates if c.ci.high == res.ci.high)
+    chosen = next(c for c in res.candidates if c.chosen)
+    assert not low.chosen and low.degree < chosen.degree and high is chosen
+    fresh = (f"For `pop = socal.synthetic.validation_zoo()[\"calibrated-few\"].population`, `m, v, y = "
+             f"pop.sample(20_000, h=1/64, rng=0)` and `socal.ce2(m, v, y, h=1/64, ci=0.9, rng=0)`, the interval "
+             f"[{res.ci.low:.4f}, {res.ci.high:.4f}] (truth {pop.ce2(1 / 64).value:.4f}, estimate {res.estimate:.4f} "
+             f"at the chosen degree {chosen.degree}) takes its low end from degree {low.degree}, which Lepski's rule "
+             f"rejected (its own interval [{low.ci.low:.4f}, {low.ci.high:.4f}]), and its high end from degree "
+             f"{high.degree} ([{high.ci.low:.4f}, {high.ci.high:.4f}], corrections {high.bias_low:.4f} and "
+             f"{high.bias_high:.4f}, noise SD {high.noise_sd:.4f}). ")
+    assert compare_outputs(written, fresh, monte_carlo=not SAME_PLATFORM) == []
