@@ -19,6 +19,12 @@ threads add in no fixed order, so not bit for bit).
 
     python benchmarks/threads.py --spin --reps 3
     python benchmarks/threads.py --spin --cases 50000:12,200000:cv --reps 5
+
+``--omp`` measures the same way what the passive OpenMP wait policy for finufft's runtime buys (``socal._threads``):
+processes that import finufft before socal (its runtime then loads with the default policy, as before socal set it)
+against processes that let socal load it; ``--evaluate`` adds ``socal.evaluate`` on raw scores of the n rows.
+
+    python benchmarks/threads.py --omp --reps 3
 """
 
 from __future__ import annotations
@@ -49,6 +55,8 @@ def _timed(fn, before, reps):
 
 _CHILD = r"""
 import json, sys, time
+if sys.argv[2] == "finufft-first":
+    import finufft  # its OpenMP runtime loads with the default wait policy
 import numpy as np
 import socal
 cases, out, values = sys.argv[1].split(","), {}, []
@@ -74,29 +82,64 @@ for case in cases:
         t = time.perf_counter(); b = socal.ce2(m, v, y, ci=0.9, upper=0.95, **kw); full.append(time.perf_counter() - t)
     values += flat(a.to_dict()) + flat(b.to_dict())
     out[case] = (float(np.median(plug)), float(np.median(full)))
+    if sys.argv[3] == "evaluate":
+        m, v, _, y = pop.sample_raw(int(float(n)), rng=0)
+        socal.evaluate(m, v, y)  # warm
+        ev = []
+        for _ in range(3):
+            t = time.perf_counter(); e = socal.evaluate(m, v, y); ev.append(time.perf_counter() - t)
+        values += flat(e.to_dict())
+        out[case] += (float(np.median(ev)),)
 print(json.dumps({"times": out, "values": values}))
 """
 
 
-def spin(cases, reps):
-    """The plug-in and the default call with OpenBLAS's idle spin at 2^28 and at 2^4 cycles, in fresh processes."""
-    runs = {"28": [], "4": []}
-    for _ in range(reps):  # alternated, so a busy spell of the machine hits both
-        for exponent in runs:
-            env = dict(os.environ, OPENBLAS_THREAD_TIMEOUT=exponent)
-            done = subprocess.run([sys.executable, "-c", _CHILD, cases], env=env, capture_output=True, text=True,
-                                  check=True)
-            runs[exponent].append(json.loads(done.stdout))
+def _runs(settings, cases, reps, evaluate=False):
+    """{name: [the child's output per process]} for settings {name: (environment changes, child mode)}, the
+    processes alternated so that a busy spell of the machine hits every setting."""
+    runs = {name: [] for name in settings}
+    for _ in range(reps):
+        for name, (env, mode) in settings.items():
+            done = subprocess.run([sys.executable, "-c", _CHILD, cases, mode, "evaluate" if evaluate else "-"],
+                                  env=dict(os.environ, **env), capture_output=True, text=True, check=True)
+            runs[name].append(json.loads(done.stdout))
+    return runs
+
+
+def _report(runs, cases, labels):
+    """Median times per setting and case, their ratio (first setting / second), and how far apart the processes'
+    numbers are."""
+    (a, la), (b, lb) = labels
     values = np.array([r["values"] for rs in runs.values() for r in rs])  # every result's numbers, per process
     moved = float(np.max(np.abs(values - values[0]) / np.maximum(np.abs(values[0]), 1e-300)))
-    print(f"{'case (n:l)':<14} | spin 2^28: {'plug-in':>8} {'default':>8} | spin 2^4: {'plug-in':>8} {'default':>8} "
-          f"| 2^28 / 2^4: {'plug-in':>8} {'default':>8}")
+    cols = len(next(iter(runs.values()))[0]["times"][cases.split(",")[0]])
+    names = ["plug-in", "default", "evaluate"][:cols]
+    head = " ".join(f"{x:>8}" for x in names)
+    print(f"{'case (n:l)':<14} | {la + ':':<10} {head} | {lb + ':':<10} {head} | {'ratio:':<7} {head}")
     for case in cases.split(","):
-        med = {e: [statistics.median(r["times"][case][j] for r in rs) for j in (0, 1)] for e, rs in runs.items()}
-        print(f"{case:<14} | {'':>10} {med['28'][0]:>8.3f} {med['28'][1]:>8.3f} | {'':>9} {med['4'][0]:>8.3f} "
-              f"{med['4'][1]:>8.3f} | {'':>11} {med['28'][0] / med['4'][0]:>8.2f} {med['28'][1] / med['4'][1]:>8.2f}")
+        med = {e: [statistics.median(r["times"][case][j] for r in rs) for j in range(cols)] for e, rs in runs.items()}
+        row = lambda e: " ".join(f"{x:>8.3f}" for x in med[e])  # noqa: E731
+        ratio = " ".join(f"{x / y:>8.2f}" for x, y in zip(med[a], med[b]))
+        print(f"{case:<14} | {'':<10} {row(a)} | {'':<10} {row(b)} | {'':<7} {ratio}")
     print(f"every number of every result, both settings, {values.shape[0]} processes: largest relative difference "
           f"{moved:.1e} (socal's promise for the same data: 1e-12)")
+
+
+def spin(cases, reps):
+    """The plug-in and the default call with OpenBLAS's idle spin at 2^28 and at 2^4 cycles, in fresh processes."""
+    runs = _runs({"28": ({"OPENBLAS_THREAD_TIMEOUT": "28"}, "-"), "4": ({"OPENBLAS_THREAD_TIMEOUT": "4"}, "-")},
+                 cases, reps)
+    _report(runs, cases, (("28", "spin 2^28"), ("4", "spin 2^4")))
+
+
+def omp(cases, reps, evaluate):
+    """The plug-in, the default call (and evaluate) with finufft's OpenMP runtime loaded with the default wait policy
+    (finufft imported before socal) and with socal's passive one, in fresh processes."""
+    env = {k: v for k, v in os.environ.items() if k == "OMP_WAIT_POLICY"}
+    if env:
+        raise SystemExit(f"OMP_WAIT_POLICY is set ({env['OMP_WAIT_POLICY']}): unset it to compare the policies")
+    runs = _runs({"default": ({}, "finufft-first"), "passive": ({}, "-")}, cases, reps, evaluate)
+    _report(runs, cases, (("default", "default"), ("passive", "passive")))
 
 
 def main(argv=None):
@@ -104,11 +147,16 @@ def main(argv=None):
     ap.add_argument("--sizes", default="169,338,529,1058,2025,4050")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--spin", action="store_true", help="time socal with OpenBLAS's idle spin at 2^28 and 2^4 cycles")
+    ap.add_argument("--omp", action="store_true",
+                    help="time socal with finufft's OpenMP runtime at the default and the passive wait policy")
+    ap.add_argument("--evaluate", action="store_true", help="with --omp: time socal.evaluate too")
     ap.add_argument("--cases", default="50000:12,50000:44,200000:cv,1000000:44",
-                    help="with --spin: n:l pairs (l a degree, or cv for the cross-validated default)")
+                    help="with --spin or --omp: n:l pairs (l a degree, or cv for the cross-validated default)")
     a = ap.parse_args(argv)
     if a.spin:
         return spin(a.cases, a.reps)
+    if a.omp:
+        return omp(a.cases, a.reps, a.evaluate)
     rng = np.random.default_rng(0)
     P, Q = rng.standard_normal((402, 2025)), rng.standard_normal((2025, 5000))
     product = lambda: P @ Q  # noqa: E731 - the numpy work before the factorisation

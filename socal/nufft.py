@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._threads import passive_openmp
+
 EPS = 1e-13  # finufft's requested relative precision for moments (its floor in double precision is about 1e-14)
 EVAL_EPS = 1e-12  # for evaluations: 0.21 s against 0.26 s at n = 1e6, l = 44; far below what clipping to [0, 1] sees
 # the upsampled grids here are small (at most 708 x 708 at l = 88) and stay in cache: finufft's sorting of the points
@@ -25,7 +27,8 @@ EVAL_EPS = 1e-12  # for evaluations: 0.21 s against 0.26 s at n = 1e6, l = 44; f
 _OPTS = {"spread_sort": 0}
 
 try:  # pragma: no cover - depends on the environment
-    import finufft as _finufft
+    with passive_openmp():  # finufft's OpenMP runtime reads its wait policy as it loads (socal._threads)
+        import finufft as _finufft
 except ImportError:  # pragma: no cover
     _finufft = None
 

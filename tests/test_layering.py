@@ -180,3 +180,35 @@ def test_socal_shortens_openblas_idle_spin_before_numpy_loads_it():
     assert "socal._threads" in first and "numpy" in first, order[:20]
     assert first["socal._threads"] < first["numpy"] and first["socal._threads"] < first.get("scipy", len(order))
     assert _import_socal("28")[0] == "28"
+
+
+def _finufft_spin(code, policy=None):
+    """Run ``code`` in a fresh process with libgomp's verbose display on; returns (stdout, GOMP_SPINCOUNT as the
+    OpenMP runtime that loaded first printed it, or None when none printed it)."""
+    import os
+    import re
+
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env["OMP_DISPLAY_ENV"] = "VERBOSE"
+    if policy is not None:
+        env["OMP_WAIT_POLICY"] = policy
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, env=env)
+    spins = re.findall(r"GOMP_SPINCOUNT = '(\d+)'", out.stderr)
+    return out.stdout.strip(), (spins[0] if spins else None)
+
+
+def test_finufft_runtime_loads_passive_and_no_one_else_inherits_it():
+    """socal.nufft loads finufft with OMP_WAIT_POLICY=passive (libgomp: spin count 0) and takes the variable out of
+    the environment again; finufft imported before socal keeps the default (spin count 300,000: the control that
+    shows the check can fail); a policy the user set is kept."""
+    import pytest
+
+    pytest.importorskip("finufft", reason="finufft (the 'fast' extra) is not installed")
+    load = "import os, socal; from socal import nufft; print(nufft.available(), os.environ.get('OMP_WAIT_POLICY'))"
+    printed, spin = _finufft_spin(load)
+    if spin is None:
+        pytest.skip("finufft's OpenMP runtime is not libgomp (it prints no GOMP_SPINCOUNT)")
+    assert printed == "True None" and spin == "0"
+    assert _finufft_spin("import finufft; " + load)[1] == "300000"
+    printed, spin = _finufft_spin(load, policy="active")
+    assert printed == "True active" and spin != "0"
