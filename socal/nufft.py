@@ -63,17 +63,35 @@ def grouped_moments(u, w, order, bounds, deg_u, deg_w):
 
 
 def weighted_moments(u, w, Z, deg_u, deg_w):
-    """W[j, p, q] = sum_i Z[i, j] T_p(u_i) T_q(w_i) for each column j of Z: one type-1 NUFFT with the columns as
-    strengths (see :func:`socal.sufficient.response_moments`); shape (J, deg_u + 1, deg_w + 1)."""
+    """W[j, p, q] = sum_i Z[i, j] T_p(u_i) T_q(w_i) for each column j of Z (see
+    :func:`socal.sufficient.response_moments`); shape (J, deg_u + 1, deg_w + 1).
+
+    Two real columns share one type-1 NUFFT: with the strengths Z_a + i Z_b the transform is G = F_a + i F_b, and
+    since F_a(-k) and F_b(-k) are the conjugates of F_a(k) and F_b(k) (real strengths), Re F_a(k) = Re[G(k) + G(-k)]
+    / 2 and Re F_b(k) = Im[G(k) + G(-k)] / 2.  The precision ``EPS`` is then relative to the pair's sum of moduli.
+    The transform is linear in the strengths, so the moments of a union of chunks are still the sums of the chunks'
+    moments.  The three columns of the bootstrap world's covariance cost two transforms instead of three
+    (docs/numbers.md, "Threads")."""
     th, ph = _angles(u), _angles(w)
     J = Z.shape[1]
-    c = np.ascontiguousarray(Z.T, dtype=np.complex128)
+    P = (J + 1) // 2
+    c = np.zeros((P, Z.shape[0]), dtype=np.complex128)
+    c.real[:] = Z[:, 0::2].T
+    c.imag[: J // 2] = Z[:, 1::2].T
+    out = np.empty((J, deg_u + 1, deg_w + 1))
     if deg_w == 0:
-        F = _finufft.nufft1d1(th, c, 2 * deg_u + 1, eps=EPS, **_OPTS).real.reshape(J, -1)
-        return F[:, deg_u:, None].copy()
-    F = _finufft.nufft2d1(th, ph, c, (2 * deg_u + 1, 2 * deg_w + 1), eps=EPS, **_OPTS).real
-    F = F.reshape(J, 2 * deg_u + 1, 2 * deg_w + 1)
-    return 0.5 * (F[:, deg_u:, deg_w:] + F[:, deg_u:, deg_w::-1])
+        G = _finufft.nufft1d1(th, c, 2 * deg_u + 1, eps=EPS, **_OPTS).reshape(P, -1)
+        H = (G + G[:, ::-1])[:, deg_u:, None]  # G(p) + G(-p), p >= 0
+        half = 0.5
+    else:
+        G = _finufft.nufft2d1(th, ph, c, (2 * deg_u + 1, 2 * deg_w + 1), eps=EPS, **_OPTS)
+        G = G.reshape(P, 2 * deg_u + 1, 2 * deg_w + 1)
+        S = G + G[:, ::-1, ::-1]  # G(k) + G(-k)
+        H = S[:, deg_u:, deg_w:] + S[:, deg_u:, deg_w::-1]  # at (p, q) and (p, -q): cos(p theta) cos(q phi) twice
+        half = 0.25
+    np.multiply(H.real, half, out=out[0::2])
+    np.multiply(H.imag[: J // 2], half, out=out[1::2])
+    return out
 
 
 def evaluate(C, u, w):

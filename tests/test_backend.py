@@ -38,6 +38,31 @@ def test_moments_of_an_empty_group_are_zero(backend):
     assert np.all(M[1:] == 0) and M[0, 0, 0] == pytest.approx(10)
 
 
+@pytest.mark.parametrize("J", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("deg_u,deg_w", [(0, 0), (7, 0), (6, 6), (30, 12), (88, 88)])
+def test_weighted_moments_equal_the_matrix_product_route(backend, J, deg_u, deg_w):
+    """Two real strength columns share one transform (their real and imaginary parts): every column, an odd last
+    one included, must come out as the matrix products give it, and a sign flip of one column must show in its
+    moments alone (the columns are not mixed up)."""
+    from socal.sufficient import response_moments
+
+    rng = np.random.default_rng(100 * J + deg_u)
+    n = 3000
+    u, w = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+    u[:3], w[:3] = [-1.0, 1.0, 0.0], [1.0, -1.0, 0.0]
+    Z = rng.standard_normal((n, J)) * (10.0 ** np.arange(J))  # columns of different sizes
+    backend("numpy")
+    ref = response_moments(u, w, Z, deg_u, deg_w)
+    backend("finufft")
+    got = response_moments(u, w, Z, deg_u, deg_w)
+    scale = np.abs(Z).sum(axis=0)[:, None, None]  # the transform's error is relative to each column's sum |Z|
+    np.testing.assert_allclose(got / scale, ref / scale, rtol=0, atol=1e-12)
+    Z[:, -1] *= -1
+    flipped = response_moments(u, w, Z, deg_u, deg_w)
+    np.testing.assert_allclose(flipped[:-1], got[:-1], rtol=0, atol=1e-12 * np.abs(Z).sum())
+    np.testing.assert_allclose(flipped[-1], -got[-1], rtol=0, atol=1e-12 * np.abs(Z).sum())
+
+
 @pytest.mark.parametrize("degree,ndim,R", [(5, 2, 1), (20, 2, 2), (12, 1, 1), (44, 2, 3)])
 def test_evaluation_equals_the_matrix_product_route(backend, degree, ndim, R):
     rng = np.random.default_rng(degree)
