@@ -19,7 +19,9 @@ on 2 cores a thread that is ready to run waits behind a spinning one for a sched
 transform of 50,000 points took 6.8 ms at the median (3.2 ms on one thread) against 1.8 ms passive, a 2-D one 14.0
 against 8.4 ms.  :func:`passive_openmp` sets the policy only while finufft's library loads (libgomp reads it then,
 once), so it reaches finufft's runtime and no other library's, and no child process.  A policy already in the
-environment is kept, and so is the runtime of a finufft imported before socal first used it.
+environment is kept; a finufft imported before socal first used it keeps the runtime it loaded with, and so does one
+whose runtime another library had already loaded.  The policy decides when idle threads sleep, not what any thread
+computes.
 """
 
 import contextlib

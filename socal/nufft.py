@@ -71,7 +71,7 @@ def weighted_moments(u, w, Z, deg_u, deg_w):
     / 2 and Re F_b(k) = Im[G(k) + G(-k)] / 2.  The precision ``EPS`` is then relative to the pair's sum of moduli.
     The transform is linear in the strengths, so the moments of a union of chunks are still the sums of the chunks'
     moments.  The three columns of the bootstrap world's covariance cost two transforms instead of three
-    (docs/numbers.md, "Threads")."""
+    (docs/numbers.md, "finufft's idle threads")."""
     th, ph = _angles(u), _angles(w)
     J = Z.shape[1]
     P = (J + 1) // 2
