@@ -183,6 +183,30 @@ def test_same_data_same_numbers_in_any_order_chunking_or_partitioning():
         np.testing.assert_allclose(_headline(other), _headline(r1), rtol=1e-12, atol=1e-14)
 
 
+def test_same_numbers_in_any_order_or_chunking_through_finufft():
+    """The same promise where the moments and evaluations are non-uniform FFTs (the 'fast' extra, used at large n;
+    forced here): each chunk's transform is the same linear map of its rows, two strength columns share one
+    (socal.nufft.weighted_moments), and finufft's threads add in no fixed order, so the chunks' sums agree to
+    rounding, not bit for bit."""
+    pytest.importorskip("finufft", reason="the finufft backend needs the 'fast' extra")
+    previous = socal.set_backend("finufft")
+    try:
+        m, v, y = _determinism_data()
+        kw = dict(h=1 / 16, ci=0.9, upper=0.95, n_boot=40)
+        ref = socal.ce2(m, v, y, **kw)
+        perm = np.random.default_rng(7).permutation(m.size)
+        cuts = np.array_split(np.arange(m.size), 7)
+        chunks = [{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts]
+        for other in (socal.ce2(m[perm], v[perm], y[perm], **kw), socal.ce2(chunks=chunks, **kw)):
+            np.testing.assert_allclose(_headline(other), _headline(ref), rtol=1e-12, atol=1e-14)
+            assert other.selection.rule == ref.selection.rule
+        r1 = socal.ce1(m, y, **kw)
+        r1c = socal.ce1(chunks=[{"mean": c["mean"], "labels": c["labels"]} for c in chunks], **kw)
+        np.testing.assert_allclose(_headline(r1c), _headline(r1), rtol=1e-12, atol=1e-14)
+    finally:
+        socal.set_backend(previous)
+
+
 def test_a_seed_changes_the_draws_and_a_row_change_moves_only_that_row():
     """Negative controls: another seed gives other bootstrap numbers (the test above could not pass by ignoring the
     randomness), and the keyed draws follow rows, not positions."""
