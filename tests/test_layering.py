@@ -212,3 +212,25 @@ def test_finufft_runtime_loads_passive_and_no_one_else_inherits_it():
     assert _finufft_spin("import finufft; " + load)[1] == "300000"
     printed, spin = _finufft_spin(load, policy="active")
     assert printed == "True active" and spin != "0"
+
+
+def test_passive_openmp_sets_the_policy_only_inside_and_restores_it(monkeypatch):
+    """The context sets OMP_WAIT_POLICY=passive for its block only (also when the block raises), and leaves a value
+    the user set as it was, inside and after."""
+    import os
+
+    import pytest
+
+    from socal._threads import passive_openmp
+
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    with passive_openmp():
+        assert os.environ["OMP_WAIT_POLICY"] == "passive"
+    assert "OMP_WAIT_POLICY" not in os.environ
+    with pytest.raises(ImportError), passive_openmp():
+        raise ImportError("no finufft")
+    assert "OMP_WAIT_POLICY" not in os.environ
+    monkeypatch.setenv("OMP_WAIT_POLICY", "active")
+    with passive_openmp():
+        assert os.environ["OMP_WAIT_POLICY"] == "active"
+    assert os.environ["OMP_WAIT_POLICY"] == "active"
