@@ -36,8 +36,8 @@ from scipy import linalg
 from ._results import ConfidenceInterval, UpperBound
 from .deviations import CE_RANGE, DeviationStats, score_moments
 from .rowkeys import keyed_uniforms, mix64_inplace, row_keys, stream_salt, to_unit_interval
-from .chebyshev import (MomentOperator, cheb_rows, cholesky_lower, response_vector, ridge_factor, tensor_features,
-                        tensor_gram, to_unit)
+from .chebyshev import (MomentOperator, ScoreAngles, cheb_rows, cholesky_lower, response_vector, ridge_factor,
+                        tensor_features, tensor_gram, to_unit)
 from .fitting import feasible
 from .sufficient import response_moments, targets
 
@@ -299,10 +299,11 @@ def second_moment_values(gamma, m, p1):
     return np.clip(raw, p1 * p1, p1)
 
 
-def world_sums(calmap, raw, p, m, v, k, p2=None):
+def world_sums(calmap, raw, p, m, v, k, p2=None, angles=None):
     """One chunk's sums of the bootstrap world (:class:`WorldPass`): ``raw``, the map's polynomial at its rows, and
     ``p``, the same projected onto the feasible set (the world's truth), both (n, R); ``p2``, in 1-D, the world's
-    E f*^2 per row (:func:`second_moment_values`; None: f* = p1).
+    E f*^2 per row (:func:`second_moment_values`; None: f* = p1); ``angles``, the rows' :class:`ScoreAngles` when
+    the map's evaluation made them (the covariance moments' NUFFT reads them).
 
     The world's mean right-hand sides are W = sum_i phi_i p_i = G beta + sum_i phi_i (p_i - raw_i), since
     raw_i = phi_i' beta: the pass sums the correction over the rows the projection moved (1-6% of them on the toy
@@ -317,7 +318,7 @@ def world_sums(calmap, raw, p, m, v, k, p2=None):
     moved = np.flatnonzero(np.any(p[:, :R] != raw[:, :R], axis=1))
     W = response_moments(u[moved], w[moved], p[moved, :R] - raw[moved, :R], basis.degree, basis.deg_w)
     C = target_covariances(p1, p2, k, R)
-    S = response_moments(u, w, C, 2 * basis.degree, 2 * basis.deg_w)
+    S = response_moments(u, w, C, 2 * basis.degree, 2 * basis.deg_w, angles=angles)
     return _Sums((W, S, np.array([m.size]), raw[:, :R].sum(axis=0), np.abs(raw[:, :R]).sum(axis=0)))
 
 
@@ -383,12 +384,13 @@ class DeviationWorldPass:
     def __call__(self, index, m, v, a, k):
         calmap = self.calmap
         vv = v if calmap.ndim == 2 else None
-        raw = calmap.raw(m, vv)
+        angles = ScoreAngles(m, vv)  # the NUFFTs of the evaluation and of the covariance moments share them
+        raw = calmap.raw(m, vv, angles=angles)
         eta = feasible(raw.copy())  # clipped to [0, 1], as DeviationStats predicts
         dev = DeviationStats(calmap).add_predictions(eta, m, vv)
         p = feasible(eta.copy(), project=True)
         return _DeviationsAndWorld(dev, world_sums(calmap, raw, p, m, vv, k,
-                                                   second_moment_values(self.second, m, p[:, 0])))
+                                                   second_moment_values(self.second, m, p[:, 0]), angles))
 
 
 _JITTERS = (1e-6, 1e-5, 1e-4, 1e-3)  # tried in turn, relative to each variance, on the covariance's diagonal

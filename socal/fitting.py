@@ -46,9 +46,9 @@ class CalibrationMap:
     def basis(self):
         return TensorBasis(self.degree, self.ndim)
 
-    def raw(self, mean, var=None):
-        """Unclipped polynomial values, shape (n, R)."""
-        return evaluate_series(self.basis, self.beta, mean, var if self.ndim == 2 else None)
+    def raw(self, mean, var=None, *, angles=None):
+        """Unclipped polynomial values, shape (n, R); ``angles``: as in :func:`socal.chebyshev.evaluate_series`."""
+        return evaluate_series(self.basis, self.beta, mean, var if self.ndim == 2 else None, angles=angles)
 
     def predict(self, mean, var=None, *, project=False):
         """eta-hat at the scores: clipped to [0, 1] (the estimator's class P_l), or, with ``project=True``,

@@ -65,14 +65,15 @@ def target_classes(a, k, R):
     return cls.ravel(), vals
 
 
-def response_moments(u, w, Z, deg_u, deg_w, *, floats=2**22):
+def response_moments(u, w, Z, deg_u, deg_w, *, floats=2**22, angles=None):
     """W[j, p, q] = sum_i Z[i, j] T_p(u_i) T_q(w_i) for every response column j of Z, shape (J, deg_u+1, deg_w+1).
 
     A few columns (J <= 8): one NUFFT where it pays, otherwise per chunk of rows and column the product
     (T_u diag(Z_j)) T_w' of the two axes' Chebyshev tables, which never forms the d x chunk tensor features (the
     same flops without the table's memory traffic).  Many columns (the bootstrap's B label sets): one product
     Z' Phi' per chunk with the tensor-feature table Phi (:func:`socal.chebyshev.tensor_features`), whose size is
-    kept near ``floats``.
+    kept near ``floats``.  ``angles``: a :class:`socal.chebyshev.ScoreAngles` of the same rows, which the NUFFT reads
+    instead of computing them again.
     """
     from .chebyshev import cheb_rows, tensor_features, use_nufft
 
@@ -80,7 +81,7 @@ def response_moments(u, w, Z, deg_u, deg_w, *, floats=2**22):
     if J <= 8 and use_nufft(n, (deg_u + 1) * (deg_w + 1), True, weighted=True):  # a few columns: one NUFFT
         from . import nufft
 
-        return nufft.weighted_moments(u, w, Z, deg_u, deg_w)
+        return nufft.weighted_moments(u, w, Z, deg_u, deg_w, angles=angles)
     if J <= 8:
         W = np.zeros((J, deg_u + 1, deg_w + 1))
         chunk = max(64, floats // (4 * (deg_u + deg_w + 2)))

@@ -109,3 +109,39 @@ def test_set_backend_is_validated(backend, monkeypatch):
     with pytest.raises(ValueError, match="finufft is not installed"):
         backend("finufft")
     assert backend("numpy") in chebyshev.BACKENDS  # returns the previous choice
+
+
+@pytest.mark.parametrize("ndim", [2, 1])
+def test_the_fused_pass_computes_each_axis_angles_once_and_the_same_numbers(backend, monkeypatch, ndim):
+    """The bootstrap's deviation-and-world pass evaluates the map and sums the covariance moments by NUFFT from one
+    ScoreAngles: one arccos of all rows per axis used (2 in 2-D, 1 in 1-D; 4 and 2 when each transform computes its
+    own), and the same sums as with the angles computed afresh.  (The world's correction sums over the rows the
+    projection moved, a few per cent in practice, take their own angles.)"""
+    from socal import bootstrap, nufft
+    from socal.fitting import CalibrationMap
+
+    m, v, y = socal.synthetic.toy_population().sample(4000, h=1 / 16, rng=0)
+    basis = TensorBasis(20, ndim)
+    beta = np.random.default_rng(1).standard_normal((basis.size, ndim)) * 0.01
+    beta[0] = 0.5  # a map inside (0, 1), so the world's covariances are not all 0
+    calmap = CalibrationMap(degree=20, ndim=ndim, beta=beta, alpha=1e-3)
+    a, k = y.sum(axis=1), np.full(m.size, 2.0)
+    backend("finufft")
+    calls = []
+    original = chebyshev.unit_angles
+
+    def counting(x):
+        calls.append(x.size)
+        return original(x)
+
+    monkeypatch.setattr(chebyshev, "unit_angles", counting)
+    monkeypatch.setattr(nufft, "_angles", counting)
+    shared = bootstrap.DeviationWorldPass(calmap)(0, m, v, a, k)
+    assert calls.count(m.size) == ndim
+    monkeypatch.setattr(bootstrap, "ScoreAngles", lambda mean, var=None: None)  # each transform computes its own
+    calls.clear()
+    alone = bootstrap.DeviationWorldPass(calmap)(0, m, v, a, k)
+    assert calls.count(m.size) == 2 * ndim
+    for x, z in zip(shared.world.arrays + (shared.dev.mean_term, shared.dev.moment_term),
+                    alone.world.arrays + (alone.dev.mean_term, alone.dev.moment_term)):
+        np.testing.assert_array_equal(x, z)
