@@ -405,6 +405,8 @@ class CalibrationTestStats:
 def _mid_ranks(counts):
     """Marginal mid-ranks in (-1, 1) of the bins of an axis (only occupied bins are used)."""
     c = counts.astype(float)
+    if not c.sum() > 0:  # no rows left to rank (every item's labels were impossible under its scores)
+        return np.zeros_like(c)
     cdf = (np.cumsum(c) - c / 2.0) / c.sum()
     return 2.0 * cdf - 1.0
 
@@ -462,7 +464,7 @@ def _score_test(stats, n, degree, alpha):
         occ = np.flatnonzero(cnt > 0)
         x, y = xm[occ // GRID_RELVAR], xt[occ % GRID_RELVAR]
         P = (np.polynomial.chebyshev.chebvander(x, degree)[:, :, None]
-             * np.polynomial.chebyshev.chebvander(y, degree)[:, None, :]).reshape(occ.size, -1)
+             * np.polynomial.chebyshev.chebvander(y, degree)[:, None, :]).reshape(occ.size, (degree + 1) ** 2)
         R = np.stack([S[1, occ], S[2, occ]])
         C = np.array([[S[3, occ], S[4, occ]], [S[4, occ], S[5, occ]]])
         dirs = {"variance_factor": np.stack([np.zeros(occ.size), S[6, occ]]),

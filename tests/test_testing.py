@@ -3,6 +3,8 @@ populations with known truth, mergeability and invariances, where the evidence i
 
 import itertools
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -161,6 +163,20 @@ def test_impossible_labels_reject_with_p_zero():
     m[0], v[0], y[0] = 0.0, 0.0, [1.0, 0.0]
     res = socal.calibration_test(m, v, y)
     assert res.pvalue == 0.0 and res.impossible == 1 and "cannot occur" in str(res)
+
+
+@pytest.mark.parametrize("mean, label", [(0.0, 1.0), (1.0, 0.0)])
+def test_every_item_impossible_rejects_without_a_numpy_error(mean, label):
+    """Every item's labels impossible under its scores (a positive at mean 0, a negative at mean 1): no cell is left
+    to test, and the test says so (p = 0, 0 df) instead of raising numpy's reshape error or warning of a 0/0 in the
+    ranks.  Control: the same scores with the possible label pass with p = 1."""
+    n = 300
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = socal.calibration_test(np.full(n, mean), np.zeros(n), np.full((n, 2), label))
+        assert res.pvalue == 0.0 and res.impossible == n and res.df == 0 and "cannot occur" in str(res)
+        fine = socal.calibration_test(np.full(n, mean), np.zeros(n), np.full((n, 2), mean))
+    assert fine.pvalue == 1.0 and fine.impossible == 0
 
 
 def test_degree_rule_and_explicit_degree():
