@@ -35,14 +35,14 @@ from scipy import linalg
 
 from ._results import ConfidenceInterval, UpperBound
 from .deviations import CE_RANGE, DeviationStats, score_moments
-from .rowkeys import keyed_uniforms, mix64_inplace, row_keys, stream_salt, to_unit_interval
+from .rowkeys import keyed_uniforms, mix64, mix64_inplace, row_keys, stream_salt, to_unit_interval
 from .chebyshev import (MomentOperator, ScoreAngles, cheb_rows, cholesky_lower, response_vector, ridge_factor,
                         tensor_features, tensor_gram, to_unit)
 from .fitting import feasible
 from .sufficient import response_moments, targets
 
 __all__ = ["bootstrap", "BootstrapResult", "bracket_interval", "shrunk_estimate", "DeviationWorldPass",
-           "SecondMomentPass", "second_moment_fit", "THRESHOLDS"]
+           "SecondMomentPass", "second_moment_fit", "THRESHOLDS", "KeyCensus", "KeyCensusPass"]
 
 _BLOCK_FLOATS = 2**22  # the refit pass holds B x R x (l + 1) floats per row: rows per block keep that near 32 MB
 _REP_FLOATS = 2**25  # label sets are drawn in blocks of at most this many targets (256 MB), up to 64 sets
@@ -154,7 +154,9 @@ class _Sums:
 
 
 class LabelSetsPass:
-    """Response moments of B bootstrap label sets, and the row count."""
+    """Response moments of B bootstrap label sets, and the row count.  (This comparison mode keys every label draw
+    by row content alone, so rows of one content draw the same labels; the default Gaussian draws have no per-row
+    randomness.)"""
 
     unit = "label sets"
 
@@ -363,23 +365,95 @@ class WorldPass:
         return world_sums(self.calmap, raw, p, m, vv, k, second_moment_values(self.second, m, p[:, 0]))
 
 
+CENSUS_CAP = 2**22  # distinct row keys a KeyCensus holds (64 MB); beyond, identical rows share their item weights
+
+
+@dataclass
+class KeyCensus:
+    """How many rows carry each row key (:func:`socal.rowkeys.row_keys`), mergeable: the sorted distinct keys and
+    their counts, or ``overflow`` once the rows hold more than :data:`CENSUS_CAP` distinct keys.
+
+    Rows of the same content (scores and labels) have the same key, so keyed draws alone cannot tell them apart: a
+    predictor with few distinct scores (a constant, a histogram, rounded probabilities) has a few keys for many
+    items.  The refit pass reads the census to resample such items as the separate items they are
+    (:class:`RefitPass`).  The census is a function of the rows as a multiset, so any order or chunking gives the
+    same one; so does the overflow, since a chunk or a partial union of chunks holds more distinct keys than the
+    cap only if the whole does."""
+
+    keys: np.ndarray  # uint64, sorted, distinct
+    counts: np.ndarray | None  # int64, rows per key; None: one row each (the common case, kept without the array)
+    overflow: bool = False
+
+    @classmethod
+    def of(cls, keys):
+        """The census of one chunk's keys."""
+        keys = np.sort(np.asarray(keys, dtype=np.uint64))
+        if keys.size < 2 or not (keys[1:] == keys[:-1]).any():
+            return cls._capped(keys, None)
+        return cls._counted(keys, np.ones(keys.size, dtype=np.int64))
+
+    @classmethod
+    def _counted(cls, keys, counts):
+        """The census of sorted ``keys`` with repeats, each carrying ``counts`` rows."""
+        first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        return cls._capped(keys[first], np.add.reduceat(counts, first))
+
+    @classmethod
+    def _capped(cls, keys, counts):
+        if keys.size > CENSUS_CAP:
+            return cls(np.empty(0, np.uint64), None, True)
+        return cls(keys, counts)
+
+    def _counts(self):
+        return np.ones(self.keys.size, dtype=np.int64) if self.counts is None else self.counts
+
+    def merge(self, other):
+        if self.overflow or other.overflow:
+            return KeyCensus(np.empty(0, np.uint64), None, True)
+        keys = np.concatenate([self.keys, other.keys])
+        if keys.size == 0:
+            return KeyCensus(keys, None)
+        order = np.argsort(keys, kind="stable")
+        return KeyCensus._counted(keys[order], np.concatenate([self._counts(), other._counts()])[order])
+
+    def duplicated(self):
+        """(keys, counts) of the keys that more than one row carries, sorted (both empty after an overflow)."""
+        if self.counts is None:
+            return np.empty(0, np.uint64), np.empty(0, np.int64)
+        many = self.counts > 1
+        return self.keys[many], self.counts[many]
+
+
+class KeyCensusPass:
+    """The :class:`KeyCensus` of the rows' keys under ``seed`` (as :class:`RefitPass` computes them)."""
+
+    def __init__(self, seed, ndim):
+        self.seed, self.ndim = seed, ndim
+
+    def __call__(self, index, m, v, a, k):
+        return KeyCensus.of(row_keys(m, v if self.ndim == 2 else None, a, k, self.seed))
+
+
 @dataclass
 class _DeviationsAndWorld:
     dev: DeviationStats
     world: _Sums
+    census: KeyCensus | None = None
 
     def merge(self, other):
-        return _DeviationsAndWorld(self.dev.merge(other.dev), self.world.merge(other.world))
+        census = None if self.census is None else self.census.merge(other.census)
+        return _DeviationsAndWorld(self.dev.merge(other.dev), self.world.merge(other.world), census)
 
 
 class DeviationWorldPass:
     """The deviation pass (:class:`socal.deviations.DeviationPass`) and the world pass (:class:`WorldPass`) of one
     fitted map in one pass over the data: the map is evaluated once per row (its clipped prediction for the CE
     average, the same values projected for the world), the costliest step of either at large n.  Returns
-    (DeviationStats, the world's sums for :func:`bootstrap`'s ``world``) after ``map_reduce``."""
+    (DeviationStats, the world's sums for :func:`bootstrap`'s ``world``) after ``map_reduce``; with
+    ``census_seed``, also the rows' :class:`KeyCensus` under that seed (for :func:`bootstrap`'s ``duplicates``)."""
 
-    def __init__(self, calmap, second=None):
-        self.calmap, self.second = calmap, second
+    def __init__(self, calmap, second=None, census_seed=None):
+        self.calmap, self.second, self.census_seed = calmap, second, census_seed
 
     def __call__(self, index, m, v, a, k):
         calmap = self.calmap
@@ -389,8 +463,9 @@ class DeviationWorldPass:
         eta = feasible(raw.copy())  # clipped to [0, 1], as DeviationStats predicts
         dev = DeviationStats(calmap).add_predictions(eta, m, vv)
         p = feasible(eta.copy(), project=True)
+        census = None if self.census_seed is None else KeyCensus.of(row_keys(m, vv, a, k, self.census_seed))
         return _DeviationsAndWorld(dev, world_sums(calmap, raw, p, m, vv, k,
-                                                   second_moment_values(self.second, m, p[:, 0]), angles))
+                                                   second_moment_values(self.second, m, p[:, 0]), angles), census)
 
 
 _JITTERS = (1e-6, 1e-5, 1e-4, 1e-3)  # tried in turn, relative to each variance, on the covariance's diagonal
@@ -503,13 +578,25 @@ class RefitPass:
     Arrays are laid out (response, refit, row), so the sums over refits add whole contiguous rows.  ``weights`` (a
     :class:`PoissonWeights`) hands out the Poisson(1) weights, drawn once per chunk and shared by the candidates'
     bootstraps where they fit its budget.
+
+    Rows that share their key with others (``duplicates``: the keys more than one row carries and their counts,
+    from a :class:`KeyCensus`) are c separate items of one content, which keyed draws alone would move together: c
+    items weighted alike by one Poisson(1) weight have a total of variance c^2 instead of c, and one keyed subset
+    draw keeps all c or none (docs/numbers.md, "Rows of one content").  So each key of count c stands for c items
+    (key, j), j < c, drawn as the other rows are: the subset keeps kappa ~ Binomial(c, q) of them (the inverse CDF
+    at the key's own uniform), each kept item has its own Poisson(1) weight, and the key's c rows share the kept
+    items' count and total weight equally, 1/c each, in whatever chunks they lie (the census counts rows over all
+    chunks, so the shares add up to the whole).  The rows are identical, so which of them stands for which item
+    changes nothing: the sums are those of c independent items.  Rows of a key of their own are drawn as before,
+    with the same numbers.
     """
 
-    def __init__(self, calmap, betas, seed, weights=None, fraction=1.0, inner=False):
+    def __init__(self, calmap, betas, seed, weights=None, fraction=1.0, inner=False, duplicates=None):
         self.calmap, self.betas, self.seed = calmap, betas, seed  # betas: (d, B, R)
         self.inner = inner  # also the analytic one-step bias of every refit (:func:`_gaussian_bias`)
         self.weights = weights if weights is not None else PoissonWeights(0)
         self.fraction = fraction  # the share of rows evaluated (a keyed subset), and the weights' variance
+        self.duplicates = duplicates  # (keys, counts) of the keys more than one row carries, or None
         self.bar = None  # set by the source: counts the rows evaluated under all refits
 
     def __call__(self, index, m, v, a, k):
@@ -518,6 +605,15 @@ class RefitPass:
         d, B, R = self.betas.shape
         keys = row_keys(m, v if ndim == 2 else None, a, k, self.seed)
         q = self.fraction
+        shared = None
+        if self.duplicates is not None and self.duplicates[0].size:
+            dup_keys, dup_counts = self.duplicates
+            at = np.minimum(np.searchsorted(dup_keys, keys), dup_keys.size - 1)
+            many = dup_keys[at] == keys
+            if many.any():  # these rows are items of a shared content: drawn per item below, the rest as before
+                shared = (m[many], v[many] if ndim == 2 else None, keys[many], dup_counts[at[many]])
+                one = ~many
+                m, v, keys = m[one], (v[one] if ndim == 2 else v), keys[one]
         if q < 1.0:  # a keyed subset of the rows: the same rows whatever the chunking
             keep = keyed_uniforms(keys, stream_salt(4, 0)) < q
             m, v, keys = m[keep], (v[keep] if ndim == 2 else v), keys[keep]
@@ -576,7 +672,78 @@ class RefitPass:
                 shrunk_plug[j] += np.abs(out, out=out).sum() / nb
             if self.bar is not None:
                 self.bar.update(c)
-        return _Sums((num, den, shrunk_truth, shrunk_plug, np.array([m.size, truth]), inner_num,
+        sums = _Sums((num, den, shrunk_truth, shrunk_plug, np.array([m.size, truth]), inner_num,
+                      np.array([inner_data])))
+        if shared is not None:
+            sums = sums.merge(self._shared_sums(*shared, coef))
+        return sums
+
+    def _shared_sums(self, m, v, keys, counts, coef):
+        """The sums of :meth:`__call__` over rows whose key ``counts`` rows carry in all (see the class): each key's
+        rows here stand for their share of its kept items, and are evaluated once per key."""
+        calmap = self.calmap
+        basis = calmap.basis
+        d, B, R = self.betas.shape
+        nb = min(B, _N_SHRINK)
+        q = self.fraction
+        keys, first, here = np.unique(keys, return_index=True, return_counts=True)
+        c = counts[first]
+        if q < 1.0:  # kappa ~ Binomial(c, q) of the key's c items are kept, from the key's own uniform
+            from scipy import stats
+
+            kept = stats.binom.ppf(keyed_uniforms(keys, stream_salt(4, 1)), c, q)
+            kept = np.maximum(kept, 0.0).astype(np.int64)
+        else:
+            kept = c.astype(np.int64)
+        live = kept > 0
+        keys, first, here, c, kept = keys[live], first[live], here[live], c[live], kept[live]
+        num, den = np.zeros(B), np.zeros(B)
+        shrunk_truth, shrunk_plug = np.zeros(len(THRESHOLDS)), np.zeros(len(THRESHOLDS))
+        inner_num, truth, inner_data = np.zeros(B), 0.0, 0.0
+        share = here / c  # of the key's items, those this chunk's rows stand for
+        if keys.size:
+            # item j of a key: its own key, from the key and j; its Poisson(1) weights as any row's
+            starts = np.cumsum(kept) - kept
+            j = np.arange(int(kept.sum()), dtype=np.uint64) - np.repeat(starts, kept).astype(np.uint64)
+            items = mix64(mix64(np.repeat(keys, kept) ^ stream_salt(5, 0)) ^ j)
+            wts = poisson_weights(items, self.seed, B).astype(float)
+            if q < 1.0:  # mean 1 and variance q, as the rows of a key of their own
+                wts = 1.0 + (wts - 1.0) * np.sqrt(q)
+            wts = np.add.reduceat(wts, starts, axis=0) * share[:, None]  # (keys, B): this chunk's share
+            rowf = share * kept  # the kept items this chunk's rows stand for
+            vv = v[first] if calmap.ndim == 2 else None
+            u, w = to_unit(m[first], vv)
+            mm = m[first]
+            rows = max(64, _BLOCK_FLOATS // (B * R * (basis.degree + 1)))
+            for start in range(0, keys.size, rows):
+                sl = slice(start, min(start + rows, keys.size))
+                both = coef @ tensor_features(u[sl], w[sl], basis.degree, basis.deg_w)
+                pred = np.clip(both[:R * B], 0.0, 1.0).reshape(R, B, -1)
+                p = feasible(both[R * B:].T, project=True).T
+                score = score_moments(mm[sl], None if vv is None else vv[sl])
+                s = np.abs(pred - score[:, None, :]).sum(axis=0)  # (B, rows)
+                wb, f = wts[sl], rowf[sl]
+                num += np.einsum("ib,bi->b", wb, s)
+                den += wb.sum(axis=0)
+                e = pred - p[:, None, :]
+                sigma = e.std(axis=1)
+                g = p - score
+                truth += np.abs(g).sum(axis=0) @ f
+                if self.inner:
+                    beta_b = _gaussian_bias(e + g[:, None, :], sigma[:, None, :]).sum(axis=0)
+                    inner_num += np.einsum("ib,bi->b", wb, beta_b)
+                    inner_data += _gaussian_bias(g, sigma).sum(axis=0) @ f
+                en = e[:, :nb, :]
+                for i, tau in enumerate(THRESHOLDS):
+                    gt = np.zeros_like(g) if np.isinf(tau) else _soft(g, tau * sigma)
+                    shrunk_truth[i] += np.abs(gt).sum(axis=0) @ f
+                    shrunk_plug[i] += (np.abs(gt[:, None, :] + en).sum(axis=(0, 1)) @ f) / nb
+            rows_kept = float(rowf.sum())
+        else:
+            rows_kept = 0.0
+        if self.bar is not None:
+            self.bar.update(int(here.sum()))
+        return _Sums((num, den, shrunk_truth, shrunk_plug, np.array([rows_kept, truth]), inner_num,
                       np.array([inner_data])))
 
 
@@ -690,7 +857,7 @@ LABEL_DRAWS = "gaussian"  # 'exact': draw every label set (the former bootstrap,
 
 
 def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=False, weights=None, name="bootstrap",
-              label_draws=None, refit_rows=None, world=None, second=None):
+              label_draws=None, refit_rows=None, world=None, second=None, duplicates=None):
     """Parametric-bootstrap bias correction, interval and upper bound for a plug-in CE estimate ``est`` from ``fit``.
 
     With D_b = (refit b's plug-in) - (its world's truth) in the world of the fitted functions, the one-step bias is
@@ -714,7 +881,10 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     rule of :func:`socal.ce2` uses).  ``world``: the world pass's sums when a fused pass
     (:class:`DeviationWorldPass`) already computed them; the source is then read once less.  ``second``: in 1-D, the
     world's E[f*^2 | mean] (:func:`second_moment_fit`), so that items of one score differ in f* as the labels show;
-    None keeps f* = p1.
+    None keeps f* = p1.  ``duplicates``: the keys more than one row carries under ``seed`` and their counts
+    (:meth:`KeyCensus.duplicated`), so that the refit pass resamples those rows as separate items
+    (:class:`RefitPass`); None counts them in a pass of its own.  A replicate in which every item drew weight 0 (a
+    chance of e^-n with n items) has no resample and is left out.
 
     Returns a :class:`BootstrapResult`.
     """
@@ -738,12 +908,20 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
         b = _gaussian_right_hand_sides(W, S, basis, n_boot, seed)
     betas = fit.factor.solve(b.reshape(b.shape[0], -1)).reshape(b.shape)
     fraction = 1.0 if n <= refit_rows else refit_rows / n
+    if duplicates is None:
+        duplicates = source.map_reduce(KeyCensusPass(seed, calmap.ndim), progress=progress,
+                                       desc=f"{name}: rows of one content").duplicated()
     num, den, st_sum, sp_sum, (n_sub, truth_sum), inner_num, (inner_data,) = source.map_reduce(
-        RefitPass(calmap, betas, seed, weights, fraction, INNER_ONE_STEP), progress=progress,
+        RefitPass(calmap, betas, seed, weights, fraction, INNER_ONE_STEP, duplicates), progress=progress,
         desc=f"{name}: rows under the refits").arrays
     # the world's truth over the rows the refits were evaluated on (all of them, or the keyed subset)
+    resampled = den > 0  # a replicate whose items all drew weight 0 has no resample
+    if resampled.sum() < 2:  # the keyed subset holds about refit_rows items (RefitPass): not seen with the census
+        raise RuntimeError(f"The refit pass kept {n_sub:.0f} of {n} rows: too few to resample.")
     n_sub = max(n_sub, 1.0)
-    deltas = num / np.maximum(den, 1e-12) - truth_sum / n_sub
+    if not resampled.all():
+        num, den, inner_num = num[resampled], den[resampled], inner_num[resampled]
+    deltas = num / den - truth_sum / n_sub
     one_step = float(deltas.mean())
     shrunk_bias = est - shrunk_estimate(est, st_sum / n_sub, sp_sum / n_sub)
     bias = 0.5 * (one_step + shrunk_bias)
@@ -753,7 +931,7 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     ci, bound = bracket_interval(est, (one_step, shrunk_bias), noise, debiased, top, level, upper)
     inner = None
     if INNER_ONE_STEP:  # the one-step-corrected plug-in of every refit, less its world's truth; the analytic one-step
-        inner = (deltas - inner_num / np.maximum(den, 1e-12), inner_data / n_sub)
+        inner = (deltas - inner_num / den, inner_data / n_sub)
     return BootstrapResult(bias, debiased, ci, bound, deltas, st_sum / n_sub, sp_sum / n_sub, inner,
                            (one_step, shrunk_bias))
 

@@ -150,14 +150,18 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
     if debias and ndim == 1:  # the first-order world's spread of f* among items of one score (k >= 2 labels)
         spread = source.map_reduce(SecondMomentPass(max(f.calmap.degree for f in fits)), progress=progress,
                                    desc=f"{kind}: the spread of f* for the bootstrap world")
+    duplicates = None  # the keys that several rows share, counted in the first candidate's pass
     for f in fits:
         world = second = None
         if spread is not None:
             second = second_moment_fit(spread, f.calmap.degree, f.calmap.alpha)
         if debias:  # the deviations and the bootstrap world from one evaluation of the map per row
-            both = source.map_reduce(DeviationWorldPass(f.calmap, second), progress=progress,
+            both = source.map_reduce(DeviationWorldPass(f.calmap, second, seed if duplicates is None else None),
+                                     progress=progress,
                                      desc=f"{kind}: deviations and the bootstrap world at degree {f.calmap.degree}")
             dev, world = both.dev, both.world
+            if duplicates is None:
+                duplicates = both.census.duplicated()
         else:
             dev = source.map_reduce(DeviationPass(f.calmap), progress=progress,
                                     desc=f"{kind}: deviations at degree {f.calmap.degree}")
@@ -166,7 +170,7 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
         if debias:
             boot = bootstrap(source, f, plugin, n_boot=opts.n_boot, seed=seed, level=opts.ci, upper=opts.upper,
                              progress=progress, weights=weights, name=f"{kind} bootstrap at degree {f.calmap.degree}",
-                             world=world, second=second)
+                             world=world, second=second, duplicates=duplicates)
         cands.append(Candidate(f, dev, plugin, boot))
     k, rule = choose_degree(cands)
     chosen = cands[k]

@@ -4,9 +4,9 @@ A row's key is a seeded hash (splitmix64's finaliser, a bijection of uint64 with
 of its scores and its labels.  Fold assignment (:class:`socal.SufficientStats`) reads a uniform from it, and so does
 every random number of the bootstrap (:mod:`socal.bootstrap`: the redrawn labels and the item weights, one stream per
 pass and replicate), so the statistics, the fit, the estimate, the interval and the bound do not depend on how the
-rows are ordered or chunked, in memory, from files or from dask partitions.  Identical rows share their numbers (a
-duplicated row never leaks from training to validation; in the bootstrap, exact duplicates move together, which can
-only widen the interval).
+rows are ordered or chunked, in memory, from files or from dask partitions.  Identical rows share their key: they
+share a fold (a duplicated row never leaks from training to validation), and the bootstrap's refit pass counts them
+(:class:`socal.bootstrap.KeyCensus`) to resample them as the separate items they are.
 """
 
 from __future__ import annotations

@@ -602,3 +602,138 @@ def test_inner_one_step_is_recorded_without_moving_the_default(monkeypatch):
     assert corrected.shape == boot.deltas.shape and np.all(np.isfinite(corrected))
     assert analytic == pytest.approx(float(boot.deltas.mean()), rel=0.3)
     assert not np.allclose(corrected, boot.deltas)
+
+
+def _grid_predictor(n, seed):
+    """A mean rounded to a 0.1 grid (11 distinct means, about 33 distinct rows with their label counts), against
+    labels of rate p ~ Beta(2, 2): at degree 10 the fit interpolates the 11 cell means, so the plug-in is
+    sum over cells of (n_cell / n) |mean label share - mean|, whose spread over fresh samples a Monte Carlo of that
+    formula gives."""
+    rng = np.random.default_rng(seed)
+    p = rng.beta(2, 2, n)
+    return np.clip(np.round(p * 1.3 - 0.15, 1), 0, 1), (rng.random((n, 2)) < p[:, None]).astype(float)
+
+
+def _grid_plugin(m, y):
+    cells, inv = np.unique(m, return_inverse=True)
+    count = np.bincount(inv)
+    return float(np.sum(count / m.size * np.abs(np.bincount(inv, y.mean(axis=1)) / count - cells)))
+
+
+@pytest.mark.parametrize("n", [4000, 12_000])
+def test_rows_of_one_content_are_resampled_as_separate_items(monkeypatch, n):
+    """Identical rows (same scores and labels) are separate items: the refit pass resamples each of a key's c items
+    on its own (a KeyCensus counts them), so the bootstrap SD of a predictor with 11 distinct means is the plug-in's
+    spread over fresh samples (within 20%), in the full pass (4,000 rows) and on the keyed subset (12,000, above
+    REFIT_ROWS).  Negative control: keyed by content alone (no census), a key's items share one weight and its
+    total has variance c^2 instead of c: the SD came out 1.8 and 2.2 times too large."""
+    import socal.bootstrap as bs
+
+    m, y = _grid_predictor(n, 0)
+    spread = np.std([_grid_plugin(*_grid_predictor(n, 1000 + s)) for s in range(600)], ddof=1)
+    kw = dict(degree=10, alpha=1e-6, ci=0.9, n_boot=200)
+    res = socal.ce1(m, y, **kw)
+    assert abs(res.plugin - _grid_plugin(m, y)) < 1e-4  # the interpolating fit, as the docstring says
+    assert 0.8 <= res.candidates[0].noise_sd / spread <= 1.2, (res.candidates[0].noise_sd, spread)
+    monkeypatch.setattr(bs.KeyCensus, "duplicated", lambda self: (np.empty(0, np.uint64), np.empty(0, np.int64)))
+    shared = socal.ce1(m, y, **kw).candidates[0].noise_sd
+    assert shared / spread > 1.5, (shared, spread)
+
+
+def test_a_constant_predictors_interval_has_the_plugins_spread(monkeypatch):
+    """A constant mean 0.3 against labels of rate 0.5 (CE1 = 0.2): 3 distinct rows for 20,000 items.  Its plug-in is
+    |mean(a/k) - 0.3|, of SD sqrt(0.25 / (2 n)) exactly; the bootstrap finds it (within 25%) and the interval
+    covers 0.2 within 6 SDs.  Negative control: keyed by content alone, the refit subset (a quarter of the rows)
+    keeps each of the 3 distinct rows with all its items or none, and here it kept none (the interval had width 0
+    before the census)."""
+    import socal.bootstrap as bs
+
+    n = 20_000
+    rng = np.random.default_rng(0)
+    m, y = np.full(n, 0.3), (rng.random((n, 2)) < 0.5).astype(float)
+    sd = np.sqrt(0.25 / (2 * n))
+    res = socal.ce1(m, y, ci=0.9, n_boot=200)
+    chosen = next(c for c in res.candidates if c.chosen)
+    assert 0.75 * sd <= chosen.noise_sd <= 1.25 * sd, (chosen.noise_sd, sd)
+    assert res.ci.low <= 0.2 <= res.ci.high and res.ci.high - res.ci.low <= 6 * sd
+    monkeypatch.setattr(bs.KeyCensus, "duplicated", lambda self: (np.empty(0, np.uint64), np.empty(0, np.int64)))
+    with pytest.raises(RuntimeError, match="kept 0 of 20000 rows"):
+        socal.ce1(m, y, ci=0.9, n_boot=200)
+
+
+def test_rows_of_one_content_give_the_same_numbers_in_any_order_or_chunking(monkeypatch):
+    """The census counts a key's rows over every chunk, and each chunk's rows carry their share of the key's items,
+    so a predictor with few distinct scores gives the same estimate, interval and bound (to 1e-12) as arrays,
+    permuted, in 7 chunks and on the keyed subset (REFIT_ROWS = 800).  The tolerance is 1e-9, not 1e-12: with 11
+    distinct score pairs the covariance of the right-hand sides has rank 22 of 50, so its Cholesky factor needs the
+    jitter, and the jittered factor carries the moments' last-bit differences between orders up to 1e-10 (the
+    same before the census; continuous scores keep 1e-12, the test above).  Negative control: counting each chunk's
+    rows alone (a chunk-local census) moves the numbers by far more than that."""
+    import socal.bootstrap as bs
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    m = np.round(rng.beta(2, 2, n), 1)  # 11 distinct means: ~33 distinct rows with their label counts
+    v = np.round(m * (1 - m) / 6, 2)
+    y = (rng.random((n, 2)) < np.clip(m * 1.2 - 0.05, 0, 1)[:, None]).astype(float)
+    kw = dict(ci=0.9, upper=0.95, n_boot=40)
+    perm = rng.permutation(n)
+    cuts = np.array_split(perm, 7)
+    for rows in (10**9, 800):
+        monkeypatch.setattr(bs, "REFIT_ROWS", rows)
+        ref = socal.ce2(m, v, y, **kw)
+        permuted = socal.ce2(m[perm], v[perm], y[perm], **kw)
+        chunked = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
+        for other in (permuted, chunked):
+            np.testing.assert_allclose(_headline(other), _headline(ref), rtol=1e-9, atol=1e-12)
+        r1 = socal.ce1(m, y, **kw)
+        r1c = socal.ce1(chunks=[{"mean": m[c], "labels": y[c]} for c in cuts], **kw)
+        np.testing.assert_allclose(_headline(r1c), _headline(r1), rtol=1e-9, atol=1e-12)
+    local = bs.KeyCensus.merge
+    monkeypatch.setattr(bs.KeyCensus, "merge", lambda self, other: self if self.keys.size else other)
+    moved = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
+    monkeypatch.setattr(bs.KeyCensus, "merge", local)
+    assert not np.allclose(_headline(moved), _headline(ref), rtol=1e-4, atol=0)
+
+
+def test_key_census_merges_to_the_whole_counts_and_overflows_as_the_whole_does(monkeypatch):
+    """A KeyCensus merged over any split of the keys equals np.unique's counts of all of them, and its duplicated()
+    lists the keys of count > 1; with a cap, it overflows exactly when the whole holds more distinct keys than the
+    cap, whatever the split (so the fallback cannot depend on the chunking)."""
+    import socal.bootstrap as bs
+
+    rng = np.random.default_rng(11)
+    for trial in range(300):
+        n = int(rng.integers(0, 80))
+        keys = rng.integers(0, int(rng.integers(1, 50)), n).astype(np.uint64)
+        parts = np.split(keys, np.sort(rng.integers(0, n + 1, int(rng.integers(0, 5)))))
+        census = bs.KeyCensus.of(parts[0])
+        for part in parts[1:]:
+            census = census.merge(bs.KeyCensus.of(part))
+        distinct, counts = np.unique(keys, return_counts=True)
+        assert np.array_equal(census.keys, distinct) and np.array_equal(census._counts(), counts)
+        dup_keys, dup_counts = census.duplicated()
+        assert np.array_equal(dup_keys, distinct[counts > 1]) and np.array_equal(dup_counts, counts[counts > 1])
+    monkeypatch.setattr(bs, "CENSUS_CAP", 10)
+    for trial in range(300):
+        n = int(rng.integers(1, 40))
+        keys = rng.integers(0, int(rng.integers(1, 25)), n).astype(np.uint64)
+        parts = np.split(keys, np.sort(rng.integers(0, n + 1, int(rng.integers(0, 5)))))
+        census = bs.KeyCensus.of(parts[0])
+        for part in parts[1:]:
+            census = census.merge(bs.KeyCensus.of(part))
+        assert census.overflow == (np.unique(keys).size > 10)
+        if census.overflow:
+            assert census.duplicated()[0].size == 0
+
+
+def test_rows_all_alike_give_their_exact_value():
+    """Every row the same (mean 0, var 0, both labels 1): CE2 is 2 and CE1 is 1 exactly, with nothing random in the
+    data's world (no label noise, one kind of item), so the estimate, interval and bound are that value.  The
+    previous code returned 2.25 (above the largest CE2 these scores allow): in 37% of the replicates the one shared
+    item weight was 0, and those replicates' empty resamples entered the bias as -truth."""
+    n = 400
+    r2 = socal.ce2(np.zeros(n), np.zeros(n), np.ones((n, 2)), h=1 / 16, ci=0.9, upper=0.95)
+    assert np.allclose([r2.estimate, r2.ci.low, r2.ci.high, r2.upper.value], 2.0, atol=1e-12)
+    r1 = socal.ce1(np.zeros(n), np.ones((n, 2)), ci=0.9, upper=0.95)
+    assert np.allclose([r1.estimate, r1.ci.low, r1.ci.high, r1.upper.value], 1.0, atol=1e-12)
