@@ -385,12 +385,17 @@ class KeyCensus:
     overflow: bool = False
 
     @classmethod
-    def of(cls, keys):
-        """The census of one chunk's keys."""
+    def of(cls, keys, whole=False):
+        """The census of one chunk's keys; with ``whole`` (the chunk is every row), of its repeated keys alone: it
+        is final (not merged), and holds no array of the rows' size."""
         keys = np.sort(np.asarray(keys, dtype=np.uint64))
         if keys.size < 2 or not (keys[1:] == keys[:-1]).any():
-            return cls._capped(keys, None)
-        return cls._counted(keys, np.ones(keys.size, dtype=np.int64))
+            return cls(np.empty(0, np.uint64), None) if whole else cls._capped(keys, None)
+        census = cls._counted(keys, np.ones(keys.size, dtype=np.int64))
+        if whole and not census.overflow:
+            many = census.counts > 1
+            census = cls(census.keys[many], census.counts[many])
+        return census
 
     @classmethod
     def _counted(cls, keys, counts):
@@ -452,8 +457,10 @@ class DeviationWorldPass:
     (DeviationStats, the world's sums for :func:`bootstrap`'s ``world``) after ``map_reduce``; with
     ``census_seed``, also the rows' :class:`KeyCensus` under that seed (for :func:`bootstrap`'s ``duplicates``)."""
 
-    def __init__(self, calmap, second=None, census_seed=None):
+    def __init__(self, calmap, second=None, census_seed=None, weights=None):
         self.calmap, self.second, self.census_seed = calmap, second, census_seed
+        self.weights = weights if weights is not None else PoissonWeights(0)  # keeps the keys for the refit pass
+        self.whole = False  # set by a source whose one chunk is every row: the census keeps its repeats alone
 
     def __call__(self, index, m, v, a, k):
         calmap = self.calmap
@@ -463,9 +470,11 @@ class DeviationWorldPass:
         eta = feasible(raw.copy())  # clipped to [0, 1], as DeviationStats predicts
         dev = DeviationStats(calmap).add_predictions(eta, m, vv)
         p = feasible(eta.copy(), project=True)
-        census = None if self.census_seed is None else KeyCensus.of(row_keys(m, vv, a, k, self.census_seed))
-        return _DeviationsAndWorld(dev, world_sums(calmap, raw, p, m, vv, k,
-                                                   second_moment_values(self.second, m, p[:, 0]), angles), census)
+        world = world_sums(calmap, raw, p, m, vv, k, second_moment_values(self.second, m, p[:, 0]), angles)
+        census = None
+        if self.census_seed is not None:
+            census = KeyCensus.of(self.weights.row_keys(self.census_seed, index, m, vv, a, k), self.whole)
+        return _DeviationsAndWorld(dev, world, census)
 
 
 _JITTERS = (1e-6, 1e-5, 1e-4, 1e-3)  # tried in turn, relative to each variance, on the covariance's diagonal
@@ -603,7 +612,7 @@ class RefitPass:
         calmap = self.calmap
         basis, ndim = calmap.basis, calmap.ndim
         d, B, R = self.betas.shape
-        keys = row_keys(m, v if ndim == 2 else None, a, k, self.seed)
+        keys = self.weights.row_keys(self.seed, index, m, v if ndim == 2 else None, a, k)
         q = self.fraction
         shared = None
         if self.duplicates is not None and self.duplicates[0].size:
@@ -792,20 +801,37 @@ def poisson_weights(keys, seed, B):
 
 
 class PoissonWeights:
-    """The refit pass's Poisson(1) weights per (row, refit) (:func:`poisson_weights`, keyed by row content).
+    """The refit pass's Poisson(1) weights per (row, refit) (:func:`poisson_weights`, keyed by row content), and the
+    rows' keys they come from.
 
     The candidates of one call share a seed, so they share these weights: a chunk's (rows x B) table is computed
-    once and kept while the tables kept stay within ``budget`` bytes (as uint8); beyond it every call computes its
-    own, block by block, the same numbers.
+    once and kept while what is kept stays within ``budget`` bytes (the tables as uint8); beyond it every call
+    computes its own, block by block, the same numbers.  The rows' keys (:meth:`row_keys`) are kept the same way,
+    so that the first candidate's fused pass (its :class:`KeyCensus`) and every candidate's refit pass hash the
+    rows once.
     """
 
     def __init__(self, budget=2**26):
         self.budget, self.kept = budget, {}
 
+    def _room(self, nbytes):
+        return nbytes <= self.budget - sum(t.nbytes for t in self.kept.values())
+
+    def row_keys(self, seed, index, m, v, a, k):
+        """:func:`socal.rowkeys.row_keys` of a chunk's rows (``v`` None in 1-D), kept while the budget allows."""
+        key = ("keys", seed, index, m.shape[0])
+        if key in self.kept:
+            return self.kept[key]
+        keys = row_keys(m, v, a, k, seed)
+        if self._room(keys.nbytes):
+            keys.flags.writeable = False
+            self.kept[key] = keys
+        return keys
+
     def get(self, seed, index, keys, B):
         n = keys.shape[0]
         key = (seed, index, n, B)
-        if key not in self.kept and n * B <= self.budget - sum(t.size for t in self.kept.values()):
+        if key not in self.kept and self._room(n * B):
             self.kept[key] = poisson_weights(keys, seed, B)
         if key in self.kept:
             table = self.kept[key]

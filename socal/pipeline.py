@@ -156,12 +156,13 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
         if spread is not None:
             second = second_moment_fit(spread, f.calmap.degree, f.calmap.alpha)
         if debias:  # the deviations and the bootstrap world from one evaluation of the map per row
-            both = source.map_reduce(DeviationWorldPass(f.calmap, second, seed if duplicates is None else None),
-                                     progress=progress,
+            both = source.map_reduce(DeviationWorldPass(f.calmap, second, seed if duplicates is None else None,
+                                                        weights), progress=progress,
                                      desc=f"{kind}: deviations and the bootstrap world at degree {f.calmap.degree}")
             dev, world = both.dev, both.world
             if duplicates is None:
                 duplicates = both.census.duplicated()
+            del both  # the census holds every distinct key: not kept past its duplicates
         else:
             dev = source.map_reduce(DeviationPass(f.calmap), progress=progress,
                                     desc=f"{kind}: deviations at degree {f.calmap.degree}")

@@ -53,12 +53,15 @@ def _total(fn, rows):
 
 
 class ArraySource:
-    """Validated in-memory arrays: one chunk."""
+    """Validated in-memory arrays: one chunk.  A pass with a ``whole`` attribute is told that its chunk is every
+    row (nothing will be merged into its result)."""
 
     def __init__(self, m, v, a, k):
         self.chunk = (m, v, a, k)
 
     def map_reduce(self, fn, *, progress=False, desc=None):
+        if hasattr(fn, "whole"):
+            fn.whole = True
         with Bar(progress, desc, _total(fn, self.chunk[0].shape[0]), getattr(fn, "unit", "rows")) as bar:
             return _run(fn, bar, 0, self.chunk)
 
