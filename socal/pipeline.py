@@ -162,7 +162,7 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
             dev, world = both.dev, both.world
             if duplicates is None:
                 duplicates = both.census.duplicated()
-            del both  # the census holds every distinct key: not kept past its duplicates
+            del both  # a chunked source's census holds every distinct key: not kept past its duplicates
         else:
             dev = source.map_reduce(DeviationPass(f.calmap), progress=progress,
                                     desc=f"{kind}: deviations at degree {f.calmap.degree}")
