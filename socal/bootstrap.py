@@ -461,6 +461,7 @@ class DeviationWorldPass:
         self.calmap, self.second, self.census_seed = calmap, second, census_seed
         self.weights = weights if weights is not None else PoissonWeights(0)  # keeps the keys for the refit pass
         self.whole = False  # set by a source whose one chunk is every row: the census keeps its repeats alone
+        self._overflowed = False  # a chunk's census overflowed: the merged one will too, so later chunks skip it
 
     def __call__(self, index, m, v, a, k):
         calmap = self.calmap
@@ -472,8 +473,11 @@ class DeviationWorldPass:
         p = feasible(eta.copy(), project=True)
         world = world_sums(calmap, raw, p, m, vv, k, second_moment_values(self.second, m, p[:, 0]), angles)
         census = None
-        if self.census_seed is not None:
+        if self.census_seed is not None and self._overflowed:
+            census = KeyCensus(np.empty(0, np.uint64), None, True)
+        elif self.census_seed is not None:
             census = KeyCensus.of(self.weights.row_keys(self.census_seed, index, m, vv, a, k), self.whole)
+            self._overflowed = census.overflow
         return _DeviationsAndWorld(dev, world, census)
 
 

@@ -664,7 +664,8 @@ def test_a_constant_predictors_interval_has_the_plugins_spread(monkeypatch):
 def test_rows_of_one_content_give_the_same_numbers_in_any_order_or_chunking(monkeypatch):
     """The census counts a key's rows over every chunk, and each chunk's rows carry their share of the key's items,
     so a predictor with few distinct scores gives the same estimate, interval and bound (to 1e-12) as arrays,
-    permuted, in 7 chunks and on the keyed subset (REFIT_ROWS = 800).  The tolerance is 1e-9, not 1e-12: with 11
+    permuted, in 7 chunks and on the keyed subset (REFIT_ROWS = 800), and so does the fallback when the census
+    overflows its cap (a later chunk then skips its census).  The tolerance is 1e-9, not 1e-12: with 11
     distinct score pairs the covariance of the right-hand sides has rank 22 of 50, so its Cholesky factor needs the
     jitter, and the jittered factor carries the moments' last-bit differences between orders up to 1e-10 (the
     same before the census; continuous scores keep 1e-12, the test above).  Negative control: counting each chunk's
@@ -689,6 +690,12 @@ def test_rows_of_one_content_give_the_same_numbers_in_any_order_or_chunking(monk
         r1 = socal.ce1(m, y, **kw)
         r1c = socal.ce1(chunks=[{"mean": m[c], "labels": y[c]} for c in cuts], **kw)
         np.testing.assert_allclose(_headline(r1c), _headline(r1), rtol=1e-9, atol=1e-12)
+    monkeypatch.setattr(bs, "CENSUS_CAP", 20)  # every census overflows (about 33 distinct rows): all fall back alike
+    over = socal.ce2(m, v, y, **kw)
+    over_chunked = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
+    np.testing.assert_allclose(_headline(over_chunked), _headline(over), rtol=1e-9, atol=1e-12)
+    assert not np.allclose(_headline(over), _headline(ref), rtol=1e-4, atol=0)
+    monkeypatch.setattr(bs, "CENSUS_CAP", 2**22)
     local = bs.KeyCensus.merge
     monkeypatch.setattr(bs.KeyCensus, "merge", lambda self, other: self if self.keys.size else other)
     moved = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
