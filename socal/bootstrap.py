@@ -35,7 +35,7 @@ from scipy import linalg
 
 from ._results import ConfidenceInterval, UpperBound
 from .deviations import CE_RANGE, DeviationStats, score_moments
-from .rowkeys import keyed_uniforms, mix64, mix64_inplace, row_keys, stream_salt, to_unit_interval
+from .rowkeys import KeyCensus, keyed_uniforms, mix64, mix64_inplace, row_keys, stream_salt, to_unit_interval
 from .chebyshev import (MomentOperator, ScoreAngles, cheb_rows, cholesky_lower, response_vector, ridge_factor,
                         tensor_features, tensor_gram, to_unit)
 from .fitting import feasible
@@ -363,70 +363,6 @@ class WorldPass:
         raw = self.calmap.raw(m, vv)
         p = feasible(raw.copy(), project=True)
         return world_sums(self.calmap, raw, p, m, vv, k, second_moment_values(self.second, m, p[:, 0]))
-
-
-CENSUS_CAP = 2**22  # distinct row keys a KeyCensus holds (64 MB); beyond, identical rows share their item weights
-
-
-@dataclass
-class KeyCensus:
-    """How many rows carry each row key (:func:`socal.rowkeys.row_keys`), mergeable: the sorted distinct keys and
-    their counts, or ``overflow`` once the rows hold more than :data:`CENSUS_CAP` distinct keys.
-
-    Rows of the same content (scores and labels) have the same key, so keyed draws alone cannot tell them apart: a
-    predictor with few distinct scores (a constant, a histogram, rounded probabilities) has a few keys for many
-    items.  The refit pass reads the census to resample such items as the separate items they are
-    (:class:`RefitPass`).  The census is a function of the rows as a multiset, so any order or chunking gives the
-    same one; so does the overflow, since a chunk or a partial union of chunks holds more distinct keys than the
-    cap only if the whole does."""
-
-    keys: np.ndarray  # uint64, sorted, distinct
-    counts: np.ndarray | None  # int64, rows per key; None: one row each (the common case, kept without the array)
-    overflow: bool = False
-
-    @classmethod
-    def of(cls, keys, whole=False):
-        """The census of one chunk's keys; with ``whole`` (the chunk is every row), of its repeated keys alone: it
-        is final (not merged), and holds no array of the rows' size."""
-        keys = np.sort(np.asarray(keys, dtype=np.uint64))
-        if keys.size < 2 or not (keys[1:] == keys[:-1]).any():
-            return cls(np.empty(0, np.uint64), None) if whole else cls._capped(keys, None)
-        census = cls._counted(keys, np.ones(keys.size, dtype=np.int64))
-        if whole and not census.overflow:
-            many = census.counts > 1
-            census = cls(census.keys[many], census.counts[many])
-        return census
-
-    @classmethod
-    def _counted(cls, keys, counts):
-        """The census of sorted ``keys`` with repeats, each carrying ``counts`` rows."""
-        first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-        return cls._capped(keys[first], np.add.reduceat(counts, first))
-
-    @classmethod
-    def _capped(cls, keys, counts):
-        if keys.size > CENSUS_CAP:
-            return cls(np.empty(0, np.uint64), None, True)
-        return cls(keys, counts)
-
-    def _counts(self):
-        return np.ones(self.keys.size, dtype=np.int64) if self.counts is None else self.counts
-
-    def merge(self, other):
-        if self.overflow or other.overflow:
-            return KeyCensus(np.empty(0, np.uint64), None, True)
-        keys = np.concatenate([self.keys, other.keys])
-        if keys.size == 0:
-            return KeyCensus(keys, None)
-        order = np.argsort(keys, kind="stable")
-        return KeyCensus._counted(keys[order], np.concatenate([self._counts(), other._counts()])[order])
-
-    def duplicated(self):
-        """(keys, counts) of the keys that more than one row carries, sorted (both empty after an overflow)."""
-        if self.counts is None:
-            return np.empty(0, np.uint64), np.empty(0, np.int64)
-        many = self.counts > 1
-        return self.keys[many], self.counts[many]
 
 
 class KeyCensusPass:

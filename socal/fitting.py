@@ -497,8 +497,8 @@ def select_and_fit(stats, *, degrees, alphas, select, search="greedy", start_alp
     stats = stats.truncate(lmax) if lmax < stats.max_degree else stats
     M_tot, Z_tot = stats.M.sum(axis=0), stats.Z.sum(axis=0)
     n_tot = stats.count.sum()
-    # a split needs rows on both sides; identical rows share a fold (their hash is equal), so with few distinct rows
-    # some folds are empty or hold everything
+    # a split needs rows on both sides; identical rows added chunk by chunk (SufficientStats.update) share a fold
+    # (their hash is equal), so with few distinct rows some folds can be empty or hold everything
     splits = [f for f in stats.splits if 0 < stats.count[f] < n_tot] if select else []
     cv = np.full((len(degrees), len(alphas)), np.nan)
     if select and not splits:  # nothing to validate on: the most conservative candidate, said in the report

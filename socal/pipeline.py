@@ -26,7 +26,8 @@ from .deviations import DeviationPass
 from .fitting import SEARCHES, select_and_fit
 from .lepski import Candidate, choose_degree, finer_fits
 from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask
-from .sufficient import SufficientStats
+from .rowkeys import KeyCensus
+from .sufficient import SufficientStats, targets
 
 N_BOOT = 200  # the default bootstrap replicates (ce2, ce1, evaluate, the CLI)
 
@@ -93,13 +94,35 @@ def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None):
 
 
 class StatsPass:
-    """The statistics pass: per-chunk :class:`SufficientStats` (a template fixes the cap, folds and fold seed)."""
+    """The statistics pass: per-chunk :class:`SufficientStats` (a template fixes the cap, folds and fold seed).
+    ``repeats``: the fold hashes several rows share and their counts (:class:`FoldCensusPass`), or 'here' when the
+    one chunk is every row; rows of one content are then spread over the folds as separate items
+    (:meth:`SufficientStats.add_targets`)."""
 
-    def __init__(self, template):
-        self.template = template
+    def __init__(self, template, repeats=None):
+        self.template, self.repeats = template, repeats
 
     def __call__(self, index, m, v, a, k):
-        return self.template.empty_like().add_validated(m, v, a, k)
+        return self.template.empty_like().add_validated(m, v, a, k, repeats=self.repeats)
+
+
+class FoldCensusPass:
+    """The :class:`socal.rowkeys.KeyCensus` of the rows' fold hashes (:meth:`SufficientStats.fold_hash`), before
+    the statistics pass of a chunked source.  Once a chunk's census overflows the cap, the merged one will too, so
+    the later chunks of the pass skip theirs."""
+
+    def __init__(self, template):
+        self.template, self._overflowed = template, False
+
+    def __call__(self, index, m, v, a, k):
+        if self._overflowed:
+            return KeyCensus(np.empty(0, np.uint64), None, True)
+        t = self.template
+        z1, z2 = targets(a, k)
+        zs = np.column_stack([z1, z2])[:, : t.n_responses]
+        census = KeyCensus.of(t.fold_hash(m, v if t.ndim == 2 else None, zs))
+        self._overflowed = census.overflow
+        return census
 
 
 def fit_from(source, stats, opts, ndim, func, progress=False, responses=None, use_h_floor=True):
@@ -114,7 +137,11 @@ def fit_from(source, stats, opts, ndim, func, progress=False, responses=None, us
             cap = stream_cap(func, opts)
         template = SufficientStats(max_degree=cap, ndim=ndim, folds=opts.folds, holdout=opts.holdout,
                                    rng=opts.fold_rng, responses=responses)
-        stats = source.map_reduce(StatsPass(template), progress=progress, desc=f"{func}: statistics")
+        # rows of one content go to the folds as separate items: counted in the pass when the array is every row,
+        # otherwise in a pass of their own first (the counts must cover every chunk)
+        repeats = "here" if isinstance(source, ArraySource) else source.map_reduce(
+            FoldCensusPass(template), progress=progress, desc=f"{func}: rows of one content").duplicated()
+        stats = source.map_reduce(StatsPass(template, repeats), progress=progress, desc=f"{func}: statistics")
     n = stats.n
     check_n(func, n, stats.folds)
     n_train = training_rows(n, stats.folds, stats.holdout)

@@ -124,7 +124,9 @@ class _PlattBase(TransformerConventions):
         Calling conventions as in :meth:`fit`.  The statistics are built at the cap ``max_degree`` (or the fixed
         ``degree``); each call refits (a cross-validated fit costs its selection each time: pass ``degree`` and
         ``alpha`` to make refits cheap).  The result equals :meth:`fit` on all chunks at once, up to float
-        summation order.
+        summation order, unless rows repeat (the same scores and labels): :meth:`fit` spreads those over the folds
+        as separate items, while chunks added one by one cannot see each other's rows and keep each content in
+        one fold (:meth:`socal.SufficientStats.update`).
         """
         name = type(self).__name__ + ".partial_fit"
         ndim, opts = self._settings(name)

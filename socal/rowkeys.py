@@ -4,16 +4,19 @@ A row's key is a seeded hash (splitmix64's finaliser, a bijection of uint64 with
 of its scores and its labels.  Fold assignment (:class:`socal.SufficientStats`) reads a uniform from it, and so does
 every random number of the bootstrap (:mod:`socal.bootstrap`: the redrawn labels and the item weights, one stream per
 pass and replicate), so the statistics, the fit, the estimate, the interval and the bound do not depend on how the
-rows are ordered or chunked, in memory, from files or from dask partitions.  Identical rows share their key: they
-share a fold (a duplicated row never leaks from training to validation), and the bootstrap's refit pass counts them
-(:class:`socal.bootstrap.KeyCensus`) to resample them as the separate items they are.
+rows are ordered or chunked, in memory, from files or from dask partitions.  Identical rows share their key, so the
+estimators count them (:class:`KeyCensus`) and draw their folds and their bootstrap weights as the separate items
+they are (:meth:`socal.SufficientStats.add_targets`, :class:`socal.bootstrap.RefitPass`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-__all__ = ["mix64", "mix64_inplace", "row_uniform", "row_keys", "stream_salt", "keyed_uniforms", "to_unit_interval"]
+__all__ = ["mix64", "mix64_inplace", "row_hash", "row_uniform", "row_keys", "stream_salt", "keyed_uniforms",
+           "to_unit_interval", "KeyCensus", "CENSUS_CAP"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -41,18 +44,23 @@ def mix64_inplace(x, scratch):
     return x
 
 
-def row_uniform(mean, var, zs, salt):
-    """A uniform U in [0, 1) per row from a seeded hash of its content (mean, var and target bits).
-
-    The same row gets the same U in any chunk, any order, any process.
-    """
+def row_hash(mean, var, zs, salt):
+    """A seeded uint64 hash per row of its content (mean, var and target bits): the key of :func:`row_uniform`."""
     with np.errstate(over="ignore"):
         h = mix64(_bits(mean) ^ np.uint64(salt))
         if var is not None:
             h = mix64(h ^ _bits(var))
         for r in range(zs.shape[1]):
             h = mix64(h ^ _bits(zs[:, r]))
-    return to_unit_interval(h)
+    return h
+
+
+def row_uniform(mean, var, zs, salt):
+    """A uniform U in [0, 1) per row from a seeded hash of its content (mean, var and target bits).
+
+    The same row gets the same U in any chunk, any order, any process.
+    """
+    return to_unit_interval(row_hash(mean, var, zs, salt))
 
 
 def _bits(x):
@@ -90,3 +98,69 @@ def keyed_uniforms(keys, salts):
     keys, salts = np.asarray(keys, dtype=np.uint64), np.asarray(salts, dtype=np.uint64)
     with np.errstate(over="ignore"):
         return to_unit_interval(mix64(keys.reshape(keys.shape + (1,) * salts.ndim) ^ salts))
+
+
+CENSUS_CAP = 2**22  # distinct keys a KeyCensus holds (64 MB); beyond, identical rows share their fold and weights
+
+
+@dataclass
+class KeyCensus:
+    """How many rows carry each key (a row key, :func:`row_keys`, or a fold hash, :func:`row_hash`), mergeable: the
+    sorted distinct keys and their counts, or ``overflow`` once the rows hold more than :data:`CENSUS_CAP` distinct
+    keys.
+
+    Rows of the same content (scores and labels) have the same key, so keyed draws alone cannot tell them apart: a
+    predictor with few distinct scores (a constant, a histogram, rounded probabilities) has a few keys for many
+    items.  The bootstrap's refit pass reads the census to resample such items as the separate items they are
+    (:class:`socal.bootstrap.RefitPass`), and the statistics pass to spread them over the folds
+    (:class:`socal.SufficientStats`).  The census is a function of the rows as a multiset, so any order or chunking
+    gives the same one; so does the overflow, since a chunk or a partial union of chunks holds more distinct keys
+    than the cap only if the whole does."""
+
+    keys: np.ndarray  # uint64, sorted, distinct
+    counts: np.ndarray | None  # int64, rows per key; None: one row each (the common case, kept without the array)
+    overflow: bool = False
+
+    @classmethod
+    def of(cls, keys, whole=False):
+        """The census of one chunk's keys; with ``whole`` (the chunk is every row), of its repeated keys alone: it
+        is final (not merged), and holds no array of the rows' size."""
+        keys = np.sort(np.asarray(keys, dtype=np.uint64))
+        if keys.size < 2 or not (keys[1:] == keys[:-1]).any():
+            return cls(np.empty(0, np.uint64), None) if whole else cls._capped(keys, None)
+        census = cls._counted(keys, np.ones(keys.size, dtype=np.int64))
+        if whole and not census.overflow:
+            many = census.counts > 1
+            census = cls(census.keys[many], census.counts[many])
+        return census
+
+    @classmethod
+    def _counted(cls, keys, counts):
+        """The census of sorted ``keys`` with repeats, each carrying ``counts`` rows."""
+        first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        return cls._capped(keys[first], np.add.reduceat(counts, first))
+
+    @classmethod
+    def _capped(cls, keys, counts):
+        if keys.size > CENSUS_CAP:
+            return cls(np.empty(0, np.uint64), None, True)
+        return cls(keys, counts)
+
+    def _counts(self):
+        return np.ones(self.keys.size, dtype=np.int64) if self.counts is None else self.counts
+
+    def merge(self, other):
+        if self.overflow or other.overflow:
+            return KeyCensus(np.empty(0, np.uint64), None, True)
+        keys = np.concatenate([self.keys, other.keys])
+        if keys.size == 0:
+            return KeyCensus(keys, None)
+        order = np.argsort(keys, kind="stable")
+        return KeyCensus._counted(keys[order], np.concatenate([self._counts(), other._counts()])[order])
+
+    def duplicated(self):
+        """(keys, counts) of the keys that more than one row carries, sorted (both empty after an overflow)."""
+        if self.counts is None:
+            return np.empty(0, np.uint64), np.empty(0, np.int64)
+        many = self.counts > 1
+        return self.keys[many], self.counts[many]

@@ -33,7 +33,7 @@ from ._validation import check_float, check_int, check_rng
 from .sources import check_rows
 from .chebyshev import TensorBasis, grouped_moments, to_unit
 from .degrees import MAX_DEGREE
-from .rowkeys import row_uniform
+from .rowkeys import KeyCensus, keyed_uniforms, row_hash, stream_salt, to_unit_interval
 
 __all__ = ["SufficientStats", "targets", "target_classes", "response_moments", "FORMAT_VERSION"]
 
@@ -211,7 +211,10 @@ class SufficientStats:
                counts: Counts | None = None) -> SufficientStats:
         """Add a chunk: scores ``mean`` (and ``var`` in 2-D), labels (n, k) 0/1 or ``counts=(positives, trials)``.
 
-        Returns ``self``.  The same validation as :func:`socal.ce2` (or :func:`socal.ce1` in 1-D).
+        Returns ``self``.  The same validation as :func:`socal.ce2` (or :func:`socal.ce1` in 1-D).  A chunk added
+        on its own cannot see the other chunks' rows, so rows of one content (the same scores and labels) share a
+        fold here, where :func:`socal.ce2` on arrays, chunks or dask partitions spreads them over the folds as
+        separate items (:meth:`add_targets`); the two agree when no two rows are alike (perturbed scores).
         """
         func = "SufficientStats.update"
         if self.ndim == 1 and var is not None:
@@ -220,28 +223,93 @@ class SufficientStats:
         return self.add_validated(*check_rows(func, self.ndim, mean, var, labels, counts, self.n_responses))
 
     def add_validated(self, m: np.ndarray, v: np.ndarray | None, a: np.ndarray, k: np.ndarray,
-                      fold: np.ndarray | None = None) -> SufficientStats:
+                      fold: np.ndarray | None = None, repeats: tuple | str | None = None) -> SufficientStats:
         """Add rows already validated (:func:`socal.sources.check_rows`): scores (m, v or None), positives ``a`` and
-        trials ``k`` as floats; ``fold`` overrides the hash."""
+        trials ``k`` as floats; ``fold`` overrides the hash; ``repeats`` as in :meth:`add_targets`."""
         z1, z2 = targets(a, k)
         zs = np.column_stack([z1, z2])[:, : self.n_responses]
-        return self.add_targets(m, v, zs, fold=fold, classes=target_classes(a, k, self.n_responses))
+        return self.add_targets(m, v, zs, fold=fold, classes=target_classes(a, k, self.n_responses), repeats=repeats)
 
-    def fold_of(self, mean: np.ndarray, var: np.ndarray | None, zs: np.ndarray) -> np.ndarray:
-        """The fold of each row (validated float arrays; ``zs`` the (n, R) targets)."""
-        U = row_uniform(mean, var, zs, self.salt)
+    def fold_hash(self, mean: np.ndarray, var: np.ndarray | None, zs: np.ndarray) -> np.ndarray:
+        """The uint64 content hash each row's fold is read from (validated float arrays; ``zs`` the targets)."""
+        return row_hash(mean, var, zs, self.salt)
+
+    def fold_of(self, mean: np.ndarray, var: np.ndarray | None, zs: np.ndarray,
+                hashes: np.ndarray | None = None) -> np.ndarray:
+        """The fold of each row (validated float arrays; ``zs`` the (n, R) targets; ``hashes`` its
+        :meth:`fold_hash` when already computed)."""
+        U = to_unit_interval(self.fold_hash(mean, var, zs) if hashes is None else hashes)
         if self.holdout is not None:
             return (U < self.holdout).astype(np.intp)
         return np.minimum((U * self.folds).astype(np.intp), self.folds - 1)
 
+    def _fold_counts(self, keys, c):
+        """(keys, F) fold counts of the c items of each repeated content: Multinomial(c; the folds' shares), drawn
+        as sequential binomials by inverse CDF from the key's own uniforms (stream 6, fold), so that the same key
+        gets the same counts in any chunk."""
+        from scipy import stats
+
+        F = self.folds
+        share = np.full(F, 1.0 / F) if self.holdout is None else np.array([1.0 - self.holdout, self.holdout])
+        out = np.zeros((keys.size, F))
+        left, rest = c.astype(float), 1.0
+        for f in range(F - 1):
+            p = min(share[f] / rest, 1.0) if rest > 0 else 1.0
+            draw = stats.binom.ppf(keyed_uniforms(keys, stream_salt(6, f)), left, p)
+            out[:, f] = np.clip(draw, 0.0, left)
+            left = left - out[:, f]
+            rest -= share[f]
+        out[:, F - 1] = left
+        return out
+
+    def _add_repeats(self, m, v, zs, hashes, counts):
+        """Rows whose content ``counts`` rows carry in all (``hashes`` their fold hashes): each content's c items are
+        spread over the folds as c rows of their own would be (:meth:`_fold_counts`), and this chunk's rows of it
+        carry their share, 1/c each, of every fold's count, so the chunks' statistics add up to the whole's."""
+        keys, first, here = np.unique(hashes, return_index=True, return_counts=True)
+        W = self._fold_counts(keys, counts[first]) * (here / counts[first])[:, None]  # (contents, F)
+        u, w = to_unit(m[first], None if v is None else v[first])
+        z = zs[first]
+        L, Lw, F, R = self.max_degree, self.deg_w, self.folds, self.n_responses
+        self.M += response_moments(u, w, W, 2 * L, 2 * Lw)
+        cols = (W[:, :, None] * z[:, None, :]).reshape(keys.size, F * R)  # column f R + r: W_f z_r
+        self.Z += response_moments(u, w, cols, L, Lw).reshape(F, R, L + 1, Lw + 1)
+        self.zz += W.T @ (z * z)
+        self.count += W.sum(axis=0)
+
     def add_targets(self, m: np.ndarray, v: np.ndarray | None, zs: np.ndarray, *, fold: np.ndarray | None = None,
-                    classes: tuple[np.ndarray, np.ndarray] | None = None) -> SufficientStats:
+                    classes: tuple[np.ndarray, np.ndarray] | None = None,
+                    repeats: tuple | str | None = None) -> SufficientStats:
         """Accumulate validated rows with their (n, R) regression targets ``zs``; ``fold`` overrides the hash (a fixed
-        validation split), ``classes`` = (class per row, target values per class) groups equal targets."""
+        validation split), ``classes`` = (class per row, target values per class) groups equal targets.
+
+        ``repeats``: the fold hashes that more than one row of the whole data carries and their counts (a
+        :class:`socal.rowkeys.KeyCensus`'s ``duplicated()``), or 'here' when these rows are the whole data.  Rows
+        of one content then are spread over the folds as separate items (:meth:`_add_repeats`) instead of all
+        following their one hash into one fold; without it (a chunk added on its own, :meth:`update`) they share a
+        fold."""
         if m.shape[0] == 0:
             return self
+        hashes = None
+        if fold is None and repeats is not None:
+            hashes = self.fold_hash(m, v, zs)
+            if isinstance(repeats, str):
+                repeats = KeyCensus.of(hashes, whole=True).duplicated()
+            keys, counts = repeats
+            if keys.size:
+                at = np.minimum(np.searchsorted(keys, hashes), keys.size - 1)
+                many = keys[at] == hashes
+                if many.any():
+                    self._add_repeats(m[many], None if v is None else v[many], zs[many], hashes[many],
+                                      counts[at[many]])
+                    one = ~many
+                    m, v, zs, hashes = m[one], None if v is None else v[one], zs[one], hashes[one]
+                    if classes is not None:
+                        classes = (classes[0][one], classes[1])
+                    if m.shape[0] == 0:
+                        return self
         u, w = to_unit(m, v)
-        fold = self.fold_of(m, v, zs) if fold is None else np.asarray(fold, dtype=np.intp)
+        fold = self.fold_of(m, v, zs, hashes) if fold is None else np.asarray(fold, dtype=np.intp)
         L, Lw, F = self.max_degree, self.deg_w, self.folds
         if classes is None:
             vals, cls = np.unique(zs, axis=0, return_inverse=True)

@@ -662,10 +662,10 @@ def test_a_constant_predictors_interval_has_the_plugins_spread(monkeypatch):
 
 
 def test_rows_of_one_content_give_the_same_numbers_in_any_order_or_chunking(monkeypatch):
-    """The census counts a key's rows over every chunk, and each chunk's rows carry their share of the key's items,
-    so a predictor with few distinct scores gives the same estimate, interval and bound (to 1e-12) as arrays,
-    permuted, in 7 chunks and on the keyed subset (REFIT_ROWS = 800), and so does the fallback when the census
-    overflows its cap (a later chunk then skips its census).  The tolerance is 1e-9, not 1e-12: with 11
+    """The censuses count a content's rows over every chunk (the folds' and the refit pass's), and each chunk's rows
+    carry their share of its items, so a predictor with few distinct scores gives the same estimate, interval and
+    bound as arrays, permuted, in 7 chunks, on the keyed subset (REFIT_ROWS = 800) and as dask partitions, and so
+    does the fallback when the censuses overflow their cap (a later chunk then skips its census).  The tolerance is 1e-9, not 1e-12: with 11
     distinct score pairs the covariance of the right-hand sides has rank 22 of 50, so its Cholesky factor needs the
     jitter, and the jittered factor carries the moments' last-bit differences between orders up to 1e-10 (the
     same before the census; continuous scores keep 1e-12, the test above).  Negative control: counting each chunk's
@@ -690,12 +690,16 @@ def test_rows_of_one_content_give_the_same_numbers_in_any_order_or_chunking(monk
         r1 = socal.ce1(m, y, **kw)
         r1c = socal.ce1(chunks=[{"mean": m[c], "labels": y[c]} for c in cuts], **kw)
         np.testing.assert_allclose(_headline(r1c), _headline(r1), rtol=1e-9, atol=1e-12)
-    monkeypatch.setattr(bs, "CENSUS_CAP", 20)  # every census overflows (about 33 distinct rows): all fall back alike
+    da = pytest.importorskip("dask.array", reason="the dask partitions case needs dask")
+    on_dask = socal.ce2(da.from_array(m, chunks=500), da.from_array(v, chunks=500), da.from_array(y, chunks=(500, 2)),
+                        **kw)
+    np.testing.assert_allclose(_headline(on_dask), _headline(ref), rtol=1e-9, atol=1e-12)
+    monkeypatch.setattr(socal.rowkeys, "CENSUS_CAP", 20)  # every census overflows (about 33 distinct rows)
     over = socal.ce2(m, v, y, **kw)
     over_chunked = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
     np.testing.assert_allclose(_headline(over_chunked), _headline(over), rtol=1e-9, atol=1e-12)
     assert not np.allclose(_headline(over), _headline(ref), rtol=1e-4, atol=0)
-    monkeypatch.setattr(bs, "CENSUS_CAP", 2**22)
+    monkeypatch.setattr(socal.rowkeys, "CENSUS_CAP", 2**22)
     local = bs.KeyCensus.merge
     monkeypatch.setattr(bs.KeyCensus, "merge", lambda self, other: self if self.keys.size else other)
     moved = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
@@ -728,7 +732,7 @@ def test_key_census_merges_to_the_whole_counts_and_overflows_as_the_whole_does(m
         assert np.array_equal(dup_keys, distinct[counts > 1]) and np.array_equal(dup_counts, counts[counts > 1])
         whole = bs.KeyCensus.of(keys, whole=True)  # one chunk that is every row: its repeats alone
         assert np.array_equal(whole.keys, dup_keys) and np.array_equal(whole.duplicated()[1], dup_counts)
-    monkeypatch.setattr(bs, "CENSUS_CAP", 10)
+    monkeypatch.setattr(socal.rowkeys, "CENSUS_CAP", 10)
     for trial in range(300):
         keys, census = split_census(int(rng.integers(1, 40)), int(rng.integers(1, 25)))
         assert census.overflow == (np.unique(keys).size > 10)
