@@ -294,6 +294,9 @@ class SufficientStats:
         if fold is None and repeats is not None:
             hashes = self.fold_hash(m, v, zs)
             if isinstance(repeats, str):
+                if repeats != "here":
+                    raise ValueError(f"The 'repeats' parameter of SufficientStats.add_targets must be 'here', a pair "
+                                     f"(keys, counts) or None. Got {repeats!r} instead.")
                 repeats = KeyCensus.of(hashes, whole=True).duplicated()
             keys, counts = repeats
             if keys.size:
