@@ -106,7 +106,8 @@ def main(argv=None):
                 width.append(r.ci.high - r.ci.low)
                 cover.append(r.ci.low <= truth[name] <= r.ci.high)
             if len(est) < 2:
-                print(f"{name:>10} {n:>6} {truth[name]:>7.4f}   ({failed} of {a.reps} calls kept no row for the refits)")
+                print(f"{name:>10} {n:>6} {truth[name]:>7.4f}   "
+                      f"({failed} of {a.reps} calls kept no row for the refits)")
                 continue
             spread = np.std(est, ddof=1)
             print(f"{name:>10} {n:>6} {truth[name]:>7.4f} {np.mean(est):>7.4f} {spread:>7.4f} {np.median(sd):>8.4f} "

@@ -665,11 +665,11 @@ def test_rows_of_one_content_give_the_same_numbers_in_any_order_or_chunking(monk
     """The censuses count a content's rows over every chunk (the folds' and the refit pass's), and each chunk's rows
     carry their share of its items, so a predictor with few distinct scores gives the same estimate, interval and
     bound as arrays, permuted, in 7 chunks, on the keyed subset (REFIT_ROWS = 800) and as dask partitions, and so
-    does the fallback when the censuses overflow their cap (a later chunk then skips its census).  The tolerance is 1e-9, not 1e-12: with 11
-    distinct score pairs the covariance of the right-hand sides has rank 22 of 50, so its Cholesky factor needs the
-    jitter, and the jittered factor carries the moments' last-bit differences between orders up to 1e-10 (the
-    same before the census; continuous scores keep 1e-12, the test above).  Negative control: counting each chunk's
-    rows alone (a chunk-local census) moves the numbers by far more than that."""
+    does the fallback when the censuses overflow their cap (a later chunk then skips its census).  The tolerance is
+    1e-9, not 1e-12: with 11 distinct score pairs the covariance of the right-hand sides has rank 22 of 50, so its
+    Cholesky factor needs the jitter, and the jittered factor carries the moments' last-bit differences between
+    orders up to 1e-10 (the same before the census; continuous scores keep 1e-12, the test above).  Negative control:
+    counting each chunk's rows alone (a chunk-local census) moves the numbers by far more than that."""
     import socal.bootstrap as bs
 
     rng = np.random.default_rng(3)

@@ -382,10 +382,11 @@ def test_rows_of_one_content_are_spread_over_the_folds_as_separate_items():
 
 def test_a_rounded_predictors_finer_degrees_agree_with_the_truth():
     """A mean on a 0.1 grid (11 distinct means, labels of rate p ~ Beta(2, 2); CE1 0.0541 exactly, from Beta
-    integrals, as benchmarks/duplicates.py computes it): with its rows spread over the folds, every Lepski candidate's ridge is cross-validated
-    on held-out items like the training ones, and every candidate's estimate is within 0.006 of the truth (20,000
-    items, 3 samples).  Negative control: with the folds keyed by content alone (each content in one fold), the
-    finer candidates' held-out errors favoured the largest ridge and their plug-ins strayed to 0.10-0.15."""
+    integrals, as benchmarks/duplicates.py computes it): with its rows spread over the folds, every Lepski
+    candidate's ridge is cross-validated on held-out items like the training ones, and every candidate's estimate is
+    within 0.006 of the truth (20,000 items, 3 samples).  Negative control: with the folds keyed by content alone
+    (each content in one fold), the finer candidates' held-out errors favoured the largest ridge and their plug-ins
+    strayed to 0.10-0.15."""
     from scipy import stats
 
     truth = 0.0  # sum over the means m_j = j / 10 of |E[p 1(cell j)] - m_j P(cell j)|, p in cell j when
