@@ -35,7 +35,7 @@ from scipy import linalg
 
 from ._results import ConfidenceInterval, UpperBound
 from .deviations import CE_RANGE, DeviationStats, score_moments
-from .rowkeys import KeyCensus, keyed_uniforms, mix64, mix64_inplace, row_keys, stream_salt, to_unit_interval
+from .rowkeys import CensusPass, KeyCensus, keyed_uniforms, mix64, mix64_inplace, row_keys, stream_salt, to_unit_interval
 from .chebyshev import (MomentOperator, ScoreAngles, cheb_rows, cholesky_lower, response_vector, ridge_factor,
                         tensor_features, tensor_gram, to_unit)
 from .fitting import feasible
@@ -365,14 +365,15 @@ class WorldPass:
         return world_sums(self.calmap, raw, p, m, vv, k, second_moment_values(self.second, m, p[:, 0]))
 
 
-class KeyCensusPass:
+class KeyCensusPass(CensusPass):
     """The :class:`KeyCensus` of the rows' keys under ``seed`` (as :class:`RefitPass` computes them)."""
 
     def __init__(self, seed, ndim):
+        super().__init__()
         self.seed, self.ndim = seed, ndim
 
-    def __call__(self, index, m, v, a, k):
-        return KeyCensus.of(row_keys(m, v if self.ndim == 2 else None, a, k, self.seed))
+    def keys(self, m, v, a, k):
+        return row_keys(m, v if self.ndim == 2 else None, a, k, self.seed)
 
 
 @dataclass
@@ -386,7 +387,7 @@ class _DeviationsAndWorld:
         return _DeviationsAndWorld(self.dev.merge(other.dev), self.world.merge(other.world), census)
 
 
-class DeviationWorldPass:
+class DeviationWorldPass(CensusPass):
     """The deviation pass (:class:`socal.deviations.DeviationPass`) and the world pass (:class:`WorldPass`) of one
     fitted map in one pass over the data: the map is evaluated once per row (its clipped prediction for the CE
     average, the same values projected for the world), the costliest step of either at large n.  Returns
@@ -394,10 +395,9 @@ class DeviationWorldPass:
     ``census_seed``, also the rows' :class:`KeyCensus` under that seed (for :func:`bootstrap`'s ``duplicates``)."""
 
     def __init__(self, calmap, second=None, census_seed=None, weights=None):
+        super().__init__()
         self.calmap, self.second, self.census_seed = calmap, second, census_seed
         self.weights = weights if weights is not None else PoissonWeights(0)  # keeps the keys for the refit pass
-        self.whole = False  # set by a source whose one chunk is every row: the census keeps its repeats alone
-        self._overflowed = False  # a chunk's census overflowed: the merged one will too, so later chunks skip it
 
     def __call__(self, index, m, v, a, k):
         calmap = self.calmap
@@ -409,11 +409,8 @@ class DeviationWorldPass:
         p = feasible(eta.copy(), project=True)
         world = world_sums(calmap, raw, p, m, vv, k, second_moment_values(self.second, m, p[:, 0]), angles)
         census = None
-        if self.census_seed is not None and self._overflowed:
-            census = KeyCensus(np.empty(0, np.uint64), None, True)
-        elif self.census_seed is not None:
-            census = KeyCensus.of(self.weights.row_keys(self.census_seed, index, m, vv, a, k), self.whole)
-            self._overflowed = census.overflow
+        if self.census_seed is not None:
+            census = self.census(lambda: self.weights.row_keys(self.census_seed, index, m, vv, a, k))
         return _DeviationsAndWorld(dev, world, census)
 
 

@@ -26,7 +26,7 @@ from .deviations import DeviationPass
 from .fitting import SEARCHES, select_and_fit
 from .lepski import Candidate, choose_degree, finer_fits
 from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask
-from .rowkeys import KeyCensus
+from .rowkeys import CensusPass
 from .sufficient import SufficientStats, targets
 
 N_BOOT = 200  # the default bootstrap replicates (ce2, ce1, evaluate, the CLI)
@@ -106,23 +106,18 @@ class StatsPass:
         return self.template.empty_like().add_validated(m, v, a, k, repeats=self.repeats)
 
 
-class FoldCensusPass:
+class FoldCensusPass(CensusPass):
     """The :class:`socal.rowkeys.KeyCensus` of the rows' fold hashes (:meth:`SufficientStats.fold_hash`), before
-    the statistics pass of a chunked source.  Once a chunk's census overflows the cap, the merged one will too, so
-    the later chunks of the pass skip theirs."""
+    the statistics pass of a chunked source."""
 
     def __init__(self, template):
-        self.template, self._overflowed = template, False
+        super().__init__()
+        self.template = template
 
-    def __call__(self, index, m, v, a, k):
-        if self._overflowed:
-            return KeyCensus(np.empty(0, np.uint64), None, True)
+    def keys(self, m, v, a, k):
         t = self.template
         z1, z2 = targets(a, k)
-        zs = np.column_stack([z1, z2])[:, : t.n_responses]
-        census = KeyCensus.of(t.fold_hash(m, v if t.ndim == 2 else None, zs))
-        self._overflowed = census.overflow
-        return census
+        return t.fold_hash(m, v if t.ndim == 2 else None, np.column_stack([z1, z2])[:, : t.n_responses])
 
 
 def fit_from(source, stats, opts, ndim, func, progress=False, responses=None, use_h_floor=True):

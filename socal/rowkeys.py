@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["mix64", "mix64_inplace", "row_hash", "row_uniform", "row_keys", "stream_salt", "keyed_uniforms",
-           "to_unit_interval", "KeyCensus", "CENSUS_CAP"]
+           "to_unit_interval", "KeyCensus", "CensusPass", "CENSUS_CAP"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -141,17 +141,20 @@ class KeyCensus:
         return cls._capped(keys[first], np.add.reduceat(counts, first))
 
     @classmethod
+    def overflowed(cls):
+        """The census of rows with more than :data:`CENSUS_CAP` distinct keys: no counts kept."""
+        return cls(np.empty(0, np.uint64), None, True)
+
+    @classmethod
     def _capped(cls, keys, counts):
-        if keys.size > CENSUS_CAP:
-            return cls(np.empty(0, np.uint64), None, True)
-        return cls(keys, counts)
+        return cls.overflowed() if keys.size > CENSUS_CAP else cls(keys, counts)
 
     def _counts(self):
         return np.ones(self.keys.size, dtype=np.int64) if self.counts is None else self.counts
 
     def merge(self, other):
         if self.overflow or other.overflow:
-            return KeyCensus(np.empty(0, np.uint64), None, True)
+            return KeyCensus.overflowed()
         keys = np.concatenate([self.keys, other.keys])
         if keys.size == 0:
             return KeyCensus(keys, None)
@@ -164,3 +167,28 @@ class KeyCensus:
             return np.empty(0, np.uint64), np.empty(0, np.int64)
         many = self.counts > 1
         return self.keys[many], self.counts[many]
+
+
+class CensusPass:
+    """A pass that counts its rows' keys (:meth:`keys`, given by a subclass) into a :class:`KeyCensus`.
+
+    A source whose one chunk is every row sets ``whole`` (the census then keeps its repeated keys alone).  Once a
+    chunk's census overflows the cap, the merged one will too, so the later chunks that this pass object reads (a
+    stream's, in order) skip theirs."""
+
+    def __init__(self):
+        self.whole, self._overflowed = False, False
+
+    def keys(self, m, v, a, k):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def census(self, keys):
+        """The census of one chunk's ``keys`` (a callable giving them, called only when they are counted)."""
+        if self._overflowed:
+            return KeyCensus.overflowed()
+        out = KeyCensus.of(keys(), self.whole)
+        self._overflowed = out.overflow
+        return out
+
+    def __call__(self, index, m, v, a, k):
+        return self.census(lambda: self.keys(m, v, a, k))
