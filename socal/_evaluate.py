@@ -211,7 +211,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     """
     func = "evaluate"
     m, v = check_scores(raw_mean, raw_var, func, raw=True)
-    check_labels(labels, m.shape[0], func, counts=counts)
+    a, k = check_labels(labels, m.shape[0], func, counts=counts)
     h = check_bandwidth(h, func, per_axis=True)
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)
     seed = rng if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
@@ -219,7 +219,9 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     # perturbations made of the same uniforms (they would correlate with the data)
     pert_rng, boot_rng = check_rng(rng).spawn(2)
     test = calibration_test(m, v, labels, counts=counts, progress=progress)
-    pm, pv = perturb(m, v, h=h, rng=pert_rng)
+    # keyed by the scores and the label counts: the same items give the same perturbed scores in any order, and
+    # items with equal scores but other labels keep their own draws
+    pm, pv = perturb(m, v, h=h, rng=pert_rng, key=np.column_stack([a, k]))
     shift = float(np.median(np.abs(pv - v)))
     spread = float(np.subtract(*np.percentile(v, [75, 25])))
     kw = dict(counts=counts, h=h, ci=ci, n_boot=n_boot, rng=boot_rng, progress=progress)

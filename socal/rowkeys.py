@@ -4,7 +4,9 @@ A row's key is a seeded hash (splitmix64's finaliser, a bijection of uint64 with
 of its scores and its labels.  Fold assignment (:class:`socal.SufficientStats`) reads a uniform from it, and so does
 every random number of the bootstrap (:mod:`socal.bootstrap`: the redrawn labels and the item weights, one stream per
 pass and replicate), so the statistics, the fit, the estimate, the interval and the bound do not depend on how the
-rows are ordered or chunked, in memory, from files or from dask partitions.  Identical rows share their key, so the
+rows are ordered or chunked, in memory, from files or from dask partitions.  The perturbation (:func:`socal.perturb`),
+the plots' bootstrap bands and the baselines' hold-out split read keyed uniforms too, with the rows of one content
+told apart in memory by :func:`distinct_keys`.  Identical rows share their key, so the
 estimators count them (:class:`KeyCensus`) and draw their folds and their bootstrap weights as the separate items
 they are (:meth:`socal.SufficientStats.add_targets`, :class:`socal.bootstrap.RefitPass`).
 """
@@ -16,10 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["mix64", "mix64_inplace", "row_hash", "row_uniform", "row_keys", "stream_salt", "keyed_uniforms",
-           "to_unit_interval", "KeyCensus", "CensusPass", "CENSUS_CAP"]
+           "to_unit_interval", "distinct_keys", "KeyCensus", "CensusPass", "CENSUS_CAP"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
+_OCCURRENCE_SALT = np.uint64(0xD1B54A32D192ED03)  # names the occurrence stream of distinct_keys
 
 
 def mix64(x):
@@ -98,6 +101,31 @@ def keyed_uniforms(keys, salts):
     keys, salts = np.asarray(keys, dtype=np.uint64), np.asarray(salts, dtype=np.uint64)
     with np.errstate(over="ignore"):
         return to_unit_interval(mix64(keys.reshape(keys.shape + (1,) * salts.ndim) ^ salts))
+
+
+def distinct_keys(keys):
+    """The rows' keys, told apart within each content: the j-th row carrying a key (j = 1, 2, ... in input order)
+    gets mix64(key ^ mix64(j ^ salt)); the first keeps the key itself, so rows of a key of their own are unchanged.
+
+    Why the numbers keyed by the result do not depend on the row order: rows that share a key have the same content,
+    so they are interchangeable, and which of them is the j-th changes nothing in the multiset of (content, key)
+    pairs, which is what every number drawn from the keys is a function of.  For rows in memory (the occurrence
+    count needs them all); chunked sources count their keys with a :class:`KeyCensus` instead."""
+    keys = np.asarray(keys, dtype=np.uint64)
+    n = keys.shape[0]
+    order = np.argsort(keys, kind="stable")
+    ranked = keys[order]
+    first = np.r_[True, ranked[1:] != ranked[:-1]] if n else np.empty(0, dtype=bool)
+    if first.all():
+        return keys.copy()
+    start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    occurrence = np.empty(n, dtype=np.uint64)
+    occurrence[order] = (np.arange(n) - start).astype(np.uint64)
+    out = keys.copy()
+    again = occurrence > 0
+    with np.errstate(over="ignore"):
+        out[again] = mix64(keys[again] ^ mix64(occurrence[again] ^ _OCCURRENCE_SALT))
+    return out
 
 
 CENSUS_CAP = 2**22  # distinct keys a KeyCensus holds (64 MB); beyond, identical rows share their fold and weights

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_bandwidth, check_int, check_rng, check_scores
-from .perturb import perturb
+from .perturb import perturb_from_stream
 from .truth import discrete_calibration_functions, discrete_ce1, discrete_ce2, discrete_recalibrated_ce2
 
 __all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population",
@@ -90,7 +90,7 @@ class DiscretePopulation:
         """Perturbed scores and labels: (mean_t, var_t, labels), the inputs of :func:`socal.ce2`."""
         rng = check_rng(rng)
         m, v, _, labels = self.sample_raw(n, k=k, rng=rng)
-        mt, vt = perturb(m, v, h=h, rng=rng)
+        mt, vt = perturb_from_stream(m, v, h=h, rng=rng)
         return mt, vt, labels
 
 

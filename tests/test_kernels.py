@@ -142,3 +142,63 @@ def test_perturb_rejects_bad_scores(bad, match):
 def test_bad_bandwidth(h):
     with pytest.raises(ValueError, match="'h' parameter"):
         SechKernel(h)
+
+
+def _multiset(*cols):
+    """The rows of ``cols`` as a sorted array (a multiset of rows)."""
+    x = np.column_stack(cols)
+    return x[np.lexsort(x.T[::-1])]
+
+
+def test_perturb_gives_the_same_draws_to_the_same_rows_in_any_order():
+    """A row's perturbation is keyed by its content (and ``key``), so a permutation of the rows permutes the
+    perturbed scores with them: the same multiset of (score, label, perturbed score) rows.  Rows of one content get
+    independent draws (a predictor with 6 distinct scores here).  Control: the positional draws of the simulations'
+    stream version are other draws for the same rows in another order."""
+    from socal.perturb import perturb_from_stream
+
+    m, v, _, y = socal_toy(3000)
+    p = np.random.default_rng(4).permutation(m.size)
+    a = perturb(m, v, h=1 / 16, rng=3, key=y)
+    b = perturb(m[p], v[p], h=1 / 16, rng=3, key=y[p])
+    np.testing.assert_array_equal(_multiset(m, v, y, *a), _multiset(m[p], v[p], y[p], *b))
+    assert np.unique(a[0]).size == m.size  # 6 distinct raw scores, 3000 distinct draws
+    am, bm = perturb_mean(m, h=0.1, rng=1, key=y), perturb_mean(m[p], h=0.1, rng=1, key=y[p])
+    np.testing.assert_array_equal(_multiset(m, y, am), _multiset(m[p], y[p], bm))
+    # without the labels in the key, equal scores with other labels may trade draws: the scores' multiset alone holds
+    c, d = perturb(m, v, h=1 / 16, rng=3), perturb(m[p], v[p], h=1 / 16, rng=3)
+    np.testing.assert_array_equal(_multiset(m, v, *c), _multiset(m[p], v[p], *d))
+    s, t = perturb_from_stream(m, v, h=1 / 16, rng=3), perturb_from_stream(m[p], v[p], h=1 / 16, rng=3)
+    assert not np.array_equal(_multiset(m, v, *s), _multiset(m[p], v[p], *t))
+
+
+def test_rows_of_one_content_get_independent_draws_from_the_kernel(monkeypatch):
+    """4,000 copies of one score: their keyed draws must pass a KS test against the kernel's CDF.  Control: with
+    the occurrence left out of the keys (every copy the same key) they are one draw repeated, which fails."""
+    import importlib
+
+    sp = importlib.import_module("socal.perturb")  # the module (the package's attribute is the function)
+    m, v = np.full(4000, 0.3), np.full(4000, 0.02)
+    mt, vt = perturb(m, v, h=1 / 16, rng=0)
+    assert stats.kstest(mt, lambda t: SechKernel(1 / 16).cdf(t, 0.3)).pvalue > family_alpha(2)
+    assert stats.kstest(vt, lambda t: SechKernel(1 / 16, 0.0, 0.25).cdf(t, 0.02)).pvalue > family_alpha(2)
+    monkeypatch.setattr(sp, "distinct_keys", lambda keys: np.asarray(keys, dtype=np.uint64))
+    bad, _ = perturb(m, v, h=1 / 16, rng=0)
+    assert np.unique(bad).size == 1
+    assert stats.kstest(bad, lambda t: SechKernel(1 / 16).cdf(t, 0.3)).pvalue < 1e-10
+
+
+def test_perturb_key_is_checked():
+    m, v = np.array([0.2, 0.4]), np.array([0.01, 0.02])
+    with pytest.raises(ValueError, match="'key'.*one row per score"):
+        perturb(m, v, h=0.1, rng=0, key=np.zeros(3))
+    with pytest.raises(ValueError, match="'key'.*finite"):
+        perturb(m, v, h=0.1, rng=0, key=np.array([0.0, np.nan]))
+    with pytest.raises(ValueError, match="'key'"):
+        perturb_mean(m, h=0.1, rng=0, key=np.zeros((2, 2, 2)))
+
+
+def socal_toy(n):
+    from socal import synthetic
+
+    return synthetic.toy_population().sample_raw(n, rng=0)

@@ -181,3 +181,22 @@ def test_interval_and_bound_hold_the_estimate(data, n, k):
     assert res.plugin == pytest.approx(res.mean_term + res.moment_term)
     if upper is not None:
         assert math.isfinite(res.upper.value) and res.estimate <= res.upper.value
+
+
+@SETTINGS
+@given(data=st.data(), n=st.integers(0, 60), distinct=st.integers(1, 8))
+def test_distinct_keys_are_a_function_of_the_rows_as_a_multiset(data, n, distinct):
+    """socal.rowkeys.distinct_keys: rows of a key of their own keep it; the rows that share a key get pairwise
+    different keys; and any permutation of the input permutes the output's multiset into itself (sorted outputs
+    equal).  (Keys without the occurrence stream, the identity map, fail the second property whenever a key
+    repeats: the strategy draws n keys from at most 8 values.)"""
+    from socal.rowkeys import distinct_keys
+
+    keys = np.asarray(data.draw(st.lists(st.integers(0, distinct - 1), min_size=n, max_size=n)), dtype=np.uint64)
+    perm = np.asarray(data.draw(st.permutations(range(n))), dtype=np.intp)
+    out = distinct_keys(keys)
+    values, counts = np.unique(keys, return_counts=True)
+    single = np.isin(keys, values[counts == 1])
+    assert np.array_equal(out[single], keys[single])
+    assert np.unique(out).size == n
+    assert np.array_equal(np.sort(distinct_keys(keys[perm])), np.sort(out))

@@ -30,7 +30,7 @@ from ..parallel import iter_jobs
 from ..baselines import select_baseline
 from ..degrees import resolve_alphas, resolve_degrees
 from ..estimators import ce2
-from ..perturb import perturb
+from ..perturb import perturb_from_stream
 from ..synthetic import GaussianMixtureTask
 from ..truth import sample_truth
 from ._ensemble import MLPEnsemble
@@ -107,7 +107,7 @@ def run_seed(setup, seed, sizes=SIZES, hs=HS, estimators=ESTIMATORS):
         splits.append((m, v, task.labels(x, k=2, rng=g).sum(axis=1)))
     rows = []
     for h in hs:
-        pert = [perturb(m, v, h=h, rng=g) + (a,) for m, v, a in splits]
+        pert = [perturb_from_stream(m, v, h=h, rng=g) + (a,) for m, v, a in splits]
         truth = setup["truth"][h][0]
         for n in sizes:
             tr, hy, va = ([arr[:n] for arr in s] for s in pert)

@@ -17,7 +17,7 @@ import numpy as np
 from ..parallel import run_jobs
 from .._validation import check_rng
 from ..chebyshev import ConditioningWarning
-from ..perturb import perturb
+from ..perturb import perturb_from_stream
 from ..recalibrate import SecondOrderPlatt
 from ..synthetic import GaussianMixtureTask
 from ..truth import sample_truth
@@ -73,13 +73,13 @@ def _calibration_seed(s, task, ens, truth, h, n_cal, n_eval, degree):
     """One calibration seed: fit on n_cal 2-snapshots, evaluate on n_eval fresh items."""
     g = np.random.default_rng([s, 2026])
     x = task.sample_x(n_cal, g)
-    mt, vt = perturb(*ens.scores(x), h=h, rng=g)
+    mt, vt = perturb_from_stream(*ens.scores(x), h=h, rng=g)
     with warnings.catch_warnings(record=True) as caught:  # the paper's floor-only ridge is near-singular by design
         warnings.simplefilter("always", ConditioningWarning)
         platt = SecondOrderPlatt(degree=degree, alpha=0.0).fit(mt, vt, task.labels(x, k=2, rng=g))
     n_warn = sum(issubclass(w.category, ConditioningWarning) for w in caught)
     xe = task.sample_x(n_eval, g)
-    me, ve = perturb(*ens.scores(xe), h=h, rng=g)
+    me, ve = perturb_from_stream(*ens.scores(xe), h=h, rng=g)
     true_var = truth.conditional_variance(me, ve)
     _, rv = platt.transform(me, ve)
     scatter = {"raw_var": ve, "recal_var": rv, "true_var": true_var}
