@@ -10,8 +10,9 @@ are conditional averages of the fitted functions over bins of the predicted mean
 curve is E[eta1-hat(S) | mean in bin] against the bin's mean, the second-moment curve E[eta2-hat(S) - eta1-hat(S)^2 |
 var in bin] against the bin's variance; a calibrated predictor lies on the diagonal.  Bins holding fewer than
 ``min_count`` items are not drawn (no curve where there are no data), and a histogram under each panel shows where
-the data are.  Bands are percentile intervals over bootstrap refits (items resampled with replacement, degree and
-ridge fixed at the first fit's).
+the data are.  Bands are percentile intervals over bootstrap refits (each item weighted Poisson(1), degree and ridge
+fixed at the first fit's), with the weights keyed by the items' content (:mod:`socal.rowkeys`), so the same items
+and seed give the same bands in any row order.
 """
 
 from __future__ import annotations
@@ -22,8 +23,15 @@ from typing import Any
 import numpy as np
 
 from ._typing import ArrayLike, Counts, Degree, Alpha, Seed
-from ._validation import check_int, check_labels, check_rng, check_scores
+from ._validation import check_float, check_int, check_labels, check_rng, check_scores
 from .estimators import calibration_functions
+from .rowkeys import distinct_keys, keyed_uniforms, row_keys, stream_salt
+
+
+def _item_keys(m, v, a, k, rng):
+    """The items' keys from their content and a seed drawn from ``rng``, distinct within each content
+    (:func:`socal.rowkeys.distinct_keys`): draws keyed by them do not depend on the row order."""
+    return distinct_keys(row_keys(m, v, a, k, int(rng.integers(0, 2**63 - 1))))
 
 __all__ = ["ReliabilityData", "ResidualMap", "reliability", "residual_map", "plot_reliability", "plot_residual_map",
            "plot_before_after", "evaluation_figure"]
@@ -97,8 +105,9 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     min_count : int, optional
         Bins with fewer items are left empty; default max(20, n / 500).
     n_boot : int
-        Bootstrap refits for the bands (0: no bands).
-    level : float
+        Bootstrap refits for the bands (0: no bands); item i has weight w_ib ~ Poisson(1) in refit b (the Poisson
+        bootstrap), drawn from a uniform keyed by the item's content and b.
+    level : float in (0, 1)
         Level of the percentile bands.
     rng : numpy.random.Generator or int, optional
 
@@ -119,6 +128,7 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     bins = check_int(bins, "bins", func, 2, 1000)
     n_boot = check_int(n_boot, "n_boot", func, 0, 100_000)
+    level = check_float(level, "level", func, 0.0, 1.0, lo_open=True, hi_open=True)
     min_count = max(20, m.shape[0] // 500) if min_count is None else check_int(min_count, "min_count", func, 1,
                                                                                 10**12)
     rng = check_rng(rng)
@@ -137,10 +147,13 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     eta1, cvar = curves(cf, m, v)
     band1 = band2 = np.full((2, bins), np.nan)
     if n_boot:
+        from .bootstrap import poisson_weights
+
         reps1, reps2 = [], []
-        n = m.shape[0]
-        for _ in range(n_boot):
-            i = rng.integers(0, n, n)
+        weights = poisson_weights(_item_keys(m, v, a, k, rng), 0, n_boot)  # (n, n_boot)
+        rows = np.arange(m.shape[0])
+        for b in range(n_boot):
+            i = np.repeat(rows, weights[:, b])
             fit = calibration_functions(m[i], v[i], counts=(a[i], k[i]), degree=cf.degree, alpha=cf.alpha)
             c1, c2 = curves(fit, m, v)
             reps1.append(c1)
@@ -180,6 +193,14 @@ def residual_map(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = Non
                        min_count)
 
 
+def _check_data(data, kind, name, func):
+    """``data`` must be what the computing function returned (a TypeError naming the argument otherwise)."""
+    if not isinstance(data, kind):
+        maker = "reliability" if kind is ReliabilityData else "residual_map"
+        raise TypeError(f"The '{name}' parameter of plot.{func} must be a {kind.__name__} (from "
+                        f"socal.plot.{maker}). Got {type(data).__name__} instead.")
+
+
 def _pyplot():
     try:
         import matplotlib.pyplot as plt
@@ -213,6 +234,7 @@ def _panel(ax, centre, curve, band, edges, count, label, xlabel, ylabel, color, 
 
 def plot_reliability(data: ReliabilityData, *, axes: Any = None, label: str = "fitted", color: str = "C0") -> Any:
     """Draw a :class:`ReliabilityData` on two axes (created if ``axes`` is None); returns the axes."""
+    _check_data(data, ReliabilityData, "data", "plot_reliability")
     plt = _pyplot()
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(9, 4))
@@ -229,6 +251,7 @@ def plot_reliability(data: ReliabilityData, *, axes: Any = None, label: str = "f
 
 def plot_residual_map(data: ResidualMap, *, axes: Any = None) -> Any:
     """Draw a :class:`ResidualMap` as two heat maps over (mean, var); empty cells are left blank."""
+    _check_data(data, ResidualMap, "data", "plot_residual_map")
     plt = _pyplot()
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(10, 4))
@@ -245,6 +268,8 @@ def plot_residual_map(data: ResidualMap, *, axes: Any = None) -> Any:
 
 def plot_before_after(before: ReliabilityData, after: ReliabilityData, *, axes: Any = None) -> Any:
     """Reliability diagrams before and after recalibration, overlaid on two axes."""
+    _check_data(before, ReliabilityData, "before", "plot_before_after")
+    _check_data(after, ReliabilityData, "after", "plot_before_after")
     plt = _pyplot()
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(9, 4))
@@ -261,7 +286,9 @@ def plot_before_after(before: ReliabilityData, after: ReliabilityData, *, axes: 
 def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,
                       counts: Counts | None = None, h: float | None = None, n_boot: int = 50, rng: Seed = None) -> Any:
     """The figure of ``socal evaluate --plot``: reliability before and after second-order Platt scaling (fitted
-    on the even rows, drawn on the odd rows: held-out), and the moment-residual map of the perturbed scores.
+    on half the items, drawn on the other half: held-out), and the moment-residual map of the perturbed scores.
+    The halves are drawn from uniforms keyed by the items' content, so the figure does not depend on the row
+    order.
 
     Returns the matplotlib Figure.
     """
@@ -271,7 +298,8 @@ def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None 
     m, v = check_scores(mean, var, "plot.evaluation_figure")
     a, k = check_labels(labels, m.shape[0], "plot.evaluation_figure", counts=counts)
     rng = check_rng(rng)
-    fit, test = slice(0, None, 2), slice(1, None, 2)
+    fit = keyed_uniforms(_item_keys(m, v, a, k, rng), stream_salt(9, 0)) < 0.5
+    test = ~fit
     platt = SecondOrderPlatt(h=h, rng=rng).fit(m[fit], v[fit], counts=(a[fit], k[fit]))
     m2, v2 = platt.transform(m[test], v[test])
     held = dict(counts=(a[test], k[test]), n_boot=n_boot, rng=rng)

@@ -53,6 +53,37 @@ def test_bad_input():
         socal.plot.residual_map(m, v, y, bins=10)
     with pytest.raises(ValueError, match="'var'"):
         socal.plot.reliability(m, v + 0.5, y)
+    for level in (0.0, 1.0, -0.5, 1.5, float("nan")):  # -0.5 gave percentiles (75, 25): an inverted band
+        with pytest.raises(ValueError, match="'level'"):
+            socal.plot.reliability(m, v, y, level=level, n_boot=2)
+
+
+def test_bands_and_halves_do_not_depend_on_the_row_order(sample, monkeypatch):
+    """The bands' Poisson weights and the figure's fit/held-out halves are keyed by the items' content, so the same
+    items in another order give the same bands (to float summation order) and the same halves.  Control: weights
+    keyed by position instead move the bands."""
+    _, m, v, y = sample
+    m, v, y = m[:4000], v[:4000], y[:4000]
+    p = np.random.default_rng(1).permutation(m.size)
+    kw = dict(h=1 / 16, degree=6, alpha=1e-3, n_boot=8, rng=3)
+    a = socal.plot.reliability(m, v, y, **kw)
+    b = socal.plot.reliability(m[p], v[p], y[p], **kw)
+    drawn = np.isfinite(a.eta1_band)
+    assert drawn.sum() >= 20
+    np.testing.assert_allclose(b.eta1_band, a.eta1_band, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(b.cond_var_band, a.cond_var_band, rtol=1e-9, atol=1e-12)
+    # the halves of evaluation_figure: the same items held out in any order
+    a_, k_ = y.sum(axis=1), np.full(m.size, 2.0)
+    half = socal.plot.keyed_uniforms(socal.plot._item_keys(m, v, a_, k_, np.random.default_rng(0)),
+                                     socal.plot.stream_salt(9, 0)) < 0.5
+    again = socal.plot.keyed_uniforms(socal.plot._item_keys(m[p], v[p], a_[p], k_[p], np.random.default_rng(0)),
+                                      socal.plot.stream_salt(9, 0)) < 0.5
+    np.testing.assert_array_equal(half[p], again)
+    assert 0.45 < half.mean() < 0.55
+    monkeypatch.setattr(socal.plot, "_item_keys", lambda m, v, a, k, rng: np.arange(m.size, dtype=np.uint64))
+    c = socal.plot.reliability(m, v, y, **kw)
+    d = socal.plot.reliability(m[p], v[p], y[p], **kw)
+    assert np.nanmax(np.abs(c.eta1_band - d.eta1_band)) > 1e-4
 
 
 def test_figures_are_written_and_labelled(sample, tmp_path):
