@@ -64,8 +64,17 @@ class _PlattBase(TransformerConventions):
 
     def _inputs(self, X, y, labels, counts, name, *, fitting):
         """(mean, var or None, labels, counts) from either calling convention (see :meth:`fit`)."""
-        if not is_table(X):
-            return X, y, labels, counts  # fit(mean, var, labels): the original convention
+        if not is_table(X):  # fit(mean, var, labels): the original convention
+            if fitting and self.ndim == 1 and y is not None:
+                cls = type(self).__name__
+                if labels is None and counts is None and np.ndim(y) == 2:
+                    raise ValueError(f"{name}(mean, var, labels) reads its second argument as 'var', and ndim=1 fits "
+                                     f"on the mean alone; the labels seem to be there (a {np.shape(y)} array): call "
+                                     f"{name.split('.')[-1]}(mean, None, labels), or pass X = mean[:, None] as "
+                                     f"scikit-learn's fit(X, y).")
+                raise ValueError(f"The 'var' parameter of {name} must be None: {cls}(ndim=1) fits on the mean alone. "
+                                 f"Pass var=None, or ndim=2 to fit on (mean, var).")
+            return X, y, labels, counts
         if y is None and counts is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None: {name}(X, y) "
                              f"needs the (n, k) 0/1 labels as y (or counts=(positives, trials)).")

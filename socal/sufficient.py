@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import json
 import pathlib
+import zipfile
 from typing import Any
 
 import numpy as np
@@ -395,8 +396,11 @@ class SufficientStats:
         try:
             with np.load(file, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files}
-        except (OSError, ValueError, EOFError) as exc:
-            raise ValueError(f"{name} is not a SufficientStats file written by SufficientStats.save ({exc}).") from None
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            # a system error says what it is (no such file, a folder, no permission); anything else is not an .npz
+            # archive (numpy's own message would suggest loading it as a pickle, which must never be done here)
+            why = str(exc) if isinstance(exc, OSError) and exc.errno is not None else "not an .npz archive, or a cut one"
+            raise ValueError(f"{name} is not a SufficientStats file written by SufficientStats.save ({why}).") from None
         for key in ("header", "M", "Z", "zz", "count"):
             if key not in arrays:
                 raise ValueError(f"{name}: field {key!r} is missing (not a SufficientStats file, or a cut one).")

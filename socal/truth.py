@@ -24,7 +24,7 @@ from typing import Literal
 import numpy as np
 
 from ._typing import ArrayLike
-from ._validation import bandwidth_axes
+from ._validation import bandwidth_axes, check_array, check_bandwidth, check_int
 from .kernels import SechKernel
 from .perturb import MEAN_DOMAIN, VAR_DOMAIN
 
@@ -86,12 +86,51 @@ def _ce1_once(h, means, pis, e1, panels):
     return float(w1 @ np.abs(A))
 
 
+_TOL = 1e-9  # round-off allowed on the atoms' constraints (weights summing to 1, e1^2 <= e2 <= e1)
+
+
+def _check_population(func, h, means, vars_, weights, e1, e2=None):
+    """The atoms of a finitely supported population, checked: ``h`` a bandwidth (or a pair); ``means``, ``vars_``,
+    ``weights``, ``e1``, ``e2`` 1-D arrays of one length with raw scores in the feasible region (0 <= var <= m (1 -
+    m)), probabilities summing to 1, and calibration values e1 = E[f* | atom] in [0, 1] and e2 = E[f*^2 | atom] in
+    [e1^2, e1] (f* in [0, 1]: Jensen below, f*^2 <= f* above).  Outside these the formulas give a number that is
+    no population's CE.  Returns (h, arrays); ``vars_`` or ``e2`` None stay None."""
+    h = check_bandwidth(h, func, per_axis=True)
+    m = check_array(means, "means", func, lo=0.0, hi=1.0, rule="in [0, 1]", clip_edges=True)
+    n = m.shape[0]
+
+    def atoms(x, name, lo, hi, rule):
+        a = check_array(x, name, func, lo=lo, hi=hi, rule=rule, clip_edges=True)
+        if a.shape[0] != n:
+            raise ValueError(f"The '{name}' parameter of {func} must have one entry per atom ({n}, as 'means'). Got "
+                             f"{a.shape[0]} instead.")
+        return a
+
+    v = None if vars_ is None else atoms(vars_, "vars_", 0.0, 0.25, "in [0, 1/4]")
+    if v is not None and np.any(v > m * (1.0 - m) + _TOL):
+        raise ValueError(f"The 'vars_' parameter of {func} must be at most means * (1 - means) (a raw score's "
+                         f"variance). Got {int(np.sum(v > m * (1.0 - m) + _TOL))} atom(s) above it instead.")
+    w = atoms(weights, "weights", 0.0, None, "non-negative")
+    if abs(w.sum() - 1.0) > _TOL:
+        raise ValueError(f"The 'weights' parameter of {func} must sum to 1 (the atoms' probabilities; divide by "
+                         f"their sum). Got a sum of {float(w.sum())!r} instead.")
+    f1 = atoms(e1, "e1", 0.0, 1.0, "in [0, 1] (E[f* | atom])")
+    f2 = None if e2 is None else atoms(e2, "e2", 0.0, 1.0, "in [0, 1] (E[f*^2 | atom])")
+    if f2 is not None and (np.any(f2 < f1 * f1 - _TOL) or np.any(f2 > f1 + _TOL)):
+        raise ValueError(f"The 'e2' parameter of {func} must lie in [e1^2, e1] (E[f*^2] of an f* in [0, 1]). Got "
+                         f"{int(np.sum((f2 < f1 * f1 - _TOL) | (f2 > f1 + _TOL)))} atom(s) outside it instead.")
+    return h, m, v, w, f1, f2
+
+
 def discrete_ce2(h, means, vars_, weights, e1, e2, *, panels=512, parts=False):
     """CE2^pert of a finitely supported population (exact up to quadrature; see module docstring).
 
+    ``means``, ``vars_``: the atoms' raw scores; ``weights``: their probabilities (summing to 1); ``e1``, ``e2``:
+    E[f* | atom] and E[f*^2 | atom], with e1^2 <= e2 <= e1.  Anything else raises a ValueError naming the argument.
     Returns a :class:`TruthValue`; with ``parts=True`` a tuple (total, mean_term, moment_term) of TruthValues.
     """
-    args = [np.asarray(x, dtype=float) for x in (means, vars_, weights, e1, e2)]
+    h, *args = _check_population("discrete_ce2", h, means, vars_, weights, e1, e2)
+    panels = check_int(panels, "panels", "discrete_ce2", 16, 2**14)
     fine = _ce2_once(h, *args, panels)
     coarse = _ce2_once(h, *args, panels // 2)
     tot = TruthValue(fine[0] + fine[1], abs(sum(fine) - sum(coarse)))
@@ -101,17 +140,29 @@ def discrete_ce2(h, means, vars_, weights, e1, e2, *, panels=512, parts=False):
 
 
 def discrete_ce1(h, means, weights, e1, *, panels=2048):
-    """CE1^pert = E|E[Y | m~] - m~| of a finitely supported population."""
-    args = [np.asarray(x, dtype=float) for x in (means, weights, e1)]
+    """CE1^pert = E|E[Y | m~] - m~| of a finitely supported population (atoms as in :func:`discrete_ce2`)."""
+    h, m, _, w, f1, _ = _check_population("discrete_ce1", h, means, None, weights, e1)
+    panels = check_int(panels, "panels", "discrete_ce1", 16, 2**16)
+    args = [m, w, f1]
     fine = _ce1_once(h, *args, panels)
     coarse = _ce1_once(h, *args, panels // 2)
     return TruthValue(fine, abs(fine - coarse))
 
 
 def discrete_calibration_functions(h, means, vars_, weights, e1, e2, t1, t2):
-    """The exact perturbed eta1, eta2 at points (t1, t2) (arrays of equal shape)."""
-    means, vars_, pis, e1, e2 = (np.asarray(x, dtype=float) for x in (means, vars_, weights, e1, e2))
-    t1, t2 = np.broadcast_arrays(np.asarray(t1, dtype=float), np.asarray(t2, dtype=float))
+    """The exact perturbed eta1, eta2 at points (t1, t2) (arrays that broadcast; t1 in [0, 1], t2 in [0, 1/4], where
+    the perturbed score lives); atoms as in :func:`discrete_ce2`."""
+    func = "discrete_calibration_functions"
+    h, means, vars_, pis, e1, e2 = _check_population(func, h, means, vars_, weights, e1, e2)
+    t1 = check_array(np.ravel(t1), "t1", func, lo=MEAN_DOMAIN[0], hi=MEAN_DOMAIN[1], rule="in [0, 1]", min_len=0,
+                     clip_edges=True).reshape(np.shape(t1))
+    t2 = check_array(np.ravel(t2), "t2", func, lo=VAR_DOMAIN[0], hi=VAR_DOMAIN[1], rule="in [0, 1/4]", min_len=0,
+                     clip_edges=True).reshape(np.shape(t2))
+    try:
+        t1, t2 = np.broadcast_arrays(t1, t2)
+    except ValueError:
+        raise ValueError(f"The 't1' and 't2' parameters of {func} must broadcast together. Got shapes {t1.shape} and "
+                         f"{t2.shape} instead.") from None
     h_mean, h_var = bandwidth_axes(h)
     k1 = SechKernel(h_mean, *MEAN_DOMAIN).pdf(t1.ravel()[None, :], means[:, None])
     k2 = SechKernel(h_var, *VAR_DOMAIN).pdf(t2.ravel()[None, :], vars_[:, None])
@@ -148,7 +199,8 @@ def discrete_recalibrated_ce2(h, means, vars_, weights, e1, e2, moments, *, pane
     score rectangle (its level sets are then those of S) and an upper bound otherwise (conditioning on a coarser
     partition can only lower the error, by Jensen).
     """
-    args = [np.asarray(x, dtype=float) for x in (means, vars_, weights, e1, e2)]
+    h, *args = _check_population("discrete_recalibrated_ce2", h, means, vars_, weights, e1, e2)
+    panels = check_int(panels, "panels", "discrete_recalibrated_ce2", 16, 2**14)
     fine = _recal_once(h, *args, moments, panels)
     coarse = _recal_once(h, *args, moments, panels // 2)
     return TruthValue(sum(fine), abs(sum(fine) - sum(coarse)))

@@ -364,3 +364,78 @@ def test_issue26_hostile_inputs_get_socal_errors():
         socal.calibration_functions(m, v, y, project="no")
     with pytest.raises(ValueError, match="percentages\\? divide by 100"):
         socal.calibration_test(m * 100, v, y)
+
+
+def test_exact_truth_refuses_atoms_no_population_has():
+    """socal.truth's exact CE functions compute a number for any arrays; outside the atoms' domain (weights not a
+    probability vector, e2 outside [e1^2, e1], a raw variance above m (1 - m), lengths that differ, points outside
+    the score rectangle) that number is no population's CE, so each gets a ValueError naming the argument.  Valid
+    atoms give the value they gave before (0.130407 for these, from the quadrature)."""
+    T = socal.truth
+    m, v, w, e1, e2 = [0.3, 0.6], [0.01, 0.02], [0.5, 0.5], [0.3, 0.6], [0.1, 0.38]
+    assert T.discrete_ce2(1 / 16, m, v, w, e1, e2).value == pytest.approx(0.130407, abs=1e-6)
+    cases = [
+        (dict(weights=[-0.5, 1.5]), "'weights'.*non-negative"),
+        (dict(weights=[1.0, 1.0]), "'weights'.*sum to 1"),
+        (dict(e2=[0.01, 0.38]), "'e2'.*\\[e1\\^2, e1\\]"),
+        (dict(e2=[0.31, 0.38]), "'e2'.*\\[e1\\^2, e1\\]"),
+        (dict(e1=[0.3, 1.2]), "'e1'.*in \\[0, 1\\]"),
+        (dict(vars_=[0.01, 0.25]), "'vars_'.*at most means"),
+        (dict(weights=[1.0]), "'weights'.*one entry per atom \\(2"),
+        (dict(means=[0.3, np.nan]), "'means'.*finite"),
+        (dict(h=0.0), "'h'"),
+        (dict(panels=3), "'panels'"),
+    ]
+    base = dict(h=1 / 16, means=m, vars_=v, weights=w, e1=e1, e2=e2)
+    for change, match in cases:
+        with pytest.raises(ValueError, match=match):
+            T.discrete_ce2(**{**base, **change})
+    with pytest.raises(ValueError, match="'weights'.*sum to 1"):
+        T.discrete_ce1(1 / 16, m, [2.0, 2.0], e1)
+    with pytest.raises(ValueError, match="'t1'.*in \\[0, 1\\]"):
+        T.discrete_calibration_functions(1 / 16, m, v, w, e1, e2, [1.5], [0.01])
+    with pytest.raises(ValueError, match="'t1' and 't2'.*broadcast"):
+        T.discrete_calibration_functions(1 / 16, m, v, w, e1, e2, [0.1, 0.2, 0.3], [0.01, 0.02])
+    e1_at, e2_at = T.discrete_calibration_functions(1 / 16, m, v, w, e1, e2, 0.2, 0.01)
+    assert e1_at.shape == () and 0 < float(e1_at) < 1
+
+
+def test_a_cut_or_foreign_statistics_file_is_refused_without_pickle_advice(tmp_path):
+    """A truncated, empty or foreign file gets socal's ValueError (before: zipfile's BadZipFile escaped), and the
+    message never relays numpy's suggestion to load the file as a pickle."""
+    s = socal.SufficientStats(max_degree=4, rng=0)
+    m, v, y = socal.synthetic.toy_population().sample(200, h=1 / 16, rng=0)
+    s.update(m, v, y)
+    data = s.to_bytes()
+    assert socal.SufficientStats.from_bytes(data).n == 200
+    for bad in (data[:100], data[:-10], b"", b"junk"):
+        with pytest.raises(ValueError, match="not a SufficientStats file.*not an .npz archive") as err:
+            socal.SufficientStats.from_bytes(bad)
+        assert "pickle" not in str(err.value)
+    with pytest.raises(ValueError, match="No such file"):
+        socal.SufficientStats.load(tmp_path / "none.npz")
+
+
+def test_a_mean_only_recalibrator_says_where_the_labels_went():
+    """FirstOrderPlatt (ndim=1 by default) fit(mean, labels) put the labels in the 'var' slot and answered "needs
+    'labels'"; a variance passed to a mean-only fit was silently unused.  Both now say what to pass."""
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(300, rng=0)
+    with pytest.raises(ValueError, match="second argument as 'var'.*fit\\(mean, None, labels\\)"):
+        socal.FirstOrderPlatt(degree=3).fit(m, y)
+    with pytest.raises(ValueError, match="'var' parameter of FirstOrderPlatt.partial_fit must be None.*ndim=2"):
+        socal.FirstOrderPlatt(degree=3).partial_fit(m, v, y)
+    with pytest.raises(ValueError, match="'var' parameter of SecondOrderPlatt.fit must be None"):
+        socal.SecondOrderPlatt(ndim=1, degree=3).fit(m, v, y)
+    fitted = socal.FirstOrderPlatt(degree=3).fit(m, None, y)
+    assert np.allclose(fitted.transform(m[:5], v[:5])[0], socal.FirstOrderPlatt(degree=3).fit(m[:, None], y)
+                       .transform(m[:5, None])[:, 0])
+
+
+def test_drawing_functions_name_a_wrong_argument():
+    with pytest.raises(TypeError, match="'data' parameter of plot.plot_reliability must be a ReliabilityData"):
+        socal.plot.plot_reliability(3)
+    with pytest.raises(TypeError, match="'data' parameter of plot.plot_residual_map must be a ResidualMap"):
+        socal.plot.plot_residual_map(None)
+    with pytest.raises(TypeError, match="'after' parameter of plot.plot_before_after"):
+        rd = socal.plot.reliability(*socal.synthetic.toy_population().sample(500, h=1 / 16, rng=0), n_boot=0)
+        socal.plot.plot_before_after(rd, "x")
