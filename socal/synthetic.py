@@ -41,6 +41,15 @@ class DiscretePopulation:
                              f"one row per atom, shaped like 'fprobs'. Got shape {fs.shape} instead.")
         if np.any(fp < 0) or not np.allclose(fp.sum(axis=1), 1.0):
             raise ValueError("The 'fprobs' parameter of DiscretePopulation must have non-negative rows summing to 1.")
+        # probabilities given to a few digits (sums within np.isclose of 1) are divided by their sum, so that the
+        # exact truth (socal.truth, which holds sums to 1e-9) is that of the population meant; sums off by
+        # round-off alone keep their bits
+        if abs(w.sum() - 1.0) > 1e-12:
+            w = w / w.sum()
+        off = np.abs(fp.sum(axis=1) - 1.0) > 1e-12
+        if off.any():
+            fp = fp.copy()
+            fp[off] /= fp[off].sum(axis=1, keepdims=True)
         for name, val in (("means", m), ("vars", v), ("weights", w), ("fstar", fs), ("fprobs", fp)):
             object.__setattr__(self, name, val)
 

@@ -439,3 +439,18 @@ def test_drawing_functions_name_a_wrong_argument():
     with pytest.raises(TypeError, match="'after' parameter of plot.plot_before_after"):
         rd = socal.plot.reliability(*socal.synthetic.toy_population().sample(500, h=1 / 16, rng=0), n_boot=0)
         socal.plot.plot_before_after(rd, "x")
+
+
+def test_a_population_given_to_a_few_digits_has_its_exact_truth():
+    """DiscretePopulation accepts probabilities whose sums are within np.isclose of 1 (given to 6 digits, say) and
+    divides them by their sums, so its exact CE is the normalised population's; socal.truth, which now holds sums
+    to 1e-9, refused such a population's own truth before the division."""
+    pop = socal.synthetic.DiscretePopulation(means=[0.3, 0.6], vars=[0.01, 0.02], weights=[0.499999, 0.5],
+                                             fstar=[[0.3, 0.2], [0.6, 0.1]], fprobs=[[0.999999, 0.0], [1.0, 0.0]])
+    assert pop.weights.sum() == pytest.approx(1.0, abs=1e-15)
+    w = np.array([0.499999, 0.5]) / 0.999999
+    e1, e2 = np.array([0.3, 0.6]), np.array([0.09, 0.36])
+    exact = socal.truth.discrete_ce2(1 / 16, [0.3, 0.6], [0.01, 0.02], w, e1, e2).value
+    assert pop.ce2(1 / 16).value == pytest.approx(exact, rel=1e-12)
+    with pytest.raises(ValueError, match="'weights'.*sum to 1"):
+        socal.truth.discrete_ce2(1 / 16, [0.3, 0.6], [0.01, 0.02], [0.499999, 0.5], e1, e2)
