@@ -155,7 +155,8 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
 
     0. Test second-order calibration of the raw scores (:func:`socal.calibration_test`): a p-value, where the
        evidence is, and the smallest effects the test would likely see at this n.  It needs no perturbation.
-    1. Perturb the raw scores with the sech kernel at bandwidth ``h`` (:func:`socal.perturb`), from ``rng``.  Why:
+    1. Perturb the raw scores with the sech kernel at bandwidth ``h`` (:func:`socal.perturb`), from ``rng``, each
+       item's draws keyed by its scores and label counts (the same items give the same numbers in any order).  Why:
        the paper's guarantee (rate O(log^{3/2} n / sqrt(n))) is about the *perturbed* predictor, whose calibration
        functions are analytic; the perturbed scores are what you deploy, and what is measured.
     2. Estimate CE2 and CE1 of the perturbed predictor from the labels (:func:`socal.ce2`, :func:`socal.ce1`, with

@@ -27,14 +27,14 @@ from ._validation import check_float, check_int, check_labels, check_rng, check_
 from .estimators import calibration_functions
 from .rowkeys import distinct_keys, keyed_uniforms, row_keys, stream_salt
 
+__all__ = ["ReliabilityData", "ResidualMap", "reliability", "residual_map", "plot_reliability", "plot_residual_map",
+           "plot_before_after", "evaluation_figure"]
+
 
 def _item_keys(m, v, a, k, rng):
     """The items' keys from their content and a seed drawn from ``rng``, distinct within each content
     (:func:`socal.rowkeys.distinct_keys`): draws keyed by them do not depend on the row order."""
     return distinct_keys(row_keys(m, v, a, k, int(rng.integers(0, 2**63 - 1))))
-
-__all__ = ["ReliabilityData", "ResidualMap", "reliability", "residual_map", "plot_reliability", "plot_residual_map",
-           "plot_before_after", "evaluation_figure"]
 
 
 @dataclass(frozen=True)

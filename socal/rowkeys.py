@@ -104,8 +104,9 @@ def keyed_uniforms(keys, salts):
 
 
 def distinct_keys(keys):
-    """The rows' keys, told apart within each content: the j-th row carrying a key (j = 1, 2, ... in input order)
-    gets mix64(key ^ mix64(j ^ salt)); the first keeps the key itself, so rows of a key of their own are unchanged.
+    """The rows' keys, told apart within each content: the first row carrying a key keeps it, and its j-th repeat
+    (j = 1, 2, ..., counted in input order) gets mix64(key ^ mix64(j ^ salt)); so rows of a key of their own are
+    unchanged.
 
     Why the numbers keyed by the result do not depend on the row order: rows that share a key have the same content,
     so they are interchangeable, and which of them is the j-th changes nothing in the multiset of (content, key)
