@@ -118,17 +118,22 @@ def distinct_keys(keys):
     repeated = ranked[1:] == ranked[:-1]
     if not repeated.any():
         return out
-    many = np.unique(ranked[1:][repeated])  # the keys that two or more rows carry, sorted
-    rows = np.flatnonzero(many[np.minimum(np.searchsorted(many, keys), many.size - 1)] == keys)
-    sub = keys[rows]
-    order = np.argsort(sub, kind="stable")  # input order within each key
-    first = np.r_[True, sub[order][1:] != sub[order][:-1]]
-    start = np.maximum.accumulate(np.where(first, np.arange(sub.size), 0))
-    occurrence = np.empty(sub.size, dtype=np.uint64)
-    occurrence[order] = (np.arange(sub.size) - start).astype(np.uint64)
+    many = ranked[1:][repeated]
+    many = many[np.r_[True, many[1:] != many[:-1]]]  # the keys that two or more rows carry, sorted and distinct
+    pos = np.searchsorted(many, keys)
+    rows = np.flatnonzero(many[np.minimum(pos, many.size - 1)] == keys)
+    group = pos[rows]  # which repeated key each of these rows carries
+    small = np.uint16 if many.size <= 2**16 else np.uint32 if many.size <= 2**32 else np.int64
+    order = np.argsort(group.astype(small), kind="stable")  # input order within each key (a radix sort for uint16)
+    ranked_group = group[order]
+    first = np.r_[True, ranked_group[1:] != ranked_group[:-1]]
+    start = np.maximum.accumulate(np.where(first, np.arange(rows.size), 0))
+    occurrence = np.empty(rows.size, dtype=np.uint64)
+    occurrence[order] = (np.arange(rows.size) - start).astype(np.uint64)
     again = occurrence > 0
+    sub = keys[rows[again]]
     with np.errstate(over="ignore"):
-        out[rows[again]] = mix64(sub[again] ^ mix64(occurrence[again] ^ _OCCURRENCE_SALT))
+        out[rows[again]] = mix64(sub ^ mix64(occurrence[again] ^ _OCCURRENCE_SALT))
     return out
 
 
