@@ -219,15 +219,16 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     # child streams: a user who drew the data from default_rng(seed) and passes the same seed here must not get
     # perturbations made of the same uniforms (they would correlate with the data)
     pert_rng, boot_rng = check_rng(rng).spawn(2)
-    test = calibration_test(m, v, labels, counts=counts, progress=progress)
+    counts = (a, k)  # the checked labels as counts (in memory, whatever they came as: a dask array is computed once)
+    test = calibration_test(m, v, counts=counts, progress=progress)
     # keyed by the scores and the label counts: the same items give the same perturbed scores in any order, and
     # items with equal scores but other labels keep their own draws
     pm, pv = perturb(m, v, h=h, rng=pert_rng, key=np.column_stack([a, k]))
     shift = float(np.median(np.abs(pv - v)))
     spread = float(np.subtract(*np.percentile(v, [75, 25])))
     kw = dict(counts=counts, h=h, ci=ci, n_boot=n_boot, rng=boot_rng, progress=progress)
-    r2 = ce2(pm, pv, labels, **kw)
-    r1 = ce1(pm, labels, **kw)
+    r2 = ce2(pm, pv, **kw)
+    r1 = ce1(pm, **kw)
     ref = calibrated_reference(m, v, h)
     return Evaluation(test=test, ce2=r2, ce1=r1, reference=ref, mean=pm, var=pv, h=h,
                       seed=None if seed is None else int(seed), var_shift=shift, var_spread=spread)
@@ -320,10 +321,10 @@ def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, la
         raise ValueError(f"The 'recalibrator' parameter of {func} must be a fitted socal.SecondOrderPlatt. Got "
                          f"{type(recalibrator).__name__} instead.")
     m, v = check_scores(mean, var, func)
-    check_labels(labels, m.shape[0], func, counts=counts)
+    counts = check_labels(labels, m.shape[0], func, counts=counts)  # (positives, trials), in memory
     mt, vt = recalibrator.transform(m, v)
     mt = np.clip(mt, 0.0, 1.0)
     vt = np.minimum(vt, mt * (1.0 - mt))  # (eta1, eta2) projected: var' <= m'(1 - m') up to round-off
-    test = calibration_test(mt, vt, labels, counts=counts)
-    r2 = ce2(mt, vt, labels, counts=counts, ci=ci, n_boot=n_boot, rng=rng)
+    test = calibration_test(mt, vt, counts=counts)
+    r2 = ce2(mt, vt, counts=counts, ci=ci, n_boot=n_boot, rng=rng)
     return RecalibratedEvaluation(test=test, ce2=r2, mean=mt, var=vt)

@@ -308,3 +308,20 @@ def test_evaluate_gives_the_same_numbers_in_any_row_order(monkeypatch):
     d = socal.evaluate(m, v, y, **kw)
     e = socal.evaluate(m[p], v[p], y[p], **kw)
     assert abs(d.ce2.estimate - e.ce2.estimate) > 1e-4
+
+
+def test_evaluate_takes_dask_arrays_as_it_takes_numpy_ones():
+    """evaluate and evaluate_recalibrated validate their inputs into memory and pass the labels on as counts: dask
+    arrays give the same numbers as numpy ones (before, the validated scores reached ce2 as numpy beside dask labels,
+    and the call failed with an AttributeError)."""
+    da = pytest.importorskip("dask.array", reason="dask is optional (the dask extra)")
+    m, v, _, y = synthetic.toy_population().sample_raw(800, rng=3)
+    lazy = (da.from_array(m, chunks=200), da.from_array(v, chunks=200), da.from_array(y, chunks=(200, 2)))
+    a, b = socal.evaluate(*lazy, n_boot=20), socal.evaluate(m, v, y, n_boot=20)
+    assert (a.ce2.estimate, a.ce2.ci, a.ce1.estimate, a.test.statistic) == (b.ce2.estimate, b.ce2.ci, b.ce1.estimate,
+                                                                            b.test.statistic)
+    platt = socal.SecondOrderPlatt(degree=3, rng=0).fit(b.mean, b.var, y)
+    lazy_t = (da.from_array(b.mean, chunks=200), da.from_array(b.var, chunks=200), lazy[2])
+    ra = socal.evaluate_recalibrated(platt, *lazy_t, rng=0, n_boot=20)
+    rb = socal.evaluate_recalibrated(platt, b.mean, b.var, y, rng=0, n_boot=20)
+    assert (ra.ce2.estimate, ra.test.statistic) == (rb.ce2.estimate, rb.test.statistic)
