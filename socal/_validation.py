@@ -14,6 +14,7 @@ refused.  For float64 input the tolerance is 1e-9; for float32 (eps = 1.19e-7) i
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -67,6 +68,8 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
         raise _fail(name, func, "an array of real numbers", "None")
     x = _from_pandas(x)
     src_dtype = getattr(x, "dtype", None)
+    if src_dtype is None and isinstance(getattr(x, "dtypes", None), Iterable):  # a DataFrame: its worst column
+        src_dtype = next((d for d in x.dtypes if np.dtype(d).kind in "OUSVcM"), None)
     if src_dtype is not None and (np.dtype(src_dtype).kind in "OUSVc" or np.dtype(src_dtype).kind == "M"):
         what = " (Complex data not supported)" if np.dtype(src_dtype).kind == "c" else ""
         raise _fail(name, func, "an array of real numbers" + what, f"an array of dtype {np.dtype(src_dtype)}")
@@ -103,6 +106,9 @@ def _from_pandas(x):
     """pandas objects with extension dtypes (nullable Float64, Int64, boolean) as float arrays, pd.NA as NaN (then
     refused, or read as a missing vote, by the caller's rule); other input unchanged."""
     dtype = getattr(x, "dtype", None)
+    dtypes = getattr(x, "dtypes", None)  # a DataFrame: one dtype per column
+    if dtype is None and dtypes is not None and hasattr(dtypes, "__iter__") and not isinstance(dtypes, np.dtype):
+        dtype = next((d for d in dtypes if not isinstance(d, np.dtype)), None)  # its first extension dtype, if any
     if dtype is None or isinstance(dtype, np.dtype) or not hasattr(x, "to_numpy"):
         return x
     try:

@@ -455,3 +455,20 @@ def test_a_population_given_to_a_few_digits_has_its_exact_truth():
     assert pop.ce2(1 / 16).value == pytest.approx(exact, rel=1e-12)
     with pytest.raises(ValueError, match="'weights'.*sum to 1"):
         socal.truth.discrete_ce2(1 / 16, [0.3, 0.6], [0.01, 0.02], [0.499999, 0.5], e1, e2)
+
+
+def test_label_dataframes_get_the_rules_label_arrays_get():
+    """A DataFrame of labels is read as its array: nullable columns with NA get the missing-votes hint a NaN array
+    gets (before: "must be an array of real numbers. Got DataFrame"), and a complex column is refused (before: its
+    imaginary part was dropped with only numpy's ComplexWarning)."""
+    pd = pytest.importorskip("pandas")
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(300, rng=0)
+    with_na = pd.DataFrame(y).astype("Float64")
+    with_na.iloc[::7, 1] = pd.NA
+    with pytest.raises(ValueError, match="'labels'.*finite.*missing votes\\? pass counts"):
+        socal.calibration_test(m, v, with_na)
+    with pytest.raises(ValueError, match="'labels'.*real numbers \\(Complex data not supported\\)"):
+        socal.calibration_test(m, v, pd.DataFrame(y.astype(complex)))
+    plain = socal.calibration_test(m, v, y).statistic
+    assert socal.calibration_test(m, v, pd.DataFrame(y).astype("Int64")).statistic == plain
+    assert socal.calibration_test(m, v, pd.DataFrame(y)).statistic == plain
