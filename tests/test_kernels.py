@@ -144,6 +144,13 @@ def test_bad_bandwidth(h):
         SechKernel(h)
 
 
+def _toy_raw(n):
+    """n raw items of the toy population (6 distinct raw scores): (mean, var, f*, labels)."""
+    from socal import synthetic
+
+    return synthetic.toy_population().sample_raw(n, rng=0)
+
+
 def _multiset(*cols):
     """The rows of ``cols`` as a sorted array (a multiset of rows)."""
     x = np.column_stack(cols)
@@ -157,7 +164,7 @@ def test_perturb_gives_the_same_draws_to_the_same_rows_in_any_order():
     stream version are other draws for the same rows in another order."""
     from socal.perturb import perturb_from_stream
 
-    m, v, _, y = socal_toy(3000)
+    m, v, _, y = _toy_raw(3000)
     p = np.random.default_rng(4).permutation(m.size)
     a = perturb(m, v, h=1 / 16, rng=3, key=y)
     b = perturb(m[p], v[p], h=1 / 16, rng=3, key=y[p])
@@ -196,9 +203,3 @@ def test_perturb_key_is_checked():
         perturb(m, v, h=0.1, rng=0, key=np.array([0.0, np.nan]))
     with pytest.raises(ValueError, match="'key'"):
         perturb_mean(m, h=0.1, rng=0, key=np.zeros((2, 2, 2)))
-
-
-def socal_toy(n):
-    from socal import synthetic
-
-    return synthetic.toy_population().sample_raw(n, rng=0)
