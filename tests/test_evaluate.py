@@ -283,8 +283,8 @@ def test_evaluate_says_when_the_perturbation_swamps_the_variances():
 
 def test_evaluate_gives_the_same_numbers_in_any_row_order(monkeypatch):
     """The perturbation is keyed by each item's scores and label counts (as every random number is), so the same
-    items in another order, or as counts instead of labels, give the same test, estimates, intervals and bounds (to
-    1e-12: float summation order).  The toy population has 6 distinct raw scores, so many items share their scores
+    items in another order, or as counts instead of labels, give the same test, estimates and intervals (to 1e-12:
+    float summation order).  The toy population has 6 distinct raw scores, so many items share their scores
     and differ in their labels.  Control: keyed by the scores alone, such items trade draws when the rows move, and
     the estimate moves by the Monte Carlo error of the perturbation."""
     import socal._evaluate as ev
