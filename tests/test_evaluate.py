@@ -151,6 +151,11 @@ def test_cli_evaluate_on_the_demo_data(tmp_path, capsys):
     assert rep["verdict"] == "above reference"
     pert = np.loadtxt(out, delimiter=",", skiprows=1)
     assert pert.shape == (5000, 2) and (pert[:, 1] <= 0.25).all()
+    # the API on the same rows with the CLI's default seed: the same perturbed scores and the same numbers
+    api = socal.evaluate(data[:, 0], data[:, 1], data[:, 2:], n_boot=20, rng=0)
+    np.testing.assert_allclose(pert, np.column_stack([api.mean, api.var]), rtol=1e-15)
+    assert (rep["ce2"]["estimate"], rep["ce1"]["estimate"], rep["test"]["statistic"]) == pytest.approx(
+        (api.ce2.estimate, api.ce1.estimate, api.test.statistic), rel=1e-12)
     assert main(["evaluate", str(path), "--mean", "mean", "--var", "var", "--labels", "y1,y2", "--n-boot", "20"]) == 0
     assert "calibrated reference" in capsys.readouterr().out
     assert main(["evaluate", str(path), "--mean", "mean", "--var", "var"]) == 2
