@@ -200,3 +200,28 @@ def test_distinct_keys_are_a_function_of_the_rows_as_a_multiset(data, n, distinc
     assert np.array_equal(out[single], keys[single])
     assert np.unique(out).size == n
     assert np.array_equal(np.sort(distinct_keys(keys[perm])), np.sort(out))
+
+
+@SETTINGS
+@given(data=st.data(), n=st.integers(1, 60), atoms=st.integers(1, 6))
+def test_perturbation_is_a_function_of_the_rows_as_a_multiset(data, n, atoms):
+    """socal.perturb keyed by the scores and the labels: any permutation of the rows permutes the perturbed scores
+    with them (the multisets of (score, labels, perturbed score) rows are equal), on scores drawn from a few atoms
+    (ties), edges included (mean 0 or 1, var 0 or mean (1 - mean)), and the draws stay in the rectangle R."""
+    means = data.draw(st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.9, 1.0]), min_size=atoms, max_size=atoms))
+    fracs = data.draw(st.lists(st.sampled_from([0.0, 0.3, 1.0]), min_size=atoms, max_size=atoms))
+    pick = np.asarray(data.draw(st.lists(st.integers(0, atoms - 1), min_size=n, max_size=n)))
+    m = np.asarray(means)[pick]
+    v = (np.asarray(fracs) * np.asarray(means) * (1 - np.asarray(means)))[pick]
+    y = np.asarray(data.draw(st.lists(st.sampled_from([(0, 0), (0, 1), (1, 1)]), min_size=n, max_size=n)), float)
+    perm = np.asarray(data.draw(st.permutations(range(n))), dtype=np.intp)
+    seed = data.draw(st.integers(0, 2**32))
+    a = socal.perturb(m, v, h=1 / 16, rng=seed, key=y)
+    b = socal.perturb(m[perm], v[perm], h=1 / 16, rng=seed, key=y[perm])
+
+    def rows(*cols):
+        x = np.column_stack(cols)
+        return x[np.lexsort(x.T[::-1])]
+
+    assert np.array_equal(rows(m, v, y, *a), rows(m[perm], v[perm], y[perm], *b))
+    assert np.all((a[0] >= 0) & (a[0] <= 1) & (a[1] >= 0) & (a[1] <= 0.25))
