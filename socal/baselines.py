@@ -18,7 +18,7 @@ import math
 import numpy as np
 from scipy.signal import fftconvolve
 
-from .rowkeys import distinct_keys, keyed_uniforms, row_keys, stream_salt
+from .rowkeys import item_keys, keyed_uniforms, stream_salt
 from .sufficient import targets
 from .deviations import ce_terms
 from ._results import CalibrationError, SelectionReport
@@ -144,8 +144,7 @@ def _baseline(kind, func, mean, var, labels, counts, h, holdout, rng):
     zs = np.column_stack(targets(a, k))
     # the hold-out split from uniforms keyed by the items' content (distinct within a content): the same items and
     # seed give the same split, and the same estimate, in any row order
-    keys = distinct_keys(row_keys(m, v, a, k, int(rng.integers(0, 2**63 - 1))))
-    va = keyed_uniforms(keys, stream_salt(10, 0)) < holdout
+    va = keyed_uniforms(item_keys(m, v, a, k, rng), stream_salt(10, 0)) < holdout
     _, c, errs = select_baseline(kind, (m[~va], v[~va], zs[~va]), (m[va], v[va], zs[va]), h=h)
     fit = _make(kind, m, v, zs, c, n, h)  # refit on all items at the chosen constant
     pred = np.clip(fit.predict(m, v), 0.0, 1.0)

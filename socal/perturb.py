@@ -21,7 +21,7 @@ def _key_columns(key, n, func):
     keys beside the scores."""
     if key is None:
         return np.empty((n, 0))
-    x = check_array(key, "key", func, ndim=np.ndim(key) if np.ndim(key) in (1, 2) else 1, min_len=0)
+    x = check_array(key, "key", func, ndim=2 if np.ndim(key) == 2 else 1, min_len=0)
     if x.ndim == 1:
         x = x[:, None]
     if x.shape[0] != n:

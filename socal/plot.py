@@ -25,16 +25,10 @@ import numpy as np
 from ._typing import ArrayLike, Counts, Degree, Alpha, Seed
 from ._validation import check_float, check_int, check_labels, check_rng, check_scores
 from .estimators import calibration_functions
-from .rowkeys import distinct_keys, keyed_uniforms, row_keys, stream_salt
+from .rowkeys import item_keys, keyed_uniforms, stream_salt
 
 __all__ = ["ReliabilityData", "ResidualMap", "reliability", "residual_map", "plot_reliability", "plot_residual_map",
            "plot_before_after", "evaluation_figure"]
-
-
-def _item_keys(m, v, a, k, rng):
-    """The items' keys from their content and a seed drawn from ``rng``, distinct within each content
-    (:func:`socal.rowkeys.distinct_keys`): draws keyed by them do not depend on the row order."""
-    return distinct_keys(row_keys(m, v, a, k, int(rng.integers(0, 2**63 - 1))))
 
 
 @dataclass(frozen=True)
@@ -150,7 +144,7 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
         from .bootstrap import poisson_weights
 
         reps1, reps2 = [], []
-        weights = poisson_weights(_item_keys(m, v, a, k, rng), 0, n_boot)  # (n, n_boot)
+        weights = poisson_weights(item_keys(m, v, a, k, rng), 0, n_boot)  # (n, n_boot)
         rows = np.arange(m.shape[0])
         for b in range(n_boot):
             i = np.repeat(rows, weights[:, b])
@@ -283,6 +277,11 @@ def plot_before_after(before: ReliabilityData, after: ReliabilityData, *, axes: 
     return axes
 
 
+def _fit_half(m, v, a, k, rng):
+    """The items :func:`evaluation_figure` fits on (a keyed uniform below 1/2); the others are drawn, held out."""
+    return keyed_uniforms(item_keys(m, v, a, k, rng), stream_salt(9, 0)) < 0.5
+
+
 def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,
                       counts: Counts | None = None, h: float | None = None, n_boot: int = 50, rng: Seed = None) -> Any:
     """The figure of ``socal evaluate --plot``: reliability before and after second-order Platt scaling (fitted
@@ -298,7 +297,7 @@ def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None 
     m, v = check_scores(mean, var, "plot.evaluation_figure")
     a, k = check_labels(labels, m.shape[0], "plot.evaluation_figure", counts=counts)
     rng = check_rng(rng)
-    fit = keyed_uniforms(_item_keys(m, v, a, k, rng), stream_salt(9, 0)) < 0.5
+    fit = _fit_half(m, v, a, k, rng)
     test = ~fit
     platt = SecondOrderPlatt(h=h, rng=rng).fit(m[fit], v[fit], counts=(a[fit], k[fit]))
     m2, v2 = platt.transform(m[test], v[test])

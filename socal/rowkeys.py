@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["mix64", "mix64_inplace", "row_hash", "row_uniform", "row_keys", "stream_salt", "keyed_uniforms",
-           "to_unit_interval", "distinct_keys", "KeyCensus", "CensusPass", "CENSUS_CAP"]
+           "to_unit_interval", "distinct_keys", "item_keys", "KeyCensus", "CensusPass", "CENSUS_CAP"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -123,8 +123,8 @@ def distinct_keys(keys):
     pos = np.searchsorted(many, keys)
     rows = np.flatnonzero(many[np.minimum(pos, many.size - 1)] == keys)
     group = pos[rows]  # which repeated key each of these rows carries
-    small = np.uint16 if many.size <= 2**16 else np.uint32 if many.size <= 2**32 else np.int64
-    order = np.argsort(group.astype(small), kind="stable")  # input order within each key (a radix sort for uint16)
+    # input order within each key: a stable sort of the group codes (numpy radix-sorts 16-bit integers)
+    order = np.argsort(group.astype(np.uint16) if many.size <= 2**16 else group, kind="stable")
     ranked_group = group[order]
     first = np.r_[True, ranked_group[1:] != ranked_group[:-1]]
     start = np.maximum.accumulate(np.where(first, np.arange(rows.size), 0))
@@ -135,6 +135,12 @@ def distinct_keys(keys):
     with np.errstate(over="ignore"):
         out[rows[again]] = mix64(sub ^ mix64(occurrence[again] ^ _OCCURRENCE_SALT))
     return out
+
+
+def item_keys(m, v, a, k, rng):
+    """In-memory rows' keys (:func:`row_keys`, hashed with a seed drawn from the Generator ``rng``) told apart within
+    each content (:func:`distinct_keys`): what the plots' bands and the baselines' split draw from."""
+    return distinct_keys(row_keys(m, v, a, k, int(rng.integers(0, 2**63 - 1))))
 
 
 CENSUS_CAP = 2**22  # distinct keys a KeyCensus holds (64 MB); beyond, identical rows share their fold and weights

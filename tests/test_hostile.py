@@ -437,8 +437,8 @@ def test_drawing_functions_name_a_wrong_argument():
         socal.plot.plot_reliability(3)
     with pytest.raises(TypeError, match="'data' parameter of plot.plot_residual_map must be a ResidualMap"):
         socal.plot.plot_residual_map(None)
+    rd = socal.plot.reliability(*socal.synthetic.toy_population().sample(500, h=1 / 16, rng=0), n_boot=0)
     with pytest.raises(TypeError, match="'after' parameter of plot.plot_before_after"):
-        rd = socal.plot.reliability(*socal.synthetic.toy_population().sample(500, h=1 / 16, rng=0), n_boot=0)
         socal.plot.plot_before_after(rd, "x")
 
 

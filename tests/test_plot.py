@@ -74,13 +74,11 @@ def test_bands_and_halves_do_not_depend_on_the_row_order(sample, monkeypatch):
     np.testing.assert_allclose(b.cond_var_band, a.cond_var_band, rtol=1e-9, atol=1e-12)
     # the halves of evaluation_figure: the same items held out in any order
     a_, k_ = y.sum(axis=1), np.full(m.size, 2.0)
-    half = socal.plot.keyed_uniforms(socal.plot._item_keys(m, v, a_, k_, np.random.default_rng(0)),
-                                     socal.plot.stream_salt(9, 0)) < 0.5
-    again = socal.plot.keyed_uniforms(socal.plot._item_keys(m[p], v[p], a_[p], k_[p], np.random.default_rng(0)),
-                                      socal.plot.stream_salt(9, 0)) < 0.5
+    half = socal.plot._fit_half(m, v, a_, k_, np.random.default_rng(0))
+    again = socal.plot._fit_half(m[p], v[p], a_[p], k_[p], np.random.default_rng(0))
     np.testing.assert_array_equal(half[p], again)
     assert 0.45 < half.mean() < 0.55
-    monkeypatch.setattr(socal.plot, "_item_keys", lambda m, v, a, k, rng: np.arange(m.size, dtype=np.uint64))
+    monkeypatch.setattr(socal.plot, "item_keys", lambda m, v, a, k, rng: np.arange(m.size, dtype=np.uint64))
     c = socal.plot.reliability(m, v, y, **kw)
     d = socal.plot.reliability(m[p], v[p], y[p], **kw)
     assert np.nanmax(np.abs(c.eta1_band - d.eta1_band)) > 1e-4
