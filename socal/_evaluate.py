@@ -14,7 +14,7 @@ from ._validation import check_bandwidth, check_float, check_labels, check_rng, 
 from .estimators import ce1, ce2
 from .perturb import perturb
 from .testing import CalibrationTest, calibration_test
-from .truth import CalibratedReference, calibrated_reference
+from .truth import CalibratedReference, _reference
 
 __all__ = ["evaluate", "Evaluation", "evaluate_recalibrated", "RecalibratedEvaluation", "DEFAULT_BANDWIDTH"]
 
@@ -183,7 +183,9 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
         the variance axis [0, 1/4] matches the mean axis's at h_var = h_mean / 4 (:func:`socal.paper_degree`: the
         same degree as h_mean alone), so the default keeps the paper's 1/16 on the mean and blurs the variance
         axis four times less than a single 1/16 would: blurred that much, variances reported too small can fall
-        below the calibrated reference and hide.  The rule was chosen on the validation zoo
+        below the calibrated reference and hide.  At least a tenth of the reference quadrature's panels (h_mean
+        >= 1/5120, h_var >= 1/10240) with up to 64 distinct raw scores, one step of its grid beyond (both
+        >= 1/1024); a smaller h raises a ValueError before any work.  The rule was chosen on the validation zoo
         (``benchmarks/bandwidth.py``; the table is in the docs' guide, "Choosing h").  Read the estimate against
         the reference, never against 0.
     ci : float
@@ -219,6 +221,8 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     # child streams: a user who drew the data from default_rng(seed) and passes the same seed here must not get
     # perturbations made of the same uniforms (they would correlate with the data)
     pert_rng, boot_rng = check_rng(rng).spawn(2)
+    # first: an h narrower than the reference resolves is refused before the work (socal.truth)
+    ref = _reference(m, v, h, "auto", func)
     counts = (a, k)  # the checked labels as counts (in memory, whatever they came as: a dask array is computed once)
     test = calibration_test(m, v, counts=counts, progress=progress)
     # keyed by the scores and the label counts: the same items give the same perturbed scores in any order, and
@@ -229,7 +233,6 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     kw = dict(counts=counts, h=h, ci=ci, n_boot=n_boot, rng=boot_rng, progress=progress)
     r2 = ce2(pm, pv, **kw)
     r1 = ce1(pm, **kw)
-    ref = calibrated_reference(m, v, h)
     return Evaluation(test=test, ce2=r2, ce1=r1, reference=ref, mean=pm, var=pv, h=h,
                       seed=None if seed is None else int(seed), var_shift=shift, var_spread=spread)
 

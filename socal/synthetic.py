@@ -63,13 +63,16 @@ class DiscretePopulation:
         e1, e2 = self.eta_orig
         return float(self.weights @ (np.abs(e1 - self.means) + np.abs(e2 - self.means**2 - self.vars)))
 
-    def ce2(self, h, *, parts=False):
+    def ce2(self, h, *, parts=False, panels=512):
+        """CE2^pert at ``h`` (:func:`socal.truth.discrete_ce2`: quadrature on ``panels`` panels, with its error)."""
         e1, e2 = self.eta_orig
-        return discrete_ce2(check_bandwidth(h, "ce2", per_axis=True), self.means, self.vars, self.weights, e1, e2, parts=parts)
+        return discrete_ce2(check_bandwidth(h, "ce2", per_axis=True), self.means, self.vars, self.weights, e1, e2,
+                            parts=parts, panels=panels)
 
-    def ce1(self, h):
+    def ce1(self, h, *, panels=2048):
+        """CE1^pert at ``h`` (:func:`socal.truth.discrete_ce1`: quadrature on ``panels`` panels, with its error)."""
         e1, _ = self.eta_orig
-        return discrete_ce1(check_bandwidth(h, "ce1", per_axis=True), self.means, self.weights, e1)
+        return discrete_ce1(check_bandwidth(h, "ce1", per_axis=True), self.means, self.weights, e1, panels=panels)
 
     def recalibrated_ce2(self, h, moments, *, panels=256):
         """CE2 of a recalibrated predictor whose claimed moments at perturbed scores are ``moments(m, var)``

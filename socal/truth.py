@@ -13,7 +13,10 @@ eta_r(t) = sum_j pi_j e_rj k_h(t1 | m_j) k_h(t2 | v_j) / p(t) (Appendix, proof o
 
 a smooth integrand except along the curves where a sum changes sign.  It is integrated by tensor Gauss-Legendre
 panels (the kernel matrices are separable, so the grid costs two matrix products), and the error is estimated by
-repeating the computation on panels twice as wide.
+repeating the computation on panels twice as wide.  That estimate holds while the kernel's scale h spans at least a
+tenth of a panel; a narrower h is refused with a ValueError that says how many panels would resolve it (a spike
+between the nodes fools both computations alike).  The calibration functions themselves are ratios of kernel
+mixtures, computed in logarithms so that they stay finite far from every atom.
 """
 
 from __future__ import annotations
@@ -51,6 +54,41 @@ def _gl_panels(lo, hi, panels, order=8):
     nodes = (mid[:, None] + half[:, None] * x[None, :]).ravel()
     weights = (half[:, None] * w[None, :]).ravel()
     return nodes, weights
+
+
+MIN_KERNEL_PANELS = 0.1  # the kernel's scale h, in panel widths, below which the quadrature is refused
+
+
+def _check_resolution(func, h, panels, cap, two_axes=True, what="its quadrature"):
+    """Refuse a bandwidth narrower than the quadrature resolves: on each axis the kernel's scale h must be at least
+    MIN_KERNEL_PANELS of a panel (the mean axis: ``panels`` panels on [0, 1]; the variance axis, with
+    ``two_axes``: panels // 2 on [0, 1/4], as :func:`_ce2_once` lays them).
+
+    Why: below it the kernel is a spike between the Gauss-Legendre nodes; the sum misses or multiplies it, and so
+    does the sum on panels twice as wide, so the value and its error estimate agree on a wrong number (the toy
+    population's CE2 at h = 1e-6 came out 5.9e-9 +- 5.9e-9 against 0.0906, and 0 +- 0 at h = 1e-9).  From a
+    tenth of a panel up, the error estimate bounded the error (toy population and 40 continuous atoms, h from
+    3e-5 to 1e-2 on 128 to 2,048 panels; tests/test_truth.py)."""
+    h_mean, h_var = bandwidth_axes(h)
+    # (name, h on the axis, the panel's width, the panels that would resolve it)
+    axes = [("h_mean" if isinstance(h, tuple) else "h", h_mean, 1.0 / panels, MIN_KERNEL_PANELS / h_mean)]
+    if two_axes:
+        axes.append(("h_var" if isinstance(h, tuple) else "h", h_var, 0.25 / max(panels // 2, 8),
+                     2 * 0.25 * MIN_KERNEL_PANELS / h_var))
+    need = max(need for *_, need in axes)
+    for name, value, width, _ in axes:
+        if value < MIN_KERNEL_PANELS * width:
+            need = int(np.ceil(need * (1.0 - 1e-12)))  # (1e-12: the ratio's round-off, 100000.00000000001)
+            if cap is None:  # the panels are not the caller's to choose
+                fix = "Use a larger h."
+            elif need <= cap:
+                fix = f"Pass panels >= {need} (the cost grows with it) or a larger h."
+            else:
+                fix = f"That takes panels >= {need}, beyond this function's {cap}: use a larger h."
+            raise ValueError(f"The 'h' parameter of {func} is narrower than {what} resolves: {name} = "
+                             f"{value:g} is below {MIN_KERNEL_PANELS:g} of a panel ({width:.3g} wide with "
+                             f"panels={panels}); the kernel then falls between the quadrature's nodes and both the "
+                             f"value and its error estimate are wrong.  {fix}")
 
 
 def _kernels(h, means, vars_, t1, t2):
@@ -131,6 +169,7 @@ def discrete_ce2(h, means, vars_, weights, e1, e2, *, panels=512, parts=False):
     """
     h, *args = _check_population("discrete_ce2", h, means, vars_, weights, e1, e2)
     panels = check_int(panels, "panels", "discrete_ce2", 16, 2**14)
+    _check_resolution("discrete_ce2", h, panels, 2**14)
     fine = _ce2_once(h, *args, panels)
     coarse = _ce2_once(h, *args, panels // 2)
     tot = TruthValue(fine[0] + fine[1], abs(sum(fine) - sum(coarse)))
@@ -143,6 +182,7 @@ def discrete_ce1(h, means, weights, e1, *, panels=2048):
     """CE1^pert = E|E[Y | m~] - m~| of a finitely supported population (atoms as in :func:`discrete_ce2`)."""
     h, m, _, w, f1, _ = _check_population("discrete_ce1", h, means, None, weights, e1)
     panels = check_int(panels, "panels", "discrete_ce1", 16, 2**16)
+    _check_resolution("discrete_ce1", h, panels, 2**16, two_axes=False)
     args = [m, w, f1]
     fine = _ce1_once(h, *args, panels)
     coarse = _ce1_once(h, *args, panels // 2)
@@ -164,9 +204,13 @@ def discrete_calibration_functions(h, means, vars_, weights, e1, e2, t1, t2):
         raise ValueError(f"The 't1' and 't2' parameters of {func} must broadcast together. Got shapes {t1.shape} and "
                          f"{t2.shape} instead.") from None
     h_mean, h_var = bandwidth_axes(h)
-    k1 = SechKernel(h_mean, *MEAN_DOMAIN).pdf(t1.ravel()[None, :], means[:, None])
-    k2 = SechKernel(h_var, *VAR_DOMAIN).pdf(t2.ravel()[None, :], vars_[:, None])
-    wk = k1 * k2 * pis[:, None]
+    # the atoms' weights pi_j k_h(t1 | m_j) k_h(t2 | v_j) in logarithms, scaled by their largest at each point: far
+    # from every atom (in units of h) each kernel underflows to 0 and the ratio was 0/0 = NaN (h = 1e-5 already),
+    # while its value there is the nearest atoms' e (the kernels' tails decay like exp(-|t - s| / h))
+    with np.errstate(divide="ignore"):  # an atom of weight 0 has log-weight -inf and no say
+        logw = (SechKernel(h_mean, *MEAN_DOMAIN).logpdf(t1.ravel()[None, :], means[:, None])
+                + SechKernel(h_var, *VAR_DOMAIN).logpdf(t2.ravel()[None, :], vars_[:, None]) + np.log(pis)[:, None])
+    wk = np.exp(logw - logw.max(axis=0))
     den = wk.sum(axis=0)
     return ((e1 @ wk) / den).reshape(t1.shape), ((e2 @ wk) / den).reshape(t1.shape)
 
@@ -201,6 +245,7 @@ def discrete_recalibrated_ce2(h, means, vars_, weights, e1, e2, moments, *, pane
     """
     h, *args = _check_population("discrete_recalibrated_ce2", h, means, vars_, weights, e1, e2)
     panels = check_int(panels, "panels", "discrete_recalibrated_ce2", 16, 2**14)
+    _check_resolution("discrete_recalibrated_ce2", h, panels, 2**14)
     fine = _recal_once(h, *args, moments, panels)
     coarse = _recal_once(h, *args, moments, panels // 2)
     return TruthValue(sum(fine), abs(sum(fine) - sum(coarse)))
@@ -340,6 +385,22 @@ EXACT_ATOMS = 64  # up to this many distinct raw scores the reference is compute
 _COARSE_GRID = ((GRID_SHAPE[0] + 1) // 2, (GRID_SHAPE[1] + 1) // 2)  # the grid's error: the change at half resolution
 
 
+def _check_grid_resolution(func, h, shape):
+    """Refuse a bandwidth below one spacing of the grid (:func:`grid_truth`) on either axis: the kernel matrices
+    then hold a spike per node and the deposit's error is of the order of the value itself (40 continuous atoms at
+    h = 1e-4: 0.0077 +- 0.057 against 0.0003; at one spacing, h = 1/1024, 0.0031 +- 0.0004 against 0.0030)."""
+    h_mean, h_var = bandwidth_axes(h)
+    for name, value, spacing in (("h_mean" if isinstance(h, tuple) else "h", h_mean, 1.0 / (shape[0] - 1)),
+                                 ("h_var" if isinstance(h, tuple) else "h", h_var, 0.25 / (shape[1] - 1))):
+        if value < spacing:
+            raise ValueError(f"The 'h' parameter of {func} is below the reference grid's spacing: {name} = {value:g} "
+                             f"< {spacing:.3g} (a {shape[0]} x {shape[1]} grid on [0, 1] x [0, 1/4], used for more "
+                             f"than {EXACT_ATOMS} distinct raw scores); on it the reference would be as uncertain as "
+                             f"it is large.  Use a larger h"
+                             + (", or method='exact' (quadrature over the distinct scores; its cost grows with their "
+                                "number)." if func == "calibrated_reference" else "."))
+
+
 def _grid_parts(m, v, h, shape):
     """(CE2, mean term, moment term, CE1) of a calibrated raw predictor on the grid (see calibrated_reference)."""
     g = _grid_truth(m, v, m, m**2 + v, h, None, shape)
@@ -404,6 +465,11 @@ def calibrated_reference(raw_mean: ArrayLike, raw_var: ArrayLike, h: float, *,
     m, v = check_scores(raw_mean, raw_var, "calibrated_reference", raw=True)
     h = check_bandwidth(h, "calibrated_reference", per_axis=True)
     method = check_choice(method, "method", "calibrated_reference", ("auto", "exact", "grid"))
+    return _reference(m, v, h, method, "calibrated_reference")
+
+
+def _reference(m, v, h, method, func):
+    """:func:`calibrated_reference` of checked scores and bandwidth; ``func`` names the caller in errors."""
     # the distinct (m, v) pairs in lexicographic order, as np.unique(axis=0) gives them, from two 1-D sorts and
     # one of integer codes (a third of the time of sorting the rows as byte strings)
     m1, im = np.unique(m, return_inverse=True)
@@ -415,10 +481,13 @@ def calibrated_reference(raw_mean: ArrayLike, raw_var: ArrayLike, h: float, *,
     if method == "exact":
         mu, vu = atoms[:, 0], atoms[:, 1]
         w = counts / counts.sum()
+        # discrete_ce2's own check, in the caller's name (CE1's 2,048 panels resolve whatever its 512 do)
+        _check_resolution(func, h, 512, None, what="the calibrated reference's quadrature")
         tot, first, second = discrete_ce2(h, mu, vu, w, mu, mu**2 + vu, parts=True)
         c1 = np.bincount(im.ravel(), minlength=m1.size)
         ce1 = discrete_ce1(h, m1, c1 / c1.sum(), m1)
     else:
+        _check_grid_resolution(func, h, GRID_SHAPE)
         fine, coarse = (_grid_parts(m, v, h, shape) for shape in (GRID_SHAPE, _COARSE_GRID))
         tot, first, second, ce1 = (TruthValue(a, abs(a - b)) for a, b in zip(fine, coarse))
     return CalibratedReference(h=h, ce2=tot, mean_term=first, moment_term=second, ce1=ce1, method=method,

@@ -1,0 +1,115 @@
+"""The exact truths of socal.truth at small bandwidths: refused where the quadrature cannot resolve the kernel, and
+right (within their own error estimate) where it can."""
+
+import numpy as np
+import pytest
+
+import socal
+from socal import truth
+from socal.truth import (MIN_KERNEL_PANELS, calibrated_reference, discrete_calibration_functions, discrete_ce1,
+                         discrete_ce2)
+
+
+@pytest.fixture(scope="module")
+def toy():
+    pop = socal.synthetic.toy_population()
+    e1, e2 = pop.eta_orig
+    return pop, e1, e2
+
+
+def test_below_a_tenth_of_a_panel_the_quadrature_is_wrong_and_its_error_estimate_does_not_say_so(toy):
+    """The negative control of the rule: the quadrature itself, unchecked, at h * panels = 0.0077 (h = 3e-5 on 256
+    panels) reports an error estimate smaller than its actual error against 2^16 panels; at h = 1e-9 it reports
+    0 +- 0 for a CE1 whose value is near the raw one."""
+    pop, e1, _ = toy
+    ref = discrete_ce1(3e-5, pop.means, pop.weights, e1, panels=2**16)
+    fine, coarse = (truth._ce1_once(3e-5, pop.means, pop.weights, e1, p) for p in (256, 128))
+    assert abs(fine - ref.value) > 2 * abs(fine - coarse)
+    assert truth._ce1_once(1e-9, pop.means, pop.weights, e1, 2048) < 1e-6 < 0.01 < ref.value
+
+
+@pytest.mark.parametrize("h, panels", [(1e-3, 128), (3e-4, 512), (1e-4, 1024), (1e-4, 2048), (3e-5, 4096)])
+def test_at_a_tenth_of_a_panel_and_above_the_error_estimate_bounds_the_error(toy, h, panels):
+    pop, e1, _ = toy
+    assert h * panels >= MIN_KERNEL_PANELS
+    got = discrete_ce1(h, pop.means, pop.weights, e1, panels=panels)
+    ref = discrete_ce1(h, pop.means, pop.weights, e1, panels=2**16)
+    assert abs(got.value - ref.value) <= got.error + ref.error
+
+
+def test_ce2_error_estimate_bounds_the_error_at_the_limit(toy):
+    pop, e1, e2 = toy
+    h = 1e-4  # h * panels = 0.1024 on 1,024 panels: the limit
+    got = discrete_ce2(h, pop.means, pop.vars, pop.weights, e1, e2, panels=1024)
+    ref = discrete_ce2(h, pop.means, pop.vars, pop.weights, e1, e2, panels=2048)
+    assert abs(got.value - ref.value) <= got.error + ref.error
+    assert abs(ref.value - pop.raw_ce2()) < 0.002  # at h -> 0 the perturbed CE2 tends to the raw one
+
+
+@pytest.mark.parametrize("call, needs", [
+    (lambda p, e1, e2: discrete_ce2(1e-6, p.means, p.vars, p.weights, e1, e2), "beyond this function's 16384"),
+    (lambda p, e1, e2: discrete_ce2(1e-4, p.means, p.vars, p.weights, e1, e2), "panels >= 1000"),
+    (lambda p, e1, e2: discrete_ce2((1 / 16, 1e-5), p.means, p.vars, p.weights, e1, e2), "h_var = 1e-05"),
+    (lambda p, e1, e2: discrete_ce1(1e-9, p.means, p.weights, e1), "beyond this function's 65536"),
+    (lambda p, e1, e2: discrete_ce1(3e-5, p.means, p.weights, e1, panels=256), "panels >= 3334"),
+    (lambda p, e1, e2: p.ce2(1e-9), "discrete_ce2"),
+    (lambda p, e1, e2: p.recalibrated_ce2(1e-4, lambda a, b: (a, a * a + b)), "discrete_recalibrated_ce2"),
+])
+def test_a_bandwidth_the_quadrature_cannot_resolve_is_refused(toy, call, needs):
+    pop, e1, e2 = toy
+    with pytest.raises(ValueError, match="narrower than its quadrature resolves") as err:
+        call(pop, e1, e2)
+    assert needs in str(err.value)
+
+
+def test_the_panels_the_refusal_asks_for_are_enough(toy):
+    pop, e1, e2 = toy
+    with pytest.raises(ValueError, match=r"panels >= 1000 "):
+        pop.ce2(1e-4)
+    assert pop.ce2(1e-4, panels=1000).error < 1e-3
+    with pytest.raises(ValueError):
+        pop.ce2(1e-4, panels=999)
+
+
+def test_calibration_functions_far_from_every_atom_are_the_nearest_atoms_values(toy):
+    """Each kernel underflows to 0 a few hundred h from its atom; the ratio was 0/0 (NaN) there at h = 1e-5."""
+    pop, e1, e2 = toy
+    t1, t2 = np.array([0.0, 0.15, 0.77, 1.0]), np.array([0.0, 0.01, 0.2, 0.25])
+    for h in (1e-5, 1e-9, (1 / 16, 1e-9)):
+        g1, g2 = pop.calibration_functions(h, t1, t2)
+        assert np.all(np.isfinite(g1)) and np.all(np.isfinite(g2))
+        assert np.all((g1 >= e1.min()) & (g1 <= e1.max()))
+    g1, _ = pop.calibration_functions(1e-9, t1, t2)
+    assert g1[1] == pytest.approx(e1[0])  # (0.15, 0.01) is atom 0
+    # where nothing underflows, the same numbers as the plain ratio of kernel mixtures
+    h = 1 / 16
+    k = (socal.SechKernel(h).pdf(t1[None, :], pop.means[:, None])
+         * socal.SechKernel(h, 0, 0.25).pdf(t2[None, :], pop.vars[:, None]) * pop.weights[:, None])
+    g1, g2 = pop.calibration_functions(h, t1, t2)
+    np.testing.assert_allclose(g1, e1 @ k / k.sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(g2, e2 @ k / k.sum(axis=0), rtol=1e-12)
+    # an atom of weight 0 has no say, even alone near the point
+    g1, _ = discrete_calibration_functions(1e-3, [0.2, 0.8], [0.01, 0.01], [0.0, 1.0], [0.1, 0.9], [0.05, 0.85],
+                                           [0.2], [0.01])
+    assert g1[0] == pytest.approx(0.9)
+
+
+def test_the_reference_refuses_a_bandwidth_below_its_resolution():
+    rng = np.random.default_rng(0)
+    m = rng.uniform(0.05, 0.95, 500)
+    v = m * (1 - m) * rng.uniform(0, 0.8, 500)
+    with pytest.raises(ValueError, match="below the reference grid's spacing.*method='exact'"):
+        calibrated_reference(m, v, 1e-4)
+    with pytest.raises(ValueError, match="h_var = 0.0005 < 0.000977"):
+        calibrated_reference(m, v, (1 / 16, 1 / 2000))
+    assert calibrated_reference(m, v, 1 / 1024).ce2.error < 1e-3  # one spacing: allowed
+    with pytest.raises(ValueError, match="calibrated reference's quadrature"):
+        calibrated_reference(m[:10], v[:10], 1e-4)  # 10 distinct scores: the exact route, 512 panels
+    assert calibrated_reference(m[:10], v[:10], 2e-4).method == "exact"
+
+
+def test_evaluate_refuses_such_a_bandwidth_in_its_own_name_before_any_work():
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(500, rng=0)
+    for h in (1e-5, (1 / 16, 5e-5)):
+        with pytest.raises(ValueError, match=r"'h' parameter of evaluate .*Use a larger h\.$"):
+            socal.evaluate(m, v, y, h=h, n_boot=20)
