@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_bandwidth, check_int, check_rng, check_scores
+from ._validation import check_bandwidth, check_float, check_int, check_rng, check_scores
 from .perturb import perturb_from_stream
 from .truth import discrete_calibration_functions, discrete_ce1, discrete_ce2, discrete_recalibrated_ce2
 
@@ -169,7 +169,7 @@ def validation_zoo(*, include_held_out=True):
     atoms; small truth (CE2^pert < 0.04 at h = 1/64) and large (> 0.15); miscalibration in the variance only (too
     small, too large) and in the mean only; many atoms from a smooth density, like an ensemble's scores.  Two held-out
     members (``held_out=True``) are for reporting only: choose estimator settings on the others.  Truth is exact up
-    to quadrature (:func:`socal.truth.discrete_ce2`), at any h.
+    to quadrature (:func:`socal.truth.discrete_ce2`), at any h the quadrature resolves (a tenth of a panel).
 
     Returns a dict name -> :class:`ZooMember`.
 
@@ -211,6 +211,9 @@ def validation_zoo(*, include_held_out=True):
                                                      weights=1 + np.sin(6 * g[1::3]) ** 2),
                   "held out: constant reported variance, shrunk means, uneven weights, 16 atoms", True),
     ]
+    if not isinstance(include_held_out, (bool, np.bool_)):
+        raise ValueError(f"The 'include_held_out' parameter of validation_zoo must be True or False. Got "
+                         f"{include_held_out!r} instead.")
     return {z.name: z for z in members if include_held_out or not z.held_out}
 
 
@@ -234,13 +237,20 @@ class EnsembleLikePopulation:
     temperature: float = 1.0
     region_from: float | None = None
 
+    def __post_init__(self):
+        # checked when built, so that a population is never a recipe for invalid scores (a negative var_factor gave
+        # negative variances, temperature 0 divided by zero)
+        func = "EnsembleLikePopulation"
+        check_float(self.var_level, "var_level", func, 0.0, 0.1, lo_open=True)
+        check_float(self.var_factor, "var_factor", func, 0.0, 1e6)
+        check_float(self.mean_shift, "mean_shift", func, -1.0, 1.0)
+        check_float(self.temperature, "temperature", func, 0.0, 1e6, lo_open=True)
+        check_float(self.region_from, "region_from", func, 0.0, 1.0, allow_none=True)
+
     def sample_raw(self, n, *, k=2, rng=None):
         """Reported means and variances, f* values and (n, k) labels."""
         n = check_int(n, "n", "EnsembleLikePopulation.sample_raw", 1, 10**9)
         k = check_int(k, "k", "EnsembleLikePopulation.sample_raw", 1, 10**6)
-        if not 0 < self.var_level <= 0.1:
-            raise ValueError(f"The 'var_level' parameter of EnsembleLikePopulation must be in (0, 0.1]. Got "
-                             f"{self.var_level!r} instead.")
         rng = check_rng(rng)
         m = np.clip(rng.beta(2.0, 2.0, n), 0.01, 0.99)
         c = 5.0 * self.var_level * rng.uniform(0.25, 1.75, n)
@@ -265,6 +275,8 @@ class GaussianMixtureTask:
     dim = 5  # Sobol dimension: one coordinate for the component, four for the Gaussian
 
     def __init__(self, rng=0, *, components=10, d=4):
+        components = check_int(components, "components", "GaussianMixtureTask", 1, 10**6)
+        d = check_int(d, "d", "GaussianMixtureTask", 1, 10**4)
         rng = check_rng(rng)
         self.centres = rng.normal(0.0, 1.5, size=(components, d))
         self.w = rng.normal(0.0, np.sqrt(0.5), size=d)
@@ -273,6 +285,7 @@ class GaussianMixtureTask:
         return 1.0 / (1.0 + np.exp(-(x @ self.w)))
 
     def sample_x(self, n, rng=None):
+        n = check_int(n, "n", "GaussianMixtureTask.sample_x", 1, 10**9)
         rng = check_rng(rng)
         c = rng.integers(0, len(self.centres), size=n)
         return self.centres[c] + rng.normal(size=(n, self.centres.shape[1]))
@@ -286,5 +299,6 @@ class GaussianMixtureTask:
         return self.centres[c] + z
 
     def labels(self, x, k=2, rng=None):
+        k = check_int(k, "k", "GaussianMixtureTask.labels", 1, 10**6)
         rng = check_rng(rng)
         return (rng.random((x.shape[0], k)) < self.fstar(x)[:, None]).astype(float)

@@ -472,3 +472,31 @@ def test_label_dataframes_get_the_rules_label_arrays_get():
     plain = socal.calibration_test(m, v, y).statistic
     assert socal.calibration_test(m, v, pd.DataFrame(y).astype("Int64")).statistic == plain
     assert socal.calibration_test(m, v, pd.DataFrame(y)).statistic == plain
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(var_level=-1), "var_level"), (dict(var_level=float("nan")), "var_level"), (dict(var_level=1.0), "var_level"),
+    (dict(var_factor=-2), "var_factor"), (dict(temperature=0), "temperature"), (dict(temperature=-1), "temperature"),
+    (dict(mean_shift=5), "mean_shift"), (dict(region_from=2), "region_from"), (dict(var_factor="big"), "var_factor"),
+])
+def test_a_synthetic_population_is_checked_when_built(kwargs, name):
+    """A negative var_factor made negative variances and temperature 0 divided by zero, at sampling time or never."""
+    with pytest.raises(ValueError, match=f"'{name}' parameter of EnsembleLikePopulation"):
+        socal.synthetic.EnsembleLikePopulation(**kwargs)
+    pop = socal.synthetic.EnsembleLikePopulation(0.01, var_factor=0.0, temperature=2.0, mean_shift=-1.0,
+                                                 region_from=0.0)
+    m, v, _, _ = pop.sample_raw(50, rng=0)
+    assert np.all((v >= 0) & (v <= m * (1 - m)))
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: socal.synthetic.GaussianMixtureTask(components=0), "components"),
+    (lambda: socal.synthetic.GaussianMixtureTask(components=2.5), "components"),
+    (lambda: socal.synthetic.GaussianMixtureTask(d=-3), "d"),
+    (lambda: socal.synthetic.GaussianMixtureTask().sample_x(-1), "n"),
+    (lambda: socal.synthetic.GaussianMixtureTask().labels(np.zeros((3, 4)), k=0), "k"),
+    (lambda: socal.synthetic.validation_zoo(include_held_out="no"), "include_held_out"),
+])
+def test_the_experiment_task_and_the_zoo_name_a_bad_argument(call, name):
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        call()
