@@ -41,6 +41,9 @@ def backend(name="loky", *, scheduler=None, n_workers=2):
     an address such as 'tcp://10.0.0.5:8786', or a local cluster of ``n_workers`` processes on loopback)."""
     if name not in BACKENDS:
         raise ValueError(f"The 'backend' parameter must be one of {', '.join(BACKENDS)}. Got {name!r} instead.")
+    if name == "loky" and scheduler is not None:  # else the address would be ignored and the work run here
+        raise ValueError(f"The 'scheduler' parameter is the address of a dask cluster: it needs the 'dask' backend "
+                         f"(--backend dask). Got scheduler={scheduler!r} with the 'loky' backend.")
     if name == "loky":
         try:
             from joblib import parallel_config

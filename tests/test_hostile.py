@@ -500,3 +500,29 @@ def test_a_synthetic_population_is_checked_when_built(kwargs, name):
 def test_the_experiment_task_and_the_zoo_name_a_bad_argument(call, name):
     with pytest.raises(ValueError, match=f"'{name}' parameter"):
         call()
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["audit", "--quick", "--baseline", "missing.json"], "--baseline missing.json: cannot be read"),
+    (["audit", "--quick", "--baseline", "list.json"], "not a report of socal audit --json"),
+    (["audit", "--quick", "--baseline", "x.csv"], "--baseline x.csv: not a JSON report"),
+    (["audit", "--quick", "--scheduler", "tcp://127.0.0.1:1"], "needs the 'dask' backend"),
+    (["reproduce", "rate", "--quick", "--scheduler", "tcp://127.0.0.1:1", "--out", "r"], "needs the 'dask' backend"),
+])
+def test_audit_and_reproduce_options_are_checked_before_any_work(capsys, tmp_path, monkeypatch, argv, match):
+    """A bad --baseline was read after the whole audit; --scheduler without --backend dask was ignored (the work
+    ran here).  Both are now refused first: the audit's runner must not be reached."""
+    pytest.importorskip("sympy")
+    import socal.parallel
+    import verify.cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.csv").write_text("m,v,a,b\n0.5,0.1,0,1\n")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    monkeypatch.setattr(verify.cli, "run", lambda *a, **k: pytest.fail("the audit ran"))
+    code, _, err = _run(capsys, argv)
+    assert code == 2 and match in err and "Traceback" not in err
+    assert not (tmp_path / "r").exists()
+    with pytest.raises(ValueError, match="'scheduler' parameter"):
+        with socal.parallel.backend("loky", scheduler="tcp://127.0.0.1:1"):
+            pass

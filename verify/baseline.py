@@ -120,8 +120,14 @@ def format_changes(changes, compared):
 
 
 def load(path):
-    with open(path) as fh:
-        try:
-            return json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"--baseline {path}: not a JSON report ({exc})") from None
+    """A stored report (``socal audit --json``), checked: a readable JSON object with a list of claims."""
+    try:
+        with open(path) as fh:
+            report = json.load(fh)
+    except OSError as exc:
+        raise ValueError(f"--baseline {path}: cannot be read ({exc.strerror or exc})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"--baseline {path}: not a JSON report ({exc})") from None
+    if not isinstance(report, dict) or not isinstance(report.get("claims"), list):
+        raise ValueError(f"--baseline {path}: not a report of socal audit --json (no list of claims)")
+    return report

@@ -45,6 +45,11 @@ def audit(args):
         from socal.cli import require_extra
 
         require_extra("audit --backend dask", "dask", "dask", "distributed")
+    base = None
+    if args.baseline:  # read before the audit's minutes of work, as the output paths are checked
+        from .baseline import load
+
+        base = load(args.baseline)
     t0 = time.perf_counter()
     with backend(args.backend, scheduler=args.scheduler):
         results = run(ids, quick=args.quick, progress=not args.no_progress and sys.stderr.isatty())
@@ -53,10 +58,9 @@ def audit(args):
     print()
     print(to_table(results))
     status = 0
-    if args.baseline:
-        from .baseline import compare, format_changes, load, numbers
+    if base is not None:
+        from .baseline import compare, format_changes, numbers
 
-        base = load(args.baseline)
         changes = compare(base, results)
         ran = {c.id for c, _ in results}
         compared = [c for c in base["claims"] if c["id"] in ran]
