@@ -200,6 +200,9 @@ def _evaluate(args):
     if not parts:
         raise ValueError(f"{args.file} has no data rows")
     m, v, labels, counts = read_all(parts)
+    if counts is None and labels.shape[1] < args.min_labels:  # complete label columns: every row has that many
+        raise ValueError(f"every row of {args.file} has fewer than {args.min_labels} labels (--min-labels): it has "
+                         f"{labels.shape[1]} label columns")
     if counts is not None:
         few = counts[1] < args.min_labels
         if few.all():
@@ -253,9 +256,17 @@ def _evaluate(args):
 
 
 def _check_output_paths(args, *names):
-    """Refuse, before any work, an output path whose folder does not exist or that is a folder."""
+    """Refuse, before any work, an output path whose folder does not exist, that is a folder, or that is the input
+    file (``args.file``: writing there would replace the data with the results)."""
+    import os
+
     for name in names:
-        check_output_path(getattr(args, name, None), f"--{name}")
+        path = getattr(args, name, None)
+        check_output_path(path, f"--{name}")
+        source = getattr(args, "file", None)
+        if path and source and os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
+            raise ValueError(f"--{name} {path} is the input file: writing it would replace the data; give another "
+                             f"file name (nothing was computed)")
 
 
 def check_output_path(path, flag):
@@ -282,6 +293,7 @@ def _demo(args):
 
     pop = synthetic.toy_population()
     if args.write:
+        check_output_path(args.write, "--write")
         m, v, _, y = pop.sample_raw(args.n, rng=args.seed)
         with open(args.write, "w", newline="") as fh:
             w = csv.writer(fh)

@@ -526,3 +526,24 @@ def test_audit_and_reproduce_options_are_checked_before_any_work(capsys, tmp_pat
     with pytest.raises(ValueError, match="'scheduler' parameter"):
         with socal.parallel.backend("loky", scheduler="tcp://127.0.0.1:1"):
             pass
+
+
+def test_evaluate_never_writes_over_its_input_and_reads_min_labels_on_complete_columns(capsys, tmp_path,
+                                                                                        monkeypatch):
+    """--out naming the input file replaced the data with the perturbed scores; --min-labels above the number of
+    label columns was ignored when no vote was missing; demo --write into a missing folder gave a bare errno."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--write", "d.csv", "--n", "500"]) == 0
+    capsys.readouterr()
+    before = (tmp_path / "d.csv").read_bytes()
+    base = ["evaluate", "d.csv", "--mean", "mean", "--var", "var", "--labels", "y1,y2", "--n-boot", "20"]
+    for out in ("d.csv", "./d.csv", str(tmp_path / "d.csv")):
+        code, _, err = _run(capsys, base + ["--out", out])
+        assert code == 2 and "is the input file" in err
+    assert (tmp_path / "d.csv").read_bytes() == before
+    code, _, err = _run(capsys, base + ["--min-labels", "3"])
+    assert code == 2 and "fewer than 3 labels (--min-labels): it has 2 label columns" in err
+    code, _, err = _run(capsys, ["demo", "--write", str(tmp_path / "no" / "d.csv")])
+    assert code == 2 and "--write" in err and "does not exist" in err
+    code, _, _ = _run(capsys, base + ["--min-labels", "2", "--out", "p.csv"])  # the control: both allowed
+    assert code == 0 and (tmp_path / "p.csv").read_text().startswith("perturbed_mean,perturbed_var")
