@@ -354,3 +354,13 @@ def test_a_constant_moved_by_1e12_flips_only_by_a_certified_decision(cid, arg, s
     before, after = _outcomes(base), _outcomes(res)
     flipped = [(a, b) for a, b in zip(before, after) if {a[0], b[0]} == {"true", "false"} and b[1] != "statistical"]
     assert flipped, (cid, arg, sign, base.verdict, res.verdict, res.evidence.get("decided by"))
+
+
+def test_run_and_combine_refuse_an_empty_selection_and_read_one_id_as_one():
+    """run([]) ran every claim (an empty list read as None), run('posreal') read the id's letters as ids ("Unknown
+    claim id 'p'"), and combine([]) failed inside min()."""
+    assert [c.id for c, _ in verify.run("posreal", quick=True)] == ["posreal"]
+    with pytest.raises(ValueError, match="'ids' parameter of run must name at least one claim"):
+        verify.run([])
+    with pytest.raises(ValueError, match="combine needs at least one Part"):
+        verify.combine([])

@@ -64,6 +64,9 @@ def combine(parts):
     * otherwise the claim is its conclusions' worst verdict (HOLDS, or VACUOUS).
 
     Without a conclusion part, the worst part decides (FAILS > GAP > INCONCLUSIVE > VACUOUS > HOLDS)."""
+    parts = list(parts)
+    if not parts:
+        raise ValueError("combine needs at least one Part: a claim with no parts has no verdict")
     conclusions = [p.verdict for p in parts if p.role == "conclusion"]
     steps = [p.verdict for p in parts if p.role != "conclusion"]
     if not conclusions:
@@ -238,13 +241,19 @@ def steps(iterable, total=None, desc=None):
 
 
 def run(ids=None, *, quick=False, progress=False):
-    """Run the registry (or the claims ``ids``) and return a list of (Claim, Result).
+    """Run the registry (or the claims ``ids``: one id or a non-empty list) and return a list of (Claim, Result).
 
     With ``progress`` (and tqdm installed) two bars: claims done, and the steps of the running claim's loops.
     """
     global _INNER
     load_claims()
-    chosen = list(REGISTRY.values()) if not ids else [get(i) for i in ids]
+    if isinstance(ids, str):  # one id (iterating it would read its letters as ids)
+        ids = [ids]
+    if ids is not None:
+        ids = list(ids)
+        if not ids:  # an empty selection ran every claim
+            raise ValueError("The 'ids' parameter of run must name at least one claim; None runs them all.")
+    chosen = list(REGISTRY.values()) if ids is None else [get(i) for i in ids]
     it, inner = chosen, None
     if progress:
         try:
