@@ -247,6 +247,26 @@ def check_int(x, name, func, lo, hi, *, allow_none=False):
     return int(x)
 
 
+def check_n_jobs(n_jobs, func):
+    """joblib's convention: a positive count of workers, or -1 for every core (-2 all but one, ...); 0 is none."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or abs(n_jobs) > 1024:
+        raise _fail("n_jobs", func, "a non-zero int in [-1024, 1024] (joblib's convention: -1 uses every core)",
+                    repr(n_jobs))
+    return int(n_jobs)
+
+
+def check_sizes(sizes, name, func, lo, hi):
+    """A non-empty sequence of distinct ints in [lo, hi], as a tuple in the given order."""
+    try:
+        items = tuple(sizes)
+    except TypeError:
+        raise _fail(name, func, f"a non-empty sequence of ints in [{lo}, {hi}]", repr(sizes)) from None
+    if not items or len(set(items)) != len(items) or any(
+            isinstance(x, bool) or not isinstance(x, numbers.Integral) or not lo <= x <= hi for x in items):
+        raise _fail(name, func, f"a non-empty sequence of distinct ints in [{lo}, {hi}]", repr(sizes))
+    return tuple(int(x) for x in items)
+
+
 def check_float(x, name, func, lo, hi, *, lo_open=False, hi_open=False, allow_none=False):
     if x is None and allow_none:
         return None

@@ -547,3 +547,50 @@ def test_evaluate_never_writes_over_its_input_and_reads_min_labels_on_complete_c
     assert code == 2 and "--write" in err and "does not exist" in err
     code, _, _ = _run(capsys, base + ["--min-labels", "2", "--out", "p.csv"])  # the control: both allowed
     assert code == 0 and (tmp_path / "p.csv").read_text().startswith("perturbed_mean,perturbed_var")
+
+
+def _experiments():
+    pytest.importorskip("sklearn")
+    from socal.experiments import decision, rate, real_labels, recalibration
+
+    return decision, rate, real_labels, recalibration
+
+
+@pytest.mark.parametrize("which, kwargs, match", [
+    ("decision", dict(n_cal=0), "'n_cal' parameter of run_decision"),
+    ("decision", dict(n_eval=-5), "'n_eval' parameter of run_decision"),
+    ("decision", dict(cost=float("nan")), "'cost' parameter of run_decision"),
+    ("decision", dict(taus=[]), "'taus' parameter of run_decision"),
+    ("decision", dict(taus=[0.1, float("nan")]), "'taus' parameter of run_decision"),
+    ("decision", dict(n_jobs=0), "'n_jobs' parameter of run_decision"),
+    ("rate", dict(seeds=0), "'seeds' parameter of run_rate"),
+    ("rate", dict(sizes=()), "'sizes' parameter of run_rate"),
+    ("rate", dict(sizes=500), "'sizes' parameter of run_rate"),
+    ("rate", dict(sizes=(500, 500)), "'sizes' parameter of run_rate"),
+    ("rate", dict(log2_sobol=100), "'log2_sobol' parameter of run_rate"),
+    ("recalibration", dict(seeds=0), "'seeds' parameter of run_recalibration"),
+    ("recalibration", dict(n_cal=0), "'n_cal' parameter of run_recalibration"),
+    ("recalibration", dict(members=1), "'members' parameter of run_recalibration"),
+    ("recalibration", dict(h=0), "'h' parameter of run_recalibration"),
+])
+def test_the_experiment_runners_name_a_bad_argument_before_any_work(tmp_path, which, kwargs, match):
+    """These were met deep inside ('not enough values to unpack' for seeds=0, GaussianMixtureTask.sample_x's 'n'
+    for n_cal=0, numpy's 'negative dimensions') or not at all (seeds=0 and sizes=() returned [], a NaN cost gave
+    NaN curves)."""
+    decision, rate, _, recalibration = _experiments()
+    run = {"decision": decision.run_decision, "rate": rate.run_rate,
+           "recalibration": recalibration.run_recalibration}[which]
+    if which == "rate":
+        kwargs = {"out": str(tmp_path / "r"), **kwargs}
+    with pytest.raises(ValueError, match=match):
+        run(**kwargs)
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_real_labels_runner_and_the_clinic_sampler_name_a_bad_argument():
+    decision, _, real_labels, _ = _experiments()
+    with pytest.raises(TypeError, match="'data' parameter of run_real_labels must be a socal.datasets.KSnapshots"):
+        real_labels.run_real_labels(None)
+    with pytest.raises(ValueError, match="'n' parameter of sample_clinic"):
+        decision.sample_clinic(-1, 0)
+    assert decision.sample_clinic(5, 0)["m"].shape == (5,)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..parallel import run_jobs
-from .._validation import check_int, check_rng
+from .._validation import check_array, check_float, check_int, check_n_jobs, check_rng
 from ..recalibrate import FirstOrderPlatt, SecondOrderPlatt
 
 __all__ = ["sample_clinic", "run_decision", "shape_checks", "plot_decision", "DecisionResult", "METHODS"]
@@ -34,6 +34,7 @@ RIDGE = 1e-4  # the appendix's ridge, read as our relative alpha (lambda = alpha
 
 def sample_clinic(n, rng):
     """n patients: dict of arrays m, var, theta, group."""
+    n = check_int(n, "n", "sample_clinic", 1, 10**9)
     rng = check_rng(rng)
     g = rng.choice(4, size=n, p=WEIGHTS)
     m, var, theta = np.empty(n), np.empty(n), np.empty(n)
@@ -113,9 +114,14 @@ def run_decision(*, repeats=200, n_cal=3000, n_eval=8000, cost=COST, taus=TAUS, 
                  n_jobs=1):
     """Run Experiment 3: ``repeats`` independent calibration/evaluation draws (each seeded from ``rng``; the same
     numbers with any ``n_jobs`` and joblib backend)."""
-    repeats = check_int(repeats, "repeats", "run_decision", 2, 100_000)
+    func = "run_decision"
+    repeats = check_int(repeats, "repeats", func, 2, 100_000)
+    n_cal = check_int(n_cal, "n_cal", func, 100, 10**8)
+    n_eval = check_int(n_eval, "n_eval", func, 100, 10**8)
+    cost = check_float(cost, "cost", func, 0.0, 1.0)  # on the gain's scale (before the cost it lies in [0, 1/2])
+    taus = check_array(taus, "taus", func)
+    n_jobs = check_n_jobs(n_jobs, func)
     seeds = check_rng(rng).integers(0, 2**63 - 1, size=repeats)
-    taus = np.asarray(taus, dtype=float)
     out = run_jobs(_repeat, [(int(sd), n_cal, n_eval, cost, taus) for sd in seeds], n_jobs=n_jobs,
                    progress=progress, desc="decision")
     return DecisionResult(taus, np.stack([g for g, _ in out]), np.stack([r for _, r in out]))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..parallel import run_jobs
-from .._validation import check_int, check_rng
+from .._validation import check_int, check_n_jobs, check_rng
 
 __all__ = ["run_real_labels", "RealLabelsResult", "METHODS", "PAPER_AT_5", "CONFIG", "plot_yield"]
 
@@ -135,8 +135,12 @@ def _repeat(seed, ale, hid, size, p, a_all, k_all, cfg):
 
 def run_real_labels(data, *, positive=1, repeats=1000, config=None, rng=0, progress=False, n_jobs=1):
     """Run Experiment 4 on a :class:`socal.datasets.KSnapshots` (one-vs-rest on ``positive``)."""
+    if not callable(getattr(data, "binarise", None)):
+        raise TypeError(f"The 'data' parameter of run_real_labels must be a socal.datasets.KSnapshots (from "
+                        f"socal.datasets.load). Got {type(data).__name__} instead.")
     cfg = {**CONFIG, **(config or {})}
     repeats = check_int(repeats, "repeats", "run_real_labels", 2, 1_000_000)
+    n_jobs = check_n_jobs(n_jobs, "run_real_labels")
     rng = check_rng(rng)
     a_all, k_all = data.binarise(positive)
     p = a_all / k_all

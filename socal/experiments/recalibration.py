@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ..parallel import run_jobs
-from .._validation import check_rng
+from .._validation import check_bandwidth, check_int, check_n_jobs, check_rng
 from ..chebyshev import ConditioningWarning
 from ..perturb import perturb_from_stream
 from ..recalibrate import SecondOrderPlatt
@@ -49,6 +49,17 @@ class RecalibrationResult:
 
 def run_recalibration(*, h=1 / 64, seeds=20, n_cal=20_000, n_eval=20_000, members=20, n_train=24, epochs=60,
                       degree=12, log2_sobol=18, rng=0, progress=False, n_jobs=1):
+    func = "run_recalibration"
+    h = check_bandwidth(h, func)
+    seeds = check_int(seeds, "seeds", func, 1, 100_000)
+    n_cal = check_int(n_cal, "n_cal", func, 100, 10**8)
+    n_eval = check_int(n_eval, "n_eval", func, 100, 10**8)
+    members = check_int(members, "members", func, 2, 10_000)  # a variance needs two members
+    n_train = check_int(n_train, "n_train", func, 2, 10**7)
+    epochs = check_int(epochs, "epochs", func, 1, 10**6)
+    degree = check_int(degree, "degree", func, 0, 200)
+    log2_sobol = check_int(log2_sobol, "log2_sobol", func, 4, 24)
+    n_jobs = check_n_jobs(n_jobs, func)
     rng = check_rng(rng)
     task = GaussianMixtureTask(rng)
     x_tr = task.sample_x(n_train, rng)
