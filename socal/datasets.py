@@ -82,7 +82,12 @@ def from_judgments(name, rows, classes, *, gold=None, on_duplicate="keep-first",
                          f"{list(classes)!r} instead.")
     seen, per_item, order = set(), {}, []
     dups = []
-    for r, (worker, item, label) in enumerate(rows):
+    for r, row in enumerate(rows):
+        try:
+            worker, item, label = row
+        except (TypeError, ValueError):
+            raise ValueError(f"The 'rows' parameter of {name} must hold (worker, item, label) triples. Row {r + 1} is "
+                             f"{row!r}.") from None
         if label not in cls_index:
             raise ValueError(f"{name}: row {r + 1} has label {label!r}, not one of the classes {list(classes)}.")
         if worker is not None:

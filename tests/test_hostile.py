@@ -594,3 +594,9 @@ def test_the_real_labels_runner_and_the_clinic_sampler_name_a_bad_argument():
     with pytest.raises(ValueError, match="'n' parameter of sample_clinic"):
         decision.sample_clinic(-1, 0)
     assert decision.sample_clinic(5, 0)["m"].shape == (5,)
+
+
+def test_judgment_rows_that_are_not_triples_are_named():
+    for rows in ([("w1", "i1")], [3], [("w1", "i1", "a"), ("w1", "i2", "a", "extra")]):
+        with pytest.raises(ValueError, match=r"'rows' parameter of t must hold \(worker, item, label\) triples"):
+            datasets.from_judgments("t", rows, ["a", "b"])
