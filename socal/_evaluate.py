@@ -14,7 +14,7 @@ from ._validation import check_bandwidth, check_float, check_labels, check_rng, 
 from .estimators import ce1, ce2
 from .perturb import perturb
 from .testing import CalibrationTest, calibration_test
-from .truth import CalibratedReference, _reference
+from .truth import CalibratedReference, checked_reference
 
 __all__ = ["evaluate", "Evaluation", "evaluate_recalibrated", "RecalibratedEvaluation", "DEFAULT_BANDWIDTH"]
 
@@ -222,7 +222,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     # perturbations made of the same uniforms (they would correlate with the data)
     pert_rng, boot_rng = check_rng(rng).spawn(2)
     # first: an h narrower than the reference resolves is refused before the work (socal.truth)
-    ref = _reference(m, v, h, "auto", func)
+    ref = checked_reference(m, v, h, "auto", func)
     counts = (a, k)  # the checked labels as counts (in memory, whatever they came as: a dask array is computed once)
     test = calibration_test(m, v, counts=counts, progress=progress)
     # keyed by the scores and the label counts: the same items give the same perturbed scores in any order, and

@@ -111,6 +111,12 @@ def _from_pandas(x):
         dtype = next((d for d in dtypes if not isinstance(d, np.dtype)), None)  # its first extension dtype, if any
     if dtype is None or isinstance(dtype, np.dtype) or not hasattr(x, "to_numpy"):
         return x
+    values = getattr(dtype, "categories", None)  # a categorical: what its values are
+    if type(dtype).__name__ == "StringDtype" or (values is not None and values.dtype.kind in "OSU"):
+        # text, even text that reads as numbers, is refused as a numpy array of strings is (pandas 3 reads CSV
+        # columns as its string dtype, so parsing it here made a Series of "0.5" pass where np.array(["0.5"])
+        # did not)
+        return np.asarray(x, dtype=str)
     try:
         return x.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):

@@ -465,11 +465,12 @@ def calibrated_reference(raw_mean: ArrayLike, raw_var: ArrayLike, h: float, *,
     m, v = check_scores(raw_mean, raw_var, "calibrated_reference", raw=True)
     h = check_bandwidth(h, "calibrated_reference", per_axis=True)
     method = check_choice(method, "method", "calibrated_reference", ("auto", "exact", "grid"))
-    return _reference(m, v, h, method, "calibrated_reference")
+    return checked_reference(m, v, h, method, "calibrated_reference")
 
 
-def _reference(m, v, h, method, func):
-    """:func:`calibrated_reference` of checked scores and bandwidth; ``func`` names the caller in errors."""
+def checked_reference(m, v, h, method, func):
+    """:func:`calibrated_reference` of scores and a bandwidth already checked (by :func:`socal.evaluate`, say);
+    ``func`` names the caller in the errors of a bandwidth the reference cannot resolve."""
     # the distinct (m, v) pairs in lexicographic order, as np.unique(axis=0) gives them, from two 1-D sorts and
     # one of integer codes (a third of the time of sorting the rows as byte strings)
     m1, im = np.unique(m, return_inverse=True)

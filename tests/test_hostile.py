@@ -474,6 +474,23 @@ def test_label_dataframes_get_the_rules_label_arrays_get():
     assert socal.calibration_test(m, v, pd.DataFrame(y)).statistic == plain
 
 
+def test_text_is_refused_as_text_whatever_holds_it():
+    """A numpy array of "0.5" strings was refused, while a pandas Series of the same strings (pandas 3's default
+    string dtype, what read_csv gives a column with a stray word) or a categorical of them was parsed as numbers."""
+    pd = pytest.importorskip("pandas")
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(300, rng=0)
+    text = m.astype(str)
+    for holder in (text, pd.Series(text), pd.Series(text, dtype="string"), pd.Series(text).astype("category"),
+                   pd.DataFrame({"m": text})["m"]):
+        with pytest.raises(ValueError, match="'mean' parameter of calibration_test must be an array of real numbers"):
+            socal.calibration_test(holder, v, y)
+    with pytest.raises(ValueError, match="'labels' parameter of calibration_test must be an array of real numbers"):
+        socal.calibration_test(m, v, pd.DataFrame(y.astype(int).astype(str)).astype("string"))
+    plain = socal.calibration_test(m, v, y).statistic  # the control: numbers in a categorical or nullable dtype
+    assert socal.calibration_test(pd.Series(m).astype("category"), v, y).statistic == plain
+    assert socal.calibration_test(pd.Series(m).astype("Float64"), v, y).statistic == plain
+
+
 @pytest.mark.parametrize("kwargs, name", [
     (dict(var_level=-1), "var_level"), (dict(var_level=float("nan")), "var_level"), (dict(var_level=1.0), "var_level"),
     (dict(var_factor=-2), "var_factor"), (dict(temperature=0), "temperature"), (dict(temperature=-1), "temperature"),
