@@ -154,14 +154,17 @@ class _Sums:
 
 
 class LabelSetsPass:
-    """Response moments of B bootstrap label sets, and the row count.  (This comparison mode keys every label draw
-    by row content alone, so rows of one content draw the same labels; the default Gaussian draws have no per-row
-    randomness.)"""
+    """Response moments of B bootstrap label sets, and the row count.  Every label draw is keyed by row content;
+    rows that share their key with others (``duplicates``, as :class:`RefitPass` takes them) are c separate items
+    of one content, each drawn from its own item key (key, j), j < c, and the key's rows in this chunk stand for
+    their share of the c items' summed targets (the rows are identical, so which row stands for which item changes
+    nothing).  Without ``duplicates`` rows of one content would draw the same labels, moving together."""
 
     unit = "label sets"
 
-    def __init__(self, calmap, n_boot, seed, second=None):
+    def __init__(self, calmap, n_boot, seed, second=None, duplicates=None):
         self.calmap, self.n_boot, self.seed, self.second = calmap, n_boot, seed, second
+        self.duplicates = duplicates  # (keys, counts) of the keys more than one row carries, or None
         self.bar = None  # set by the source: counts the label sets drawn
 
     def work(self, rows):
@@ -181,21 +184,47 @@ class LabelSetsPass:
             p2 = second_moment_values(self.second, m, p1)
             p2 = p1 * p1 if p2 is None else p2
         u, w = to_unit(m, vv)
-        W = np.zeros((B, R, basis.degree + 1, basis.deg_w + 1))
         kk = k.astype(np.int64)
-        law = _Snapshots(p1, p2, kk)
-        block = int(max(1, min(64, _REP_FLOATS // max(1, m.size * R))))
-        Zt = np.empty((block * R, m.size))  # the response table, one row per (label set, response)
+        # the draws' keys and laws: one per row of a key of its own, one per item (key, j) of a shared key
+        share = starts = None
+        if self.duplicates is not None and self.duplicates[0].size:
+            dup_keys, dup_counts = self.duplicates
+            at = np.minimum(np.searchsorted(dup_keys, keys), dup_keys.size - 1)
+            many = dup_keys[at] == keys
+            if many.any():
+                one = np.flatnonzero(~many)
+                shared_keys, first, here = np.unique(keys[many], return_index=True, return_counts=True)
+                rep = np.flatnonzero(many)[first]  # a row standing for each shared key
+                c = dup_counts[at[rep]]
+                starts = np.cumsum(c) - c
+                j = np.arange(int(c.sum()), dtype=np.uint64) - np.repeat(starts, c).astype(np.uint64)
+                items = mix64(mix64(np.repeat(shared_keys, c) ^ stream_salt(5, 0)) ^ j)
+                share = here / c  # of the key's items, those this chunk's rows stand for
+                rows = np.concatenate([one, rep])
+                draw_keys = np.concatenate([keys[one], items])
+                item_rows = np.concatenate([one, np.repeat(rep, c)])
+                u, w = u[rows], (w[rows] if w is not None else None)
+        if share is None:
+            rows = item_rows = np.arange(m.size)
+            draw_keys = keys
+        law = _Snapshots(p1[item_rows], p2[item_rows], kk[item_rows])
+        k_items = k[item_rows]
+        n_one = rows.size - (0 if share is None else share.size)
+        W = np.zeros((B, R, basis.degree + 1, basis.deg_w + 1))
+        block = int(max(1, min(64, _REP_FLOATS // max(1, rows.size * R))))
+        Zt = np.empty((block * R, rows.size))  # the response table, one row per (label set, response)
         for start in range(0, B, block):
             reps = min(block, B - start)
-            for j in range(reps):
-                b = start + j  # replicate b's counts: keyed by row content (stream 0, b; stream 2, b for large k)
-                a_b = law.draw(keyed_uniforms(keys, stream_salt(0, b)),
-                               keyed_uniforms(keys, stream_salt(2, b)) if law.needs_second else None)
-                if R == 1:
-                    np.divide(a_b, k, out=Zt[j])  # first order: z1 = a / k alone
-                else:
-                    Zt[2 * j], Zt[2 * j + 1] = targets(a_b, k)
+            for jb in range(reps):
+                b = start + jb  # replicate b's counts: keyed by content (stream 0, b; stream 2, b for large k)
+                a_b = law.draw(keyed_uniforms(draw_keys, stream_salt(0, b)),
+                               keyed_uniforms(draw_keys, stream_salt(2, b)) if law.needs_second else None)
+                zs = [a_b / k_items] if R == 1 else list(targets(a_b, k_items))
+                for r, z in enumerate(zs):
+                    out = Zt[R * jb + r]
+                    out[:n_one] = z[:n_one]
+                    if share is not None:  # a shared key's items' summed targets, this chunk's share of them
+                        out[n_one:] = np.add.reduceat(z[n_one:], starts) * share
             Wb = response_moments(u, w, Zt[: R * reps].T, basis.degree, basis.deg_w)
             W[start: start + reps] = Wb.reshape(reps, R, basis.degree + 1, basis.deg_w + 1)
             if self.bar is not None:
@@ -856,7 +885,10 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     label_draws = LABEL_DRAWS if label_draws is None else label_draws
     refit_rows = REFIT_ROWS if refit_rows is None else refit_rows
     if label_draws == "exact":  # every label set drawn and its moments accumulated: n B (l + 1)^2 work
-        A = source.map_reduce(LabelSetsPass(calmap, n_boot, seed, second), progress=progress,
+        if duplicates is None:  # rows of one content are drawn as the separate items they are
+            duplicates = source.map_reduce(KeyCensusPass(seed, calmap.ndim), progress=progress,
+                                           desc=f"{name}: rows of one content").duplicated()
+        A = source.map_reduce(LabelSetsPass(calmap, n_boot, seed, second, duplicates), progress=progress,
                               desc=f"{name}: label sets drawn")
         W, (n,) = A.arrays
         R = W.shape[1]
