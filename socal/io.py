@@ -60,12 +60,21 @@ def _check_chunk_rows(func, chunk_rows):
 
 
 class _Reader:
-    def _chunk(self, cols):
-        """A chunk mapping from named float columns (labels with NaN for a missing vote)."""
+    def _chunk(self, cols, where):
+        """A chunk mapping from named float columns (labels with NaN for a missing vote).  A label cell other than
+        0, 1 or empty is refused here, where ``where(r)`` can name its place in the file (the chunk's row r: 'line
+        2502'); the estimators would refuse it too, but only by chunk."""
         out = {"mean": cols[self.mean]}
         if self.var is not None:
             out["var"] = cols[self.var]
         if self.labels is not None:
+            for c in self.labels:
+                x = cols[c]
+                bad = np.flatnonzero(~(np.isnan(x) | (x == 0.0) | (x == 1.0)))
+                if bad.size:
+                    raise ValueError(f"{self.path}, {where(int(bad[0]))}, column {c!r}: {x[bad[0]]:g} is not a 0/1 "
+                                     f"label (an empty cell is a missing vote); {bad.size} such cell(s) in this "
+                                     f"chunk.")
             y = np.column_stack([cols[c] for c in self.labels])
             missing = np.isnan(y)
             if missing.any():
@@ -136,7 +145,12 @@ class CSVChunks(_Reader):
             raise ValueError(f"{self.path}: the header names column(s) {dup} more than once; rename them.")
         missing = [c for c in self.columns if c not in header]
         if missing:
-            raise ValueError(f"{self.path}: column(s) {missing} not found; the header has {header}.")
+            hint = ""
+            if len(header) == 1 and any(d in header[0] for d in "\t;|"):
+                hint = (f"  The header is one field: the file looks separated by another character than "
+                        f"{self.delimiter!r} (CSVChunks' 'delimiter'; socal reads .tsv and .tab files as "
+                        f"tab-separated).")
+            raise ValueError(f"{self.path}: column(s) {missing} not found; the header has {header}.{hint}")
         return [header.index(c) for c in self.columns]
 
     def _parse_slow(self, lines, first_line):
@@ -174,10 +188,21 @@ class CSVChunks(_Reader):
                         break
                     lines.append(ln)
                 if not lines:
+                    if line_no == 2:  # not one row after the header
+                        raise ValueError(f"{self.path} has a header row but no data rows.")
                     return
                 blank = [i for i, ln in enumerate(lines) if not ln.strip()]
+                last = False
                 if blank:
-                    raise ValueError(f"{self.path}, line {line_no + blank[0]}: an empty line inside the data.")
+                    # empty lines that end the file (an editor's trailing newlines) end the data; one that data
+                    # follow is a hole in it
+                    if any(ln.strip() for ln in lines[blank[0]:]) or any(ln.strip() for ln in fh):
+                        raise ValueError(f"{self.path}, line {line_no + blank[0]}: an empty line inside the data.")
+                    lines, last = lines[:blank[0]], True
+                    if not lines:
+                        if line_no == 2:
+                            raise ValueError(f"{self.path} has a header row but no data rows.")
+                        return
                 try:
                     arr = np.loadtxt(io.StringIO("".join(lines)), delimiter=self.delimiter, usecols=self._index,
                                      ndmin=2, dtype=float)
@@ -185,8 +210,10 @@ class CSVChunks(_Reader):
                         raise ValueError("non-finite")
                 except ValueError:
                     arr = self._parse_slow(lines, line_no)
-                line_no += len(lines)
-                yield self._chunk({c: arr[:, j] for j, c in enumerate(self.columns)})
+                first, line_no = line_no, line_no + len(lines)
+                yield self._chunk({c: arr[:, j] for j, c in enumerate(self.columns)}, lambda r: f"line {first + r}")
+                if last:
+                    return
 
 
 class ParquetChunks(_Reader):
@@ -219,6 +246,7 @@ class ParquetChunks(_Reader):
         return -(-self._file.metadata.num_rows // self.chunk_rows)
 
     def _chunks(self):
+        start = 0
         for batch in self._file.iter_batches(batch_size=self.chunk_rows, columns=self.columns):
             cols = {}
             for c in self.columns:
@@ -229,15 +257,19 @@ class ParquetChunks(_Reader):
                 elif col.null_count:
                     raise ValueError(f"{self.path}: column {c!r} has {col.null_count} missing value(s).")
                 cols[c] = arr
-            yield self._chunk(cols)
+            first, start = start, start + batch.num_rows
+            yield self._chunk(cols, lambda r: f"row {first + r + 1}")
 
 
 def read_chunks(path: str | os.PathLike, **kw: Any) -> CSVChunks | ParquetChunks:
-    """A reader for ``path`` by its suffix: ``.parquet``/``.pq`` -> :class:`ParquetChunks`, else :class:`CSVChunks`."""
+    """A reader for ``path`` by its suffix: ``.parquet``/``.pq`` -> :class:`ParquetChunks`, else :class:`CSVChunks`
+    (tab-separated for ``.tsv``/``.tab`` unless ``delimiter`` is given)."""
     suffix = pathlib.Path(path).suffix.lower()
     if suffix in (".parquet", ".pq"):
         kw.pop("delimiter", None)
         return ParquetChunks(path, **kw)
+    if suffix in (".tsv", ".tab"):
+        kw.setdefault("delimiter", "\t")
     return CSVChunks(path, **kw)
 
 

@@ -617,3 +617,47 @@ def test_judgment_rows_that_are_not_triples_are_named():
     for rows in ([("w1", "i1")], [3], [("w1", "i1", "a"), ("w1", "i2", "a", "extra")]):
         with pytest.raises(ValueError, match=r"'rows' parameter of t must hold \(worker, item, label\) triples"):
             datasets.from_judgments("t", rows, ["a", "b"])
+
+
+def _csv(path, rows, header="mean,var,y1,y2", end="\n"):
+    path.write_text(header + "\n" + "\n".join(rows) + end)
+    return path
+
+
+def _read(path, **kw):
+    from socal.io import read_all, read_chunks
+
+    return read_all(read_chunks(path, mean="mean", var="var", labels=["y1", "y2"], chunk_rows=1000, **kw))
+
+
+def test_csv_files_as_people_write_them(tmp_path):
+    """Trailing empty lines (an editor's) were "an empty line inside the data"; a header without rows reached the
+    estimator as "the source gave no chunks"; a tab-separated .tsv was one column; a label 2 was named by chunk, not
+    line.  Each is now read, or refused with the line."""
+    rng = np.random.default_rng(0)
+    m = rng.uniform(0.1, 0.9, 2500)
+    rows = [f"{a},{a * (1 - a) / 4},{int(a > 0.5)},{int(a > 0.3)}" for a in m]
+    plain = _read(_csv(tmp_path / "a.csv", rows))
+    for end in ("\n\n\n", "\n \n", "\r\n\r\n"):  # empty lines that end the file end the data
+        got = _read(_csv(tmp_path / "b.csv", rows, end=end))
+        assert np.array_equal(got[0], plain[0]) and np.array_equal(got[2], plain[2])
+    got = _read(_csv(tmp_path / "c.csv", rows[:1000], end="\n\n"))  # the empty lines at a chunk's boundary
+    assert got[0].size == 1000
+    with pytest.raises(ValueError, match="line 1002: an empty line inside the data"):
+        _read(_csv(tmp_path / "d.csv", rows[:1000] + [""] + rows[1000:]))  # a hole in the next chunk's start
+    with pytest.raises(ValueError, match="line 4: an empty line inside the data"):
+        _read(_csv(tmp_path / "e.csv", rows[:2] + ["", ""] + rows[2:3]))
+    for empty in ("", "\n\n"):
+        with pytest.raises(ValueError, match="has a header row but no data rows"):
+            _read(_csv(tmp_path / "f.csv", [], end=empty))
+    tsv = tmp_path / "g.tsv"
+    _csv(tsv, [r.replace(",", "\t") for r in rows], header="mean\tvar\ty1\ty2")
+    assert np.array_equal(_read(tsv)[0], plain[0])
+    semi = _csv(tmp_path / "h.csv", [r.replace(",", ";") for r in rows], header="mean;var;y1;y2")
+    with pytest.raises(ValueError, match="separated by another character than ','"):
+        _read(semi)
+    assert np.array_equal(_read(semi, delimiter=";")[0], plain[0])
+    bad = rows.copy()
+    bad[1800] = "0.5,0.01,2,0"
+    with pytest.raises(ValueError, match=r"line 1802, column 'y1': 2 is not a 0/1 label"):
+        _read(_csv(tmp_path / "i.csv", bad))
