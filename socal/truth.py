@@ -66,9 +66,11 @@ def _check_resolution(func, h, panels, cap, two_axes=True, what="its quadrature"
 
     Why: below it the kernel is a spike between the Gauss-Legendre nodes; the sum misses or multiplies it, and so
     does the sum on panels twice as wide, so the value and its error estimate agree on a wrong number (the toy
-    population's CE2 at h = 1e-6 came out 5.9e-9 +- 5.9e-9 against 0.0906, and 0 +- 0 at h = 1e-9).  From a
-    tenth of a panel up, the error estimate bounded the error (toy population and 40 continuous atoms, h from
-    3e-5 to 1e-2 on 128 to 2,048 panels; tests/test_truth.py)."""
+    population's CE2 at h = 1e-6 came out 5.9e-9 +- 5.9e-9 against 0.0906, and 0 +- 0 at h = 1e-9).  The error
+    estimate is a heuristic either way; from a tenth of a panel up it bounded the actual error in 40 of 42 cases
+    (toy population and 40 calibrated atoms, CE1 and CE2, h from 3e-5 to 3e-3 on 128 to 2,048 panels), the two
+    misses by a factor 3-4 at errors of 7e-8 and 3e-7; below, in 22 of 28, with misses up to 0.11 on a value of
+    0.09 (``python benchmarks/truth_resolution.py``; docs/numbers.md)."""
     h_mean, h_var = bandwidth_axes(h)
     # (name, h on the axis, the panel's width, the panels that would resolve it)
     axes = [("h_mean" if isinstance(h, tuple) else "h", h_mean, 1.0 / panels, MIN_KERNEL_PANELS / h_mean)]

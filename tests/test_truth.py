@@ -29,7 +29,7 @@ def test_below_a_tenth_of_a_panel_the_quadrature_is_wrong_and_its_error_estimate
 
 
 @pytest.mark.parametrize("h, panels", [(1e-3, 128), (3e-4, 512), (1e-4, 1024), (1e-4, 2048), (3e-5, 4096)])
-def test_at_a_tenth_of_a_panel_and_above_the_error_estimate_bounds_the_error(toy, h, panels):
+def test_at_a_tenth_of_a_panel_and_above_the_error_estimate_bounds_the_toy_populations_error(toy, h, panels):
     pop, e1, _ = toy
     assert h * panels >= MIN_KERNEL_PANELS
     got = discrete_ce1(h, pop.means, pop.weights, e1, panels=panels)
