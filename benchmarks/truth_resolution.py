@@ -4,7 +4,7 @@
 as the change on panels twice as wide.  For each bandwidth h and panel count, this prints the value, that estimate,
 the actual error against a much finer quadrature (2,048 panels for CE2, 65,536 for CE1), and whether the estimate
 bounds it, with h in panel widths (h x panels on the mean axis).  Rows below ``socal.truth.MIN_KERNEL_PANELS``
-(0.1) are computed with the unchecked quadrature, to show why they are refused.  Populations: the toy population
+(0.1) are computed with the check switched off, to show why they are refused.  Populations: the toy population
 (6 atoms) and 40 continuous atoms, calibrated (the reference ``socal.evaluate`` reads against).
 
     python benchmarks/truth_resolution.py
@@ -19,13 +19,15 @@ from socal import truth
 
 
 def _quadrature(kind, h, atoms, panels):
-    """(value, error estimate) without the resolution check."""
+    """(value, error estimate) of the public quadrature, with the resolution check off for the refused rows."""
     m, v, w, e1, e2 = atoms
-    if kind == "ce1":
-        fine, coarse = (truth._ce1_once(h, m, w, e1, p) for p in (panels, panels // 2))
-        return fine, abs(fine - coarse)
-    fine, coarse = (sum(truth._ce2_once(h, m, v, w, e1, e2, p)) for p in (panels, panels // 2))
-    return fine, abs(fine - coarse)
+    limit, truth.MIN_KERNEL_PANELS = truth.MIN_KERNEL_PANELS, 0.0
+    try:
+        got = (truth.discrete_ce1(h, m, w, e1, panels=panels) if kind == "ce1"
+               else truth.discrete_ce2(h, m, v, w, e1, e2, panels=panels))
+    finally:
+        truth.MIN_KERNEL_PANELS = limit
+    return got.value, got.error
 
 
 def main():
