@@ -154,7 +154,7 @@ def _grid_population(means, reported_var, true_mean, true_var, weights=None):
 
 @dataclass(frozen=True)
 class ZooMember:
-    """One population of :func:`validation_zoo`: exact CE2^pert and CE1^pert at any h via ``population``."""
+    """One population of :func:`validation_zoo`: exact CE2^pert and CE1^pert via ``population``, at any h its quadrature resolves."""
 
     name: str
     population: DiscretePopulation
