@@ -100,7 +100,10 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
         Bins with fewer items are left empty; default max(20, n / 500).
     n_boot : int
         Bootstrap refits for the bands (0: no bands); item i has weight w_ib ~ Poisson(1) in refit b (the Poisson
-        bootstrap), drawn from a uniform keyed by the item's content and b.
+        bootstrap), drawn from a uniform keyed by the item's content and b.  A refit needs as many resampled items
+        as the fit has coefficients, so the bands need at least twice that many items (n >= 2 (degree + 1)^2); a
+        resample that still falls short (a chance below 0.2% per refit at that n) leaves its refit out of the
+        percentiles.
     level : float in (0, 1)
         Level of the percentile bands.
     rng : numpy.random.Generator or int, optional
@@ -143,11 +146,19 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     if n_boot:
         from .bootstrap import poisson_weights
 
+        coefs = (cf.degree + 1) ** 2
+        if m.shape[0] < 2 * coefs:
+            raise ValueError(f"The 'n_boot' parameter of {func} asks for bootstrap bands, which need at least "
+                             f"2 (degree + 1)^2 = {2 * coefs} items at the fitted degree {cf.degree} (each refit's "
+                             f"resample must hold its {coefs} coefficients). Got {m.shape[0]} items: pass n_boot=0 "
+                             f"for the curves alone, or a smaller 'degree'.")
         reps1, reps2 = [], []
         weights = poisson_weights(item_keys(m, v, a, k, rng), 0, n_boot)  # (n, n_boot)
         rows = np.arange(m.shape[0])
         for b in range(n_boot):
             i = np.repeat(rows, weights[:, b])
+            if i.size < coefs:  # too few resampled items to fit: this refit is left out
+                continue
             fit = calibration_functions(m[i], v[i], counts=(a[i], k[i]), degree=cf.degree, alpha=cf.alpha)
             c1, c2 = curves(fit, m, v)
             reps1.append(c1)

@@ -118,3 +118,16 @@ def test_drawing_without_matplotlib_names_the_extra(monkeypatch, sample):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match=r"socal\[plot\]"):
         socal.plot.plot_reliability(rd)
+
+
+def test_bands_on_too_few_items_say_so_instead_of_failing_in_a_refit():
+    """On 20 items a resample of the Poisson bootstrap can hold fewer rows than the fit's 16 coefficients, and the
+    bands failed with calibration_functions' "'degree' ... Got 3" for a degree the user never passed."""
+    rng = np.random.default_rng(0)
+    m, v = rng.uniform(0, 1, 60), rng.uniform(0, 0.25, 60)
+    y = (rng.random((60, 2)) < m[:, None]).astype(float)
+    with pytest.raises(ValueError, match=r"'n_boot' parameter of plot.reliability .* at least 2 \(degree \+ 1\)\^2"):
+        socal.plot.reliability(m[:20], v[:20], y[:20], n_boot=50, rng=0)
+    assert np.isnan(socal.plot.reliability(m[:20], v[:20], y[:20], n_boot=0, rng=0).eta1_band).all()  # the curves alone
+    rd = socal.plot.reliability(m, v, y, n_boot=50, rng=0, min_count=1)  # 60 items: the bands are drawn
+    assert np.isfinite(rd.eta1_band).any()
