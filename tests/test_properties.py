@@ -225,3 +225,39 @@ def test_perturbation_is_a_function_of_the_rows_as_a_multiset(data, n, atoms):
 
     assert np.array_equal(rows(m, v, y, *a), rows(m[perm], v[perm], y[perm], *b))
     assert np.all((a[0] >= 0) & (a[0] <= 1) & (a[1] >= 0) & (a[1] <= 0.25))
+
+
+@SETTINGS
+@given(data=st.data(), n=st.integers(1, 2300), newline=st.sampled_from(["\n", "\r\n"]),
+       trailing=st.integers(0, 3), hole=st.booleans())
+def test_a_csv_file_reads_back_as_written_or_names_its_line(tmp_path_factory, data, n, newline, trailing, hole):
+    """Any table of scores and 0/1/empty labels, with either line ending and 0-3 empty lines at its end, reads back
+    as written in chunks of 1,000 rows (empty label cells as missing votes); an empty line with data after it is
+    refused with its line number."""
+    from socal.io import read_all, read_chunks
+
+    m = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0.0, 1.0)))
+    v = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0.0, 0.25)))
+    y = data.draw(hnp.arrays(np.int8, (n, 3), elements=st.sampled_from([0, 1, -1])))  # -1: an empty cell
+    rows = [f"{float(a)!r},{float(b)!r}," + ",".join("" if c < 0 else str(c) for c in r) for a, b, r in zip(m, v, y)]
+    gap = data.draw(st.integers(1, n)) if hole and n > 1 else None  # an empty line before data row `gap` + 1
+    if gap is not None and gap < n:
+        rows = rows[:gap] + [""] + rows[gap:]
+    path = tmp_path_factory.mktemp("csv") / "t.csv"
+    path.write_bytes((newline.join(["m,v,y1,y2,y3"] + rows) + newline * (1 + trailing)).encode())
+    reader = read_chunks(path, mean="m", var="v", labels=["y1", "y2", "y3"], chunk_rows=1000)
+    if gap is not None and gap < n:
+        with pytest.raises(ValueError, match=f"line {gap + 2}: an empty line inside the data"):
+            read_all(reader)
+        return
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got_m, got_v, labels, counts = read_all(reader)
+    assert np.array_equal(got_m, m) and np.array_equal(got_v, v)
+    if counts is None:
+        assert np.array_equal(labels, y)
+    else:
+        assert np.array_equal(counts[0], np.where(y < 0, 0, y).sum(axis=1))
+        assert np.array_equal(counts[1], (y >= 0).sum(axis=1))
