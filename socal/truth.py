@@ -121,9 +121,33 @@ def _ce2_once(h, means, vars_, pis, e1, e2, panels, *, block=64):
 
 def _ce1_once(h, means, pis, e1, panels):
     t1, w1 = _gl_panels(*MEAN_DOMAIN, panels)
-    K1, _ = _kernels(h, means, None, t1, None)
-    A = (K1 * (pis * 1.0)[:, None] * (e1[:, None] - t1[None, :])).sum(axis=0)
+    # A(t) = sum_j pi_j (e1_j - t) k_h(t | m_j), summed over blocks of atoms: memory stays near _TABLE_BYTES / 4
+    # whatever their number (the whole (atoms, nodes) table was 390 kB per atom at 2,048 panels)
+    A = np.zeros(t1.size)
+    step = max(1, _TABLE_BYTES // (4 * 8 * 3 * t1.size))
+    for lo in range(0, means.size, step):
+        sl = slice(lo, lo + step)
+        K1, _ = _kernels(h, means[sl], None, t1, None)
+        A += (K1 * (pis[sl] * 1.0)[:, None] * (e1[sl, None] - t1[None, :])).sum(axis=0)
     return float(w1 @ np.abs(A))
+
+
+_TABLE_BYTES = 2**30  # the kernel tables of discrete_ce2 and discrete_recalibrated_ce2 (see _check_table_size)
+
+
+def _check_table_size(func, atoms, panels, name="means"):
+    """Refuse a quadrature whose kernel tables, (atoms x nodes) on both axes, would exceed _TABLE_BYTES: the CE2
+    integrand sums over every atom at every node pair before its absolute value, so its tables hold all atoms at
+    once (82 kB per atom at 512 panels), and the time grows with them too (about 5.5 ms per atom)."""
+    n1, n2 = 8 * panels, 8 * max(panels // 2, 8)
+    need = 8 * atoms * (2 * n1 + n2)
+    if need > _TABLE_BYTES:
+        most = _TABLE_BYTES // (8 * (2 * n1 + n2))
+        raise ValueError(f"The '{name}' parameter of {func} asks for {atoms} atoms: the quadrature tables would take "
+                         f"{need / 2**30:.1f} GiB at panels={panels} (at most {most} atoms fit in "
+                         f"{_TABLE_BYTES / 2**30:.0f} GiB).  "
+                         + ("Use method='grid' (or 'auto'), whose cost does not grow with the number of scores."
+                            if name == "method" else "Use fewer panels or fewer atoms."))
 
 
 _TOL = 1e-9  # round-off allowed on the atoms' constraints (weights summing to 1, e1^2 <= e2 <= e1)
@@ -172,6 +196,7 @@ def discrete_ce2(h, means, vars_, weights, e1, e2, *, panels=512, parts=False):
     h, *args = _check_population("discrete_ce2", h, means, vars_, weights, e1, e2)
     panels = check_int(panels, "panels", "discrete_ce2", 16, 2**14)
     _check_resolution("discrete_ce2", h, panels, 2**14)
+    _check_table_size("discrete_ce2", args[0].size, panels)
     fine = _ce2_once(h, *args, panels)
     coarse = _ce2_once(h, *args, panels // 2)
     tot = TruthValue(fine[0] + fine[1], abs(sum(fine) - sum(coarse)))
@@ -248,6 +273,7 @@ def discrete_recalibrated_ce2(h, means, vars_, weights, e1, e2, moments, *, pane
     h, *args = _check_population("discrete_recalibrated_ce2", h, means, vars_, weights, e1, e2)
     panels = check_int(panels, "panels", "discrete_recalibrated_ce2", 16, 2**14)
     _check_resolution("discrete_recalibrated_ce2", h, panels, 2**14)
+    _check_table_size("discrete_recalibrated_ce2", args[0].size, panels)
     fine = _recal_once(h, *args, moments, panels)
     coarse = _recal_once(h, *args, moments, panels // 2)
     return TruthValue(sum(fine), abs(sum(fine) - sum(coarse)))
@@ -484,8 +510,9 @@ def checked_reference(m, v, h, method, func):
     if method == "exact":
         mu, vu = atoms[:, 0], atoms[:, 1]
         w = counts / counts.sum()
-        # discrete_ce2's own check, in the caller's name (CE1's 2,048 panels resolve whatever its 512 do)
+        # discrete_ce2's own checks, in the caller's name (CE1's 2,048 panels resolve whatever its 512 do)
         _check_resolution(func, h, 512, None, what="the calibrated reference's quadrature")
+        _check_table_size(func, len(atoms), 512, name="method")
         tot, first, second = discrete_ce2(h, mu, vu, w, mu, mu**2 + vu, parts=True)
         c1 = np.bincount(im.ravel(), minlength=m1.size)
         ce1 = discrete_ce1(h, m1, c1 / c1.sum(), m1)

@@ -113,3 +113,24 @@ def test_evaluate_refuses_such_a_bandwidth_in_its_own_name_before_any_work():
     for h in (1e-5, (1 / 16, 5e-5)):
         with pytest.raises(ValueError, match=r"'h' parameter of evaluate .*Use a larger h\.$"):
             socal.evaluate(m, v, y, h=h, n_boot=20)
+
+
+def test_quadrature_tables_are_bounded_by_memory_not_by_luck(monkeypatch):
+    """CE2's quadrature holds (atoms x nodes) kernel tables, 82 kB per atom at 512 panels: 20,000 atoms asked for
+    1.5 GiB (100,000, a calibrated reference of continuous scores with method='exact', 8 GiB) and met the
+    machine's memory instead of a message.  CE1's integrand sums over atoms before its absolute value, so it is now
+    summed over blocks of atoms: the same value, whatever the block."""
+    rng = np.random.default_rng(0)
+    n = 20_000
+    m = rng.uniform(0.05, 0.95, n)
+    v = m * (1 - m) * rng.uniform(0, 0.8, n)
+    w = np.full(n, 1 / n)
+    with pytest.raises(ValueError, match=r"'means' parameter of discrete_ce2 asks for 20000 atoms.*1.5 GiB"):
+        discrete_ce2(1 / 16, m, v, w, m, m**2 + v)
+    with pytest.raises(ValueError, match=r"'method' parameter of calibrated_reference .* method='grid'"):
+        calibrated_reference(m, v, 1 / 16, method="exact")
+    assert calibrated_reference(m, v, 1 / 16).method == "grid"  # 'auto' takes the grid there
+    whole = discrete_ce1(1 / 16, m[:300], w[:300] * n / 300, m[:300], panels=256)
+    monkeypatch.setattr(truth, "_TABLE_BYTES", 2**19)  # blocks of 2 atoms
+    blocked = discrete_ce1(1 / 16, m[:300], w[:300] * n / 300, m[:300], panels=256)
+    assert blocked.value == pytest.approx(whole.value, rel=1e-12) and blocked.value > 0
