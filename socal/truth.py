@@ -234,12 +234,20 @@ def discrete_calibration_functions(h, means, vars_, weights, e1, e2, t1, t2):
     # the atoms' weights pi_j k_h(t1 | m_j) k_h(t2 | v_j) in logarithms, scaled by their largest at each point: far
     # from every atom (in units of h) each kernel underflows to 0 and the ratio was 0/0 = NaN (h = 1e-5 already),
     # while its value there is the nearest atoms' e (the kernels' tails decay like exp(-|t - s| / h))
+    # (points in blocks: the (atoms, points) tables stay near _TABLE_BYTES / 8 however many of either)
+    k1, k2 = SechKernel(h_mean, *MEAN_DOMAIN), SechKernel(h_var, *VAR_DOMAIN)
     with np.errstate(divide="ignore"):  # an atom of weight 0 has log-weight -inf and no say
-        logw = (SechKernel(h_mean, *MEAN_DOMAIN).logpdf(t1.ravel()[None, :], means[:, None])
-                + SechKernel(h_var, *VAR_DOMAIN).logpdf(t2.ravel()[None, :], vars_[:, None]) + np.log(pis)[:, None])
-    wk = np.exp(logw - logw.max(axis=0))
-    den = wk.sum(axis=0)
-    return ((e1 @ wk) / den).reshape(t1.shape), ((e2 @ wk) / den).reshape(t1.shape)
+        logpi = np.log(pis)[:, None]
+    x1, x2 = t1.ravel(), t2.ravel()
+    eta1, eta2 = np.empty(x1.size), np.empty(x1.size)
+    step = max(1, _TABLE_BYTES // (8 * 8 * 4 * means.size))
+    for lo in range(0, x1.size, step):
+        sl = slice(lo, lo + step)
+        logw = k1.logpdf(x1[None, sl], means[:, None]) + k2.logpdf(x2[None, sl], vars_[:, None]) + logpi
+        wk = np.exp(logw - logw.max(axis=0))
+        den = wk.sum(axis=0)
+        eta1[sl], eta2[sl] = (e1 @ wk) / den, (e2 @ wk) / den
+    return eta1.reshape(t1.shape), eta2.reshape(t1.shape)
 
 
 def _recal_once(h, means, vars_, pis, e1, e2, moments, panels):

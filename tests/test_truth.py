@@ -134,3 +134,14 @@ def test_quadrature_tables_are_bounded_by_memory_not_by_luck(monkeypatch):
     monkeypatch.setattr(truth, "_TABLE_BYTES", 2**19)  # blocks of 2 atoms
     blocked = discrete_ce1(1 / 16, m[:300], w[:300] * n / 300, m[:300], panels=256)
     assert blocked.value == pytest.approx(whole.value, rel=1e-12) and blocked.value > 0
+
+
+def test_calibration_functions_at_many_points_are_computed_in_blocks_with_the_same_values(toy, monkeypatch):
+    pop, _, _ = toy
+    t1 = np.random.default_rng(1).uniform(0, 1, (40, 25))
+    whole = pop.calibration_functions(1 / 16, t1, t1 / 4)
+    monkeypatch.setattr(truth, "_TABLE_BYTES", 2**12)  # blocks of 2 points
+    blocked = pop.calibration_functions(1 / 16, t1, t1 / 4)
+    assert blocked[0].shape == (40, 25)
+    np.testing.assert_allclose(blocked[0], whole[0], rtol=1e-13)
+    np.testing.assert_allclose(blocked[1], whole[1], rtol=1e-13)
