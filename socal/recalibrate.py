@@ -135,7 +135,8 @@ class _PlattBase(TransformerConventions):
         ``alpha`` to make refits cheap).  The result equals :meth:`fit` on all chunks at once, up to float
         summation order, unless rows repeat (the same scores and labels): :meth:`fit` spreads those over the folds
         as separate items, while chunks added one by one cannot see each other's rows and keep each content in
-        one fold (:meth:`socal.SufficientStats.update`).
+        one fold (:meth:`socal.SufficientStats.update`).  :meth:`fit` keeps no statistics (it discards ``stats_``),
+        so a ``partial_fit`` after it starts from its own chunk, as the first call does.
         """
         name = type(self).__name__ + ".partial_fit"
         ndim, opts = self._settings(name)
