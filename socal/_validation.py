@@ -66,6 +66,13 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
     """
     if x is None:
         raise _fail(name, func, "an array of real numbers", "None")
+    if isinstance(x, np.ma.MaskedArray):  # np.asarray would read the masked entries' hidden values
+        masked = int(np.count_nonzero(np.ma.getmaskarray(x)))
+        if masked:
+            raise _fail(name, func, "an array without masked entries (drop those rows, or fill them with "
+                        "np.ma.filled; a masked label cell is a missing vote: pass counts)",
+                        f"a masked array with {masked} masked value(s)")
+        x = np.ma.getdata(x)
     x = _from_pandas(x)
     src_dtype = getattr(x, "dtype", None)
     if src_dtype is None and isinstance(getattr(x, "dtypes", None), Iterable):  # a DataFrame: its worst column
@@ -198,7 +205,8 @@ def check_labels(labels, n, func, *, counts=None, min_k=2):
                              f"labels instead)") from None
         raise
     if y.shape[0] != n:
-        raise _fail("labels", func, f"an array with {n} rows (one per score)", f"an array of shape {y.shape}")
+        hint = " (transposed? labels are (n, k): one row per item)" if y.ndim == 2 and y.shape[1] == n else ""
+        raise _fail("labels", func, f"an array with {n} rows (one per score)", f"an array of shape {y.shape}{hint}")
     if y.shape[1] < min_k:
         raise _fail("labels", func, f"an (n, k) array with k >= {min_k} labels per item"
                     + (" (a k-snapshot)" if min_k == 2 else ""),

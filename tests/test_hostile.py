@@ -661,3 +661,19 @@ def test_csv_files_as_people_write_them(tmp_path):
     bad[1800] = "0.5,0.01,2,0"
     with pytest.raises(ValueError, match=r"line 1802, column 'y1': 2 is not a 0/1 label"):
         _read(_csv(tmp_path / "i.csv", bad))
+
+
+def test_masked_entries_are_refused_and_transposed_labels_are_named():
+    """A masked array's masked entries were read as the values hidden under the mask (the test's statistic came out
+    as if nothing were masked); labels given as (k, n) got no hint."""
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(300, rng=0)
+    hidden = np.ma.masked_array(m, mask=np.r_[True, np.zeros(299, bool)])
+    with pytest.raises(ValueError, match="'mean' parameter of calibration_test must be an array without masked "
+                                         "entries.*1 masked value"):
+        socal.calibration_test(hidden, v, y)
+    with pytest.raises(ValueError, match="'labels' parameter of ce2 must be an array without masked entries"):
+        socal.ce2(m, v, np.ma.masked_equal(y, 1), debias=False)
+    plain = socal.calibration_test(m, v, y).statistic  # the control: nothing masked reads as the plain array
+    assert socal.calibration_test(np.ma.masked_array(m), v, y).statistic == plain
+    with pytest.raises(ValueError, match=r"shape \(2, 300\) \(transposed\? labels are \(n, k\)"):
+        socal.calibration_test(m, v, y.T)
