@@ -154,7 +154,8 @@ def _grid_population(means, reported_var, true_mean, true_var, weights=None):
 
 @dataclass(frozen=True)
 class ZooMember:
-    """One population of :func:`validation_zoo`: exact CE2^pert and CE1^pert via ``population``, at any h its quadrature resolves."""
+    """One population of :func:`validation_zoo`: exact CE2^pert and CE1^pert via ``population``, at any h its
+    quadrature resolves."""
 
     name: str
     population: DiscretePopulation
@@ -182,6 +183,9 @@ def validation_zoo(*, include_held_out=True):
     >>> round(zoo["toy"].population.ce2(h=1/16).value, 3)
     0.119
     """
+    if not isinstance(include_held_out, (bool, np.bool_)):
+        raise ValueError(f"The 'include_held_out' parameter of validation_zoo must be True or False. Got "
+                         f"{include_held_out!r} instead.")
     g = np.linspace(0.08, 0.92, 48)
     smooth_rng = np.random.default_rng(20261126)  # fixed: the members are data, not random
     sm = np.sort(np.clip(smooth_rng.beta(2.0, 2.5, 120), 0.03, 0.97))
@@ -211,9 +215,6 @@ def validation_zoo(*, include_held_out=True):
                                                      weights=1 + np.sin(6 * g[1::3]) ** 2),
                   "held out: constant reported variance, shrunk means, uneven weights, 16 atoms", True),
     ]
-    if not isinstance(include_held_out, (bool, np.bool_)):
-        raise ValueError(f"The 'include_held_out' parameter of validation_zoo must be True or False. Got "
-                         f"{include_held_out!r} instead.")
     return {z.name: z for z in members if include_held_out or not z.held_out}
 
 
