@@ -67,16 +67,18 @@ class ArraySource:
 
 
 class ChunkSource:
-    """A re-iterable source of chunks (see :func:`iter_chunks`); validated chunk by chunk."""
+    """A re-iterable source of chunks (see :func:`iter_chunks`); validated chunk by chunk.  With ``one_pass`` (a
+    caller that reads the data once, as the calibration test does) a one-shot iterator or generator is taken too."""
 
-    def __init__(self, source, func, ndim, responses=None):
+    def __init__(self, source, func, ndim, responses=None, one_pass=False):
         self.source, self.func, self.ndim, self.min_k = source, func, ndim, responses or ndim
+        self.one_pass = one_pass
         self.total = getattr(source, "n_chunks", None) or (len(source) if hasattr(source, "__len__") else None)
 
     def map_reduce(self, fn, *, progress=False, desc=None):
         acc = None
         with Bar(progress, desc, None, getattr(fn, "unit", "rows")) as bar:  # rows: unknown until read
-            for i, chunk in enumerate(iter_chunks(self.source, self.func, self.ndim, self.min_k)):
+            for i, chunk in enumerate(iter_chunks(self.source, self.func, self.ndim, self.min_k, self.one_pass)):
                 part = _run(fn, bar, i, chunk)
                 acc = part if acc is None else acc.merge(part)
         if acc is None:
@@ -161,8 +163,9 @@ class DaskSource:
         return parts[0].compute()
 
 
-def iter_chunks(source, func, ndim=2, min_k=None):
-    """Validated chunks (m, v, a, k) from a re-iterable source.
+def iter_chunks(source, func, ndim=2, min_k=None, one_pass=False):
+    """Validated chunks (m, v, a, k) from a re-iterable source (with ``one_pass``, any iterable: the caller reads it
+    once).
 
     A source is a list (or any re-iterable) of chunks, a zero-argument callable returning an iterator of chunks, or
     an object with a ``chunks()`` method (the readers of :mod:`socal.io`).  A chunk is a mapping with keys 'mean',
@@ -177,7 +180,7 @@ def iter_chunks(source, func, ndim=2, min_k=None):
                         f"iterator of chunks, or a socal.io reader. Got {type(source).__name__} instead.")
     else:
         it = iter(source)
-        if it is source:
+        if it is source and not one_pass:
             raise TypeError(f"The 'chunks' parameter of {func} must be re-iterable (the estimate makes more than one "
                             f"pass): pass a list, a callable returning a fresh iterator, or a socal.io reader, not a "
                             f"one-shot iterator or generator.")

@@ -590,9 +590,10 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
         'null' (the default): the covariance of the moment conditions under the null (exact for k = 2).
         'sandwich': the rows' own residual products (valid for any law of the labels, but estimated; measured too
         liberal at small n, see the docs page of the test).
-    chunks : re-iterable of chunks, optional
+    chunks : iterable of chunks, optional
         Instead of arrays: chunks (mappings with 'mean', 'var', 'labels' or 'counts'), a callable returning them, or
-        a :mod:`socal.io` reader.  Dask collections are accepted as ``mean``, ``var``, ``labels``.
+        a :mod:`socal.io` reader; the test reads them once, so a generator will do.  Dask collections are accepted
+        as ``mean``, ``var``, ``labels``.
     progress : bool
         A progress bar over the chunks.
 
@@ -629,7 +630,7 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     if chunks is not None:
         if any(x is not None for x in (mean, var, labels, counts)):
             raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
-        source = ChunkSource(chunks, func, ndim, order)
+        source = ChunkSource(chunks, func, ndim, order, one_pass=True)  # the test reads the data once
     elif is_dask(mean, var, labels, *(counts if isinstance(counts, (tuple, list)) else ())):
         source = DaskSource(mean, var, labels, counts, func, ndim, order)
     else:

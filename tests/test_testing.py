@@ -251,3 +251,16 @@ def test_statistics_are_row_order_invariant_up_to_summation_order():
         idx = np.concatenate([np.arange(i, 3000, 3) for i in perm])
         s = CalibrationTestStats().update(m[idx], v[idx], y[idx])
         assert np.allclose(s.sums, CalibrationTestStats().update(m, v, y).sums, rtol=1e-12, atol=1e-12)
+
+
+def test_the_test_reads_its_chunks_once_so_a_generator_will_do():
+    """The estimators read their chunks more than once and refuse a one-shot generator; the test reads them once,
+    and refused one all the same ("the estimate makes more than one pass")."""
+    m, v, _, y = synthetic.toy_population().sample_raw(3000, rng=0)
+    chunks = [{"mean": m[i:i + 1000], "var": v[i:i + 1000], "labels": y[i:i + 1000]} for i in range(0, 3000, 1000)]
+    from_list = socal.calibration_test(chunks=chunks)
+    from_generator = socal.calibration_test(chunks=(c for c in chunks))
+    assert from_generator.statistic == from_list.statistic
+    assert abs(from_list.statistic - socal.calibration_test(m, v, y).statistic) < 1e-9 * from_list.statistic
+    with pytest.raises(TypeError, match="must be re-iterable"):  # the control: ce2 still needs to read them again
+        socal.ce2(chunks=(c for c in chunks), debias=False)
