@@ -129,16 +129,19 @@ class SechKernel:
 
     def pdf(self, t: ArrayLike, s: ArrayLike) -> np.ndarray:
         """Density k_h(t | s); zero outside [lo, hi]."""
+        centre = np.asarray(s, dtype=float)
         t, s = self._check(t, s, "pdf")
         x = (t - s) / self.h
-        dens = _sech(x) / (self.h * self._mass(s))
+        # the normaliser per centre, before broadcasting: on an (atoms, points) grid it was evaluated per cell
+        dens = _sech(x) / (self.h * self._mass(centre))
         return np.where((t >= self.lo) & (t <= self.hi), dens, 0.0)
 
     def logpdf(self, t: ArrayLike, s: ArrayLike) -> np.ndarray:
+        centre = np.asarray(s, dtype=float)
         t, s = self._check(t, s, "logpdf")
         ax = np.abs((t - s) / self.h)
         logsech = np.log(2.0) - ax - np.log1p(np.exp(-2.0 * ax))
-        out = logsech - np.log(self.h * self._mass(s))
+        out = logsech - np.log(self.h * self._mass(centre))  # (the normaliser per centre, as in pdf)
         return np.where((t >= self.lo) & (t <= self.hi), out, -np.inf)
 
     def cdf(self, t: ArrayLike, s: ArrayLike) -> np.ndarray:

@@ -203,3 +203,16 @@ def test_perturb_key_is_checked():
         perturb(m, v, h=0.1, rng=0, key=np.array([0.0, np.nan]))
     with pytest.raises(ValueError, match="'key'"):
         perturb_mean(m, h=0.1, rng=0, key=np.zeros((2, 2, 2)))
+
+
+def test_density_on_a_grid_of_centres_and_points_is_the_density_of_each_pair():
+    """pdf and logpdf take the normaliser per centre before broadcasting (it was computed per grid cell): an
+    (atoms, points) grid must give, cell by cell, the value of that single pair."""
+    rng = np.random.default_rng(3)
+    k = SechKernel(1 / 64, 0.0, 0.25)
+    t, s = rng.uniform(0, 0.25, 7), rng.uniform(0, 0.25, 5)
+    grid, loggrid = k.pdf(t[None, :], s[:, None]), k.logpdf(t[None, :], s[:, None])
+    single = np.array([[k.pdf(ti, sj) for ti in t] for sj in s])
+    assert grid.shape == (5, 7) and np.array_equal(grid, single)
+    np.testing.assert_allclose(loggrid, np.log(single), rtol=1e-12)
+    assert np.array_equal(k.pdf(t, s[0]), single[0])  # a scalar centre against many points
