@@ -62,8 +62,9 @@ def _check_chunk_rows(func, chunk_rows):
 class _Reader:
     def _chunk(self, cols, where):
         """A chunk mapping from named float columns (labels with NaN for a missing vote).  A label cell other than
-        0, 1 or empty is refused here, where ``where(r)`` can name its place in the file (the chunk's row r: 'line
-        2502'); the estimators would refuse it too, but only by chunk."""
+        0, 1 or empty, or a count that is not a whole number (positives above trials, trials below 1), is refused
+        here, where ``where(r)`` can name its place in the file (the chunk's row r: 'line 2502'); the estimators
+        would refuse it too, but only by chunk."""
         out = {"mean": cols[self.mean]}
         if self.var is not None:
             out["var"] = cols[self.var]
@@ -83,7 +84,19 @@ class _Reader:
             else:
                 out["labels"] = y
         else:
-            out["counts"] = (cols[self.positives], cols[self.trials])
+            a, k = cols[self.positives], cols[self.trials]
+            for c, x, rule in ((self.positives, a, "a count of positive labels (an integer >= 0)"),
+                               (self.trials, k, "a count of labels (an integer >= 1)")):
+                bad = np.flatnonzero((x != np.round(x)) | (x < (0 if c == self.positives else 1)))
+                if bad.size:
+                    raise ValueError(f"{self.path}, {where(int(bad[0]))}, column {c!r}: {x[bad[0]]:g} is not {rule}; "
+                                     f"{bad.size} such cell(s) in this chunk.")
+            over = np.flatnonzero(a > k)
+            if over.size:
+                raise ValueError(f"{self.path}, {where(int(over[0]))}: {a[over[0]]:g} positives ({self.positives!r}) "
+                                 f"out of {k[over[0]]:g} labels ({self.trials!r}); {over.size} such row(s) in this "
+                                 f"chunk.")
+            out["counts"] = (a, k)
         return out
 
     def chunks(self):

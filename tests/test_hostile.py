@@ -677,3 +677,20 @@ def test_masked_entries_are_refused_and_transposed_labels_are_named():
     assert socal.calibration_test(np.ma.masked_array(m), v, y).statistic == plain
     with pytest.raises(ValueError, match=r"shape \(2, 300\) \(transposed\? labels are \(n, k\)"):
         socal.calibration_test(m, v, y.T)
+
+
+def test_count_columns_are_checked_with_their_line(tmp_path):
+    from socal.io import read_all, read_chunks
+
+    rows = [f"0.{i % 9 + 1},0.01,{i % 3},3" for i in range(2500)]
+    for r, bad, match in ((2100, "0.5,0.01,1.5,3", r"line 2102, column 'a': 1.5 is not a count of positive labels"),
+                          (1500, "0.5,0.01,5,3", r"line 1502: 5 positives \('a'\) out of 3 labels \('k'\)"),
+                          (10, "0.5,0.01,0,0", r"line 12, column 'k': 0 is not a count of labels")):
+        text = rows.copy()
+        text[r] = bad
+        path = _csv(tmp_path / f"c{r}.csv", text, header="m,v,a,k")
+        with pytest.raises(ValueError, match=match):
+            read_all(read_chunks(path, mean="m", var="v", positives="a", trials="k", chunk_rows=1000))
+    good = read_all(read_chunks(_csv(tmp_path / "ok.csv", rows, header="m,v,a,k"), mean="m", var="v",
+                                positives="a", trials="k", chunk_rows=1000))
+    assert good[3][0].sum() == sum(i % 3 for i in range(2500))
