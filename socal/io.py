@@ -249,10 +249,23 @@ class ParquetChunks(_Reader):
             self._file = pq.ParquetFile(self.path)
         except Exception as exc:  # pyarrow raises its own ArrowInvalid for a file that is not Parquet
             raise ValueError(f"{self.path} is not a readable Parquet file ({exc}).") from None
-        names = self._file.schema_arrow.names
+        schema = self._file.schema_arrow
+        names = schema.names
         missing = [c for c in self.columns if c not in names]
         if missing:
             raise ValueError(f"{self.path}: column(s) {missing} not found; the file has {names}.")
+        import pyarrow as pa
+
+        for c in self.columns:  # a typed file says what a column holds: text is refused, as in memory
+            kind = schema.field(c).type
+            if pa.types.is_dictionary(kind):
+                kind = kind.value_type
+            if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
+                    or pa.types.is_decimal(kind) or pa.types.is_null(kind)):
+                raise ValueError(f"{self.path}: column {c!r} holds {kind}, not numbers (convert it to a numeric "
+                                 f"type when writing the file).")
+        if self._file.metadata.num_rows == 0:
+            raise ValueError(f"{self.path} has no rows.")
 
     @property
     def n_chunks(self):

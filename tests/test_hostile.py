@@ -694,3 +694,29 @@ def test_count_columns_are_checked_with_their_line(tmp_path):
     good = read_all(read_chunks(_csv(tmp_path / "ok.csv", rows, header="m,v,a,k"), mean="m", var="v",
                                 positives="a", trials="k", chunk_rows=1000))
     assert good[3][0].sum() == sum(i % 3 for i in range(2500))
+
+
+def test_a_parquet_column_of_text_or_a_file_without_rows_is_named(tmp_path):
+    """Parquet is typed: a column of strings was parsed as numbers (as pandas text was), and a file without rows
+    reached the estimator as "the source gave no chunks"."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    from socal.io import read_all, read_chunks
+
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame({"m": rng.uniform(0.1, 0.9, 300), "v": 0.01, "y1": rng.integers(0, 2, 300),
+                      "y2": rng.integers(0, 2, 300)})
+
+    def read(frame, name):
+        frame.to_parquet(tmp_path / name)
+        return read_all(read_chunks(tmp_path / name, mean="m", var="v", labels=["y1", "y2"]))
+
+    with pytest.raises(ValueError, match="column 'm' holds (large_)?string, not numbers"):
+        read(d.assign(m=d.m.astype(str)), "a.parquet")
+    with pytest.raises(ValueError, match="column 'y1' holds (large_)?string, not numbers"):
+        read(d.assign(y1=d.y1.astype(str)), "b.parquet")
+    with pytest.raises(ValueError, match="c.parquet has no rows"):
+        read(d.iloc[:0], "c.parquet")
+    plain = read(d, "d.parquet")  # the control, and numbers in a bool or categorical column read as numbers
+    for frame in (d.assign(y1=d.y1.astype(bool)), d.assign(y1=d.y1.astype("category"))):
+        assert np.array_equal(read(frame, "e.parquet")[2], plain[2])
