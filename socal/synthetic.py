@@ -8,7 +8,7 @@ import numpy as np
 
 from ._validation import check_bandwidth, check_float, check_int, check_rng, check_scores
 from .perturb import perturb_from_stream
-from .truth import discrete_calibration_functions, discrete_ce1, discrete_ce2, discrete_recalibrated_ce2
+from .truth import CE2_PANELS, discrete_calibration_functions, discrete_ce1, discrete_ce2, discrete_recalibrated_ce2
 
 __all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population",
            "ZooMember", "validation_zoo", "EnsembleLikePopulation"]
@@ -63,7 +63,7 @@ class DiscretePopulation:
         e1, e2 = self.eta_orig
         return float(self.weights @ (np.abs(e1 - self.means) + np.abs(e2 - self.means**2 - self.vars)))
 
-    def ce2(self, h, *, parts=False, panels=512):
+    def ce2(self, h, *, parts=False, panels=CE2_PANELS):
         """CE2^pert at ``h`` (:func:`socal.truth.discrete_ce2`: quadrature on ``panels`` panels, with its error)."""
         e1, e2 = self.eta_orig
         return discrete_ce2(check_bandwidth(h, "ce2", per_axis=True), self.means, self.vars, self.weights, e1, e2,

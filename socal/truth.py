@@ -57,6 +57,7 @@ def _gl_panels(lo, hi, panels, order=8):
 
 
 MIN_KERNEL_PANELS = 0.1  # the kernel's scale h, in panel widths, below which the quadrature is refused
+CE2_PANELS = 512  # discrete_ce2's default panels (calibrated_reference's exact route uses and checks them)
 
 
 def _check_resolution(func, h, panels, cap, two_axes=True, what="its quadrature"):
@@ -77,10 +78,9 @@ def _check_resolution(func, h, panels, cap, two_axes=True, what="its quadrature"
     if two_axes:
         axes.append(("h_var" if isinstance(h, tuple) else "h", h_var, 0.25 / max(panels // 2, 8),
                      2 * 0.25 * MIN_KERNEL_PANELS / h_var))
-    need = max(need for *_, need in axes)
+    need = int(np.ceil(max(n for *_, n in axes) * (1.0 - 1e-12)))  # (1e-12: round-off, 100000.00000000001)
     for name, value, width, _ in axes:
         if value < MIN_KERNEL_PANELS * width:
-            need = int(np.ceil(need * (1.0 - 1e-12)))  # (1e-12: the ratio's round-off, 100000.00000000001)
             if cap is None:  # the panels are not the caller's to choose
                 fix = "Use a larger h."
             elif need <= cap:
@@ -186,7 +186,7 @@ def _check_population(func, h, means, vars_, weights, e1, e2=None):
     return h, m, v, w, f1, f2
 
 
-def discrete_ce2(h, means, vars_, weights, e1, e2, *, panels=512, parts=False):
+def discrete_ce2(h, means, vars_, weights, e1, e2, *, panels=CE2_PANELS, parts=False):
     """CE2^pert of a finitely supported population (exact up to quadrature; see module docstring).
 
     ``means``, ``vars_``: the atoms' raw scores; ``weights``: their probabilities (summing to 1); ``e1``, ``e2``:
@@ -519,8 +519,8 @@ def checked_reference(m, v, h, method, func):
         mu, vu = atoms[:, 0], atoms[:, 1]
         w = counts / counts.sum()
         # discrete_ce2's own checks, in the caller's name (CE1's 2,048 panels resolve whatever its 512 do)
-        _check_resolution(func, h, 512, None, what="the calibrated reference's quadrature")
-        _check_table_size(func, len(atoms), 512, name="method")
+        _check_resolution(func, h, CE2_PANELS, None, what="the calibrated reference's quadrature")
+        _check_table_size(func, len(atoms), CE2_PANELS, name="method")
         tot, first, second = discrete_ce2(h, mu, vu, w, mu, mu**2 + vu, parts=True)
         c1 = np.bincount(im.ravel(), minlength=m1.size)
         ce1 = discrete_ce1(h, m1, c1 / c1.sum(), m1)
