@@ -756,8 +756,8 @@ def test_exact_label_draws_treat_rows_of_one_content_as_separate_items(monkeypat
     """The 'exact' comparison mode (every label set drawn) keyed each draw by row content alone, so on a predictor
     with 6 distinct raw scores the ~500 items of one content drew the same labels: their summed targets moved
     c times too far, and the bias correction took the estimate to 0 with the interval [0, 0.149] (the default
-    Gaussian draws: 0.109 [0.089, 0.126]).  Now each is an item of its own: the two modes agree, permuted and
-    chunked rows give the same numbers, and continuous scores (no shared content) draw what they drew before."""
+    Gaussian draws: 0.109 [0.089, 0.126]).  Now each is an item of its own: the two modes agree, and permuted and
+    chunked rows give the same numbers."""
     pop = socal.synthetic.toy_population()
     m, v, _, y = pop.sample_raw(3000, rng=0)
     kw = dict(degree=4, alpha=1e-3, ci=0.9, rng=0)
