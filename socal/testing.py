@@ -188,9 +188,14 @@ class CalibrationTest:
         return max(cands, key=lambda r: abs(r.z)) if cands else None
 
     def summary(self, alpha: float | None = None) -> str:
-        """The result in plain words; never calls a predictor calibrated."""
+        """The result in plain words; never calls a predictor calibrated.  ``alpha`` (default: the test's own, else
+        0.05) is the level of the verdict; the effects named as likely unseen stay those at the test's level, and
+        the sentence names that level where the two differ."""
+        alpha = check_float(alpha, "alpha", "CalibrationTest.summary", 0.0, 1.0, lo_open=True, hi_open=True,
+                            allow_none=True)
         alpha = self.alpha if alpha is None else alpha
         level = 0.05 if alpha is None else alpha
+        own = 0.05 if self.alpha is None else self.alpha
         what = "second-order calibration" if self.order == 2 else "first-order calibration (of the means)"
         p = _fmt_p(self.pvalue)
         lines = []
@@ -212,13 +217,17 @@ class CalibrationTest:
             lines.append(f"No evidence against {what} at level {level:g} ({p}, T = {self.statistic:.1f} on "
                          f"{self.df} df).  That is not a proof of calibration: the test sees only errors large "
                          f"enough for n = {self.n}.")
-        lines.append("Likely unseen at this n (80% power): " + self.unseen() + ".")
+        power = "80% power" if level == own else f"80% power at level {own:g}"
+        lines.append(f"Likely unseen at this n ({power}): " + self.unseen() + ".")
         return "\n".join(lines)
 
     def unseen(self) -> str:
         """The effects the test would likely miss, in words (see :attr:`detectable`)."""
         out = []
         d = self.detectable
+        if d and all(x == 0 for x in d.values()):  # a level of at least the power (see _noncentrality)
+            return ("nothing: at this level the test rejects with probability at least 80% even where the scores "
+                    "are calibrated")
         if "variance_factor" in d and np.isfinite(d["variance_factor"]):
             dv = d["variance_factor"]
             if dv < 1:
@@ -445,8 +454,13 @@ def _pooled_variance(S, occ):
 
 
 def _noncentrality(df, alpha, power):
-    """lambda with P(chi2_df(lambda) > chi2_df quantile 1 - alpha) = power."""
-    crit = stats.chi2.ppf(1.0 - alpha, df)
+    """lambda with P(chi2_df(lambda) > chi2_df's upper alpha quantile) = power; 0 where alpha >= power, since the
+    test then rejects with probability alpha >= power with no error at all.  The quantile is ``chi2.isf(alpha)``:
+    ``chi2.ppf(1 - alpha)`` rounds 1 - alpha to 1 for alpha below about 1e-16, and its infinite quantile left the
+    search below without an end."""
+    if alpha >= power:
+        return 0.0
+    crit = stats.chi2.isf(alpha, df)
     f = (lambda lam: stats.ncx2.sf(crit, df, lam) - power)
     hi = 1.0
     while f(hi) < 0:

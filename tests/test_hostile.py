@@ -720,3 +720,37 @@ def test_a_parquet_column_of_text_or_a_file_without_rows_is_named(tmp_path):
     plain = read(d, "d.parquet")  # the control, and numbers in a bool or categorical column read as numbers
     for frame in (d.assign(y1=d.y1.astype(bool)), d.assign(y1=d.y1.astype("category"))):
         assert np.array_equal(read(frame, "e.parquet")[2], plain[2])
+
+
+def test_the_calibration_test_takes_any_level_in_the_open_unit_interval():
+    """The detectable effects at a level alpha search the noncentrality that reaches 80% power.  alpha = 1e-300
+    never returned (the critical value chi2.ppf(1 - alpha) rounded to inf), and a level at or above the power
+    failed inside scipy's root finder ("f(a) and f(b) must have different signs")."""
+    m, v, _, y = socal.synthetic.calibrated_population().sample_raw(2000, rng=0)
+    base = socal.calibration_test(m, v, y)
+    for a in (1e-20, 1e-300, 5e-324):
+        t = socal.calibration_test(m, v, y, alpha=a)
+        assert t.pvalue == base.pvalue and t.rejected is False
+        for name, d in t.detectable.items():  # a stricter level detects only larger effects
+            assert np.isfinite(d) and d > base.detectable[name]
+    below = socal.calibration_test(m, v, y, alpha=0.79).detectable
+    assert all(0 < d < base.detectable[name] for name, d in below.items())
+    for a in (0.8, 0.9, 1 - 1e-12):  # the test rejects with probability alpha >= 80% without any error
+        t = socal.calibration_test(m, v, y, alpha=a)
+        assert t.detectable and all(d == 0 for d in t.detectable.values())
+        assert t.unseen().startswith("nothing: at this level the test rejects")
+
+
+def test_the_summary_checks_its_level_and_names_the_level_of_the_unseen_effects():
+    """summary(alpha=2) printed "rejected at level 2"; and with a level other than the test's it printed the effects
+    likely unseen at the test's level (0.05) as if they were at its own."""
+    m, v, _, y = socal.synthetic.calibrated_population().sample_raw(2000, rng=0)
+    t = socal.calibration_test(m, v, y)
+    assert "(80% power): " in t.summary()
+    s = t.summary(alpha=0.01)
+    assert "at level 0.01" in s and "(80% power at level 0.05): " in s
+    assert "(80% power): " in socal.calibration_test(m, v, y, alpha=0.01).summary()
+    for bad in (0, 1, 2, float("nan"), "0.05"):
+        with pytest.raises(ValueError, match="'alpha' parameter of CalibrationTest.summary must be a float in the "
+                                             "range"):
+            t.summary(alpha=bad)
