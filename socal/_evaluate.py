@@ -10,7 +10,7 @@ import numpy as np
 
 from ._results import CalibrationError
 from ._typing import ArrayLike, Counts, Seed
-from ._validation import check_bandwidth, check_float, check_labels, check_rng, check_scores
+from ._validation import check_bandwidth, check_bool, check_float, check_labels, check_rng, check_scores
 from .estimators import ce1, ce2
 from .perturb import perturb
 from .testing import CalibrationTest, calibration_test
@@ -217,6 +217,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     h = check_bandwidth(h, func, per_axis=True)
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)
+    check_bool(progress, "progress", func)
     seed = rng if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
     # child streams: a user who drew the data from default_rng(seed) and passes the same seed here must not get
     # perturbations made of the same uniforms (they would correlate with the data)

@@ -299,6 +299,13 @@ def check_probability(q, name, func):
         if np.ndim(q) else check_float(q, name, func, 0.0, 1.0)
 
 
+def check_bool(x, name, func):
+    """True or False (numpy's bool too); not 0, 1, None or a string, whose truth a typo would decide."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise _fail(name, func, "True or False", repr(x))
+    return bool(x)
+
+
 def check_choice(x, name, func, choices):
     if x not in choices:
         raise _fail(name, func, "one of " + ", ".join(repr(c) for c in choices), repr(x))

@@ -12,7 +12,7 @@ import numpy as np
 
 from ._results import CalibrationError
 from ._typing import Alpha, ArrayLike, Chunks, Counts, Degree, Seed
-from ._validation import check_scores
+from ._validation import check_bool, check_scores
 from .degrees import DEFAULT_MAX_DEGREE
 from .pipeline import N_BOOT, data_source, estimate, estimator_settings, fit_from
 from .sufficient import SufficientStats
@@ -251,9 +251,7 @@ def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: 
     >>> bool(((e1**2 <= e2 + 1e-12) & (e2 <= e1 + 1e-12)).all())
     True
     """
-    if not isinstance(project, (bool, np.bool_)):
-        raise ValueError(f"The 'project' parameter of calibration_functions must be True or False. Got {project!r} "
-                         f"instead.")
+    check_bool(project, "project", "calibration_functions")
     opts = estimator_settings("calibration_functions", h, degree, alpha, folds, holdout, max_degree, rng, None,
                               N_BOOT, search)
     source, stats = data_source("calibration_functions", 2, mean, var, labels, counts, chunks)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._results import CalibrationError, ConfidenceInterval, DegreeEstimate, UpperBound
-from ._validation import check_bandwidth, check_choice, check_float, check_int, check_rng
+from ._validation import check_bandwidth, check_bool, check_choice, check_float, check_int, check_rng
 from .bootstrap import DeviationWorldPass, PoissonWeights, SecondMomentPass, bootstrap, second_moment_fit
 from .degrees import MAX_DEGREE, check_n, resolve_alphas, resolve_degrees, stream_cap, training_rows
 from .deviations import DeviationPass
@@ -150,8 +150,8 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
              upper, debias, n_boot, rng, progress, search):
     """The CE estimators' whole pipeline (:func:`socal.ce2`, :func:`socal.ce1`): a :class:`CalibrationError`."""
     opts = estimator_settings(kind, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search, upper)
-    if not isinstance(debias, (bool, np.bool_)):
-        raise ValueError(f"The 'debias' parameter of {kind} must be True or False. Got {debias!r} instead.")
+    check_bool(debias, "debias", kind)
+    check_bool(progress, "progress", kind)
     if not debias and (opts.ci is not None or opts.upper is not None):
         raise ValueError(f"The 'ci' and 'upper' parameters of {kind} need debias=True: the interval and the bound "
                          f"are built around the bias-corrected estimate. Got debias=False with "

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_bandwidth, check_float, check_int, check_rng, check_scores
+from ._validation import check_bandwidth, check_bool, check_float, check_int, check_rng, check_scores
 from .perturb import perturb_from_stream
 from .truth import CE2_PANELS, discrete_calibration_functions, discrete_ce1, discrete_ce2, discrete_recalibrated_ce2
 
@@ -183,9 +183,7 @@ def validation_zoo(*, include_held_out=True):
     >>> round(zoo["toy"].population.ce2(h=1/16).value, 3)
     0.119
     """
-    if not isinstance(include_held_out, (bool, np.bool_)):
-        raise ValueError(f"The 'include_held_out' parameter of validation_zoo must be True or False. Got "
-                         f"{include_held_out!r} instead.")
+    check_bool(include_held_out, "include_held_out", "validation_zoo")
     g = np.linspace(0.08, 0.92, 48)
     smooth_rng = np.random.default_rng(20261126)  # fixed: the members are data, not random
     sm = np.sort(np.clip(smooth_rng.beta(2.0, 2.5, 120), 0.03, 0.97))

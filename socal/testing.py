@@ -57,7 +57,7 @@ from scipy import optimize, stats
 
 from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask
 from ._typing import ArrayLike, Chunks, Counts
-from ._validation import check_float, check_int, check_scores
+from ._validation import check_bool, check_float, check_int, check_scores
 
 __all__ = ["calibration_test", "CalibrationTest", "CalibrationTestStats", "TestPart", "Region", "default_degree"]
 
@@ -629,6 +629,7 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     func = "calibration_test"
     if isinstance(order, bool) or order not in (1, 2):
         raise ValueError(f"The 'order' parameter of {func} must be 1 or 2. Got {order!r} instead.")
+    check_bool(progress, "progress", func)
     ndim = order
     if isinstance(mean, CalibrationTestStats):
         if any(x is not None for x in (var, labels, counts, chunks)):

@@ -754,3 +754,19 @@ def test_the_summary_checks_its_level_and_names_the_level_of_the_unseen_effects(
         with pytest.raises(ValueError, match="'alpha' parameter of CalibrationTest.summary must be a float in the "
                                              "range"):
             t.summary(alpha=bad)
+
+
+def test_progress_is_true_or_false_everywhere(small):
+    """'progress' took any object and read its truth (progress="no" drew bars), where 'debias' and 'project' were
+    checked; now every function that takes it checks it alike."""
+    m, v, y = small
+    rm, rv, _, ry = socal.synthetic.calibrated_population().sample_raw(400, rng=0)
+    calls = {"ce2": lambda p: socal.ce2(m, v, y, degree=2, alpha=1e-3, debias=False, progress=p),
+             "ce1": lambda p: socal.ce1(m, y, degree=2, alpha=1e-3, debias=False, progress=p),
+             "calibration_test": lambda p: socal.calibration_test(rm, rv, ry, progress=p),
+             "evaluate": lambda p: socal.evaluate(rm, rv, ry, progress=p)}
+    for name, call in calls.items():
+        for bad in ("no", None, 1, 0):
+            with pytest.raises(ValueError, match=f"'progress' parameter of {name} must be True or False"):
+                call(bad)
+    assert calls["ce2"](np.bool_(False)).estimate == calls["ce2"](False).estimate  # numpy's bool is a bool

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..parallel import run_jobs
-from .._validation import check_array, check_float, check_int, check_n_jobs, check_rng
+from .._validation import check_array, check_bool, check_float, check_int, check_n_jobs, check_rng
 from ..recalibrate import FirstOrderPlatt, SecondOrderPlatt
 
 __all__ = ["sample_clinic", "run_decision", "shape_checks", "plot_decision", "DecisionResult", "METHODS"]
@@ -121,6 +121,7 @@ def run_decision(*, repeats=200, n_cal=3000, n_eval=8000, cost=COST, taus=TAUS, 
     cost = check_float(cost, "cost", func, 0.0, 1.0)  # on the gain's scale (before the cost it lies in [0, 1/2])
     taus = check_array(taus, "taus", func)
     n_jobs = check_n_jobs(n_jobs, func)
+    check_bool(progress, "progress", func)
     seeds = check_rng(rng).integers(0, 2**63 - 1, size=repeats)
     out = run_jobs(_repeat, [(int(sd), n_cal, n_eval, cost, taus) for sd in seeds], n_jobs=n_jobs,
                    progress=progress, desc="decision")

@@ -27,7 +27,7 @@ from ..fitting import fit_calibration
 from ..sufficient import target_classes, targets
 from ..deviations import ce_value
 from ..parallel import iter_jobs
-from .._validation import check_int, check_n_jobs, check_rng, check_sizes
+from .._validation import check_bool, check_int, check_n_jobs, check_rng, check_sizes
 from ..baselines import select_baseline
 from ..degrees import resolve_alphas, resolve_degrees
 from ..estimators import ce2
@@ -141,6 +141,7 @@ def run_rate(*, seeds=20, sizes=SIZES, out="out/rate", n_jobs=2, setup_seed=0, l
     seeds = check_int(seeds, "seeds", func, 1, 100_000)
     sizes = check_sizes(sizes, "sizes", func, 10, 10**9)
     n_jobs = check_n_jobs(n_jobs, func)
+    check_bool(progress, "progress", func)
     check_rng(setup_seed)
     log2_sobol = check_int(log2_sobol, "log2_sobol", func, 4, 24)
     out = pathlib.Path(out)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..parallel import run_jobs
-from .._validation import check_int, check_n_jobs, check_rng
+from .._validation import check_bool, check_int, check_n_jobs, check_rng
 
 __all__ = ["run_real_labels", "RealLabelsResult", "METHODS", "PAPER_AT_5", "CONFIG", "plot_yield"]
 
@@ -141,6 +141,7 @@ def run_real_labels(data, *, positive=1, repeats=1000, config=None, rng=0, progr
     cfg = {**CONFIG, **(config or {})}
     repeats = check_int(repeats, "repeats", "run_real_labels", 2, 1_000_000)
     n_jobs = check_n_jobs(n_jobs, "run_real_labels")
+    check_bool(progress, "progress", "run_real_labels")
     rng = check_rng(rng)
     a_all, k_all = data.binarise(positive)
     p = a_all / k_all

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ..parallel import run_jobs
-from .._validation import check_bandwidth, check_int, check_n_jobs, check_rng
+from .._validation import check_bandwidth, check_bool, check_int, check_n_jobs, check_rng
 from ..chebyshev import ConditioningWarning
 from ..perturb import perturb_from_stream
 from ..recalibrate import SecondOrderPlatt
@@ -60,6 +60,7 @@ def run_recalibration(*, h=1 / 64, seeds=20, n_cal=20_000, n_eval=20_000, member
     degree = check_int(degree, "degree", func, 0, 200)
     log2_sobol = check_int(log2_sobol, "log2_sobol", func, 4, 24)
     n_jobs = check_n_jobs(n_jobs, func)
+    check_bool(progress, "progress", func)
     rng = check_rng(rng)
     task = GaussianMixtureTask(rng)
     x_tr = task.sample_x(n_train, rng)
