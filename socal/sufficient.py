@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import pathlib
 import zipfile
 from typing import Any
@@ -385,9 +386,18 @@ class SufficientStats:
 
     # -- persistence -----------------------------------------------------------------------------------------------
     def save(self, file: Any) -> None:
-        """Write to ``file`` (a path or a binary file object) as an ``.npz`` with a JSON header; no pickling."""
+        """Write to ``file`` (a path or a binary file object) as an ``.npz`` with a JSON header; no pickling.
+
+        A path is written as given, so that :meth:`load` reads it back by the same name (``numpy.savez`` would
+        append '.npz' to a path that lacks it).
+        """
         header = json.dumps({"format": "socal.SufficientStats", "version": FORMAT_VERSION, **self._config()})
-        np.savez(file, header=np.array(header), M=self.M, Z=self.Z, zz=self.zz, count=self.count)
+        arrays = dict(header=np.array(header), M=self.M, Z=self.Z, zz=self.zz, count=self.count)
+        if isinstance(file, (str, os.PathLike)):
+            with open(file, "wb") as f:
+                np.savez(f, **arrays)
+        else:
+            np.savez(file, **arrays)
 
     @classmethod
     def load(cls, file: Any) -> SufficientStats:

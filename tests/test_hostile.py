@@ -770,3 +770,15 @@ def test_progress_is_true_or_false_everywhere(small):
             with pytest.raises(ValueError, match=f"'progress' parameter of {name} must be True or False"):
                 call(bad)
     assert calls["ce2"](np.bool_(False)).estimate == calls["ce2"](False).estimate  # numpy's bool is a bool
+
+
+def test_statistics_saved_under_a_name_load_under_that_name(tmp_path, small):
+    """save('stats') wrote stats.npz (numpy.savez appends the extension), so load('stats') found no file."""
+    m, v, y = small
+    st = socal.SufficientStats(rng=0).update(m, v, y)
+    st.save(tmp_path / "stats")
+    st.save(str(tmp_path / "other.bin"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.bin", "stats"]
+    for name in ("stats", "other.bin"):
+        back = socal.SufficientStats.load(tmp_path / name)
+        assert np.array_equal(back.M, st.M) and np.array_equal(back.count, st.count)
