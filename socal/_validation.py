@@ -299,6 +299,15 @@ def check_probability(q, name, func):
         if np.ndim(q) else check_float(q, name, func, 0.0, 1.0)
 
 
+def check_shape(size, name, func):
+    """An int or a tuple (or list) of ints, each >= 0 (numpy's ``size``), as a tuple."""
+    dims = (size,) if isinstance(size, numbers.Integral) else tuple(size) if isinstance(size, list) else size
+    if not isinstance(dims, tuple) or any(isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 0
+                                          for d in dims):
+        raise _fail(name, func, "an int >= 0 or a tuple of such ints (the draws' shape)", repr(size))
+    return tuple(int(d) for d in dims)
+
+
 def check_bool(x, name, func):
     """True or False (numpy's bool too); not 0, 1, None or a string, whose truth a typo would decide."""
     if not isinstance(x, (bool, np.bool_)):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._typing import ArrayLike, Seed
-from ._validation import check_bandwidth, check_float, check_rng
+from ._validation import check_bandwidth, check_float, check_rng, check_shape
 
 __all__ = ["SechKernel", "gd_diff"]
 
@@ -178,8 +178,9 @@ class SechKernel:
         return np.clip(s + self.h * x, self.lo, self.hi)
 
     def rvs(self, s: ArrayLike, rng: Seed = None, size: int | tuple[int, ...] | None = None) -> np.ndarray:
-        """Draw T ~ k_h(. | s) by inverse-CDF sampling; ``size`` defaults to the shape of ``s``."""
+        """Draw T ~ k_h(. | s) by inverse-CDF sampling; ``size`` (an int or a tuple of ints >= 0, as numpy's
+        ``size``) defaults to the shape of ``s``."""
         rng = check_rng(rng)
         s = np.asarray(s, dtype=float)
-        shape = s.shape if size is None else size
+        shape = s.shape if size is None else check_shape(size, "size", "SechKernel.rvs")
         return self.ppf(rng.random(shape), s)

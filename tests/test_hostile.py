@@ -782,3 +782,14 @@ def test_statistics_saved_under_a_name_load_under_that_name(tmp_path, small):
     for name in ("stats", "other.bin"):
         back = socal.SufficientStats.load(tmp_path / name)
         assert np.array_equal(back.M, st.M) and np.array_equal(back.count, st.count)
+
+
+def test_kernel_draws_check_their_shape():
+    """SechKernel.rvs passed size on to numpy: -1 was numpy's "negative dimensions are not allowed", 2.5 a
+    TypeError."""
+    k = socal.SechKernel(0.1)
+    for bad in (-1, 2.5, (2, -1), True, "3"):
+        with pytest.raises(ValueError, match="'size' parameter of SechKernel.rvs must be an int >= 0"):
+            k.rvs(0.5, rng=0, size=bad)
+    for size, shape in ((3, (3,)), ((2, 3), (2, 3)), ([2, 3], (2, 3)), (0, (0,)), (np.int64(4), (4,))):
+        assert k.rvs(0.5, rng=0, size=size).shape == shape
