@@ -191,6 +191,7 @@ def _evaluate(args):
     _check_output_paths(args, "out", "plot")
     if args.plot:
         require_extra("evaluate --plot", "plot", "matplotlib")
+        _check_image_format(args.plot, "--plot")
 
     reader = read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows,
                          **_label_columns(args))
@@ -267,6 +268,20 @@ def _check_output_paths(args, *names):
         if path and source and os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
             raise ValueError(f"--{name} {path} is the input file: writing it would replace the data; give another "
                              f"file name (nothing was computed)")
+
+
+def _check_image_format(path, flag):
+    """Refuse, before any work, an image file whose extension matplotlib cannot write (it would fail only after the
+    whole evaluation); a name without an extension gets matplotlib's default format."""
+    import os
+
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    ext = os.path.splitext(path)[1][1:].lower()
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    if ext and ext not in kinds:
+        raise ValueError(f"{flag} {path}: matplotlib cannot write '.{ext}' files (it writes "
+                         f"{', '.join(sorted(kinds))}); nothing was computed")
 
 
 def check_output_path(path, flag):

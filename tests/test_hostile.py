@@ -793,3 +793,17 @@ def test_kernel_draws_check_their_shape():
             k.rvs(0.5, rng=0, size=bad)
     for size, shape in ((3, (3,)), ((2, 3), (2, 3)), ([2, 3], (2, 3)), (0, (0,)), (np.int64(4), (4,))):
         assert k.rvs(0.5, rng=0, size=size).shape == shape
+
+
+def test_evaluate_refuses_a_plot_format_before_any_work(capsys, csv_file, monkeypatch):
+    """--plot x.txt ran the whole evaluation, printed it, and only then failed in matplotlib's savefig."""
+    pytest.importorskip("matplotlib")
+
+    def no_work(*a, **k):
+        raise AssertionError("the evaluation ran")
+
+    monkeypatch.setattr(socal._evaluate, "evaluate", no_work)
+    code, out, err = _run(capsys, ["evaluate", str(csv_file), "--mean", "m", "--var", "v", "--labels", "y1,y2",
+                                   "--plot", str(csv_file.parent / "x.txt")])
+    assert code == 2 and out == ""
+    assert "matplotlib cannot write '.txt' files" in err and "nothing was computed" in err
