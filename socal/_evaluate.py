@@ -13,6 +13,7 @@ from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_bandwidth, check_bool, check_float, check_labels, check_rng, check_scores
 from .estimators import ce1, ce2
 from .perturb import perturb
+from .recalibrate import FirstOrderPlatt
 from .testing import CalibrationTest, calibration_test
 from .truth import CalibratedReference, checked_reference
 
@@ -247,32 +248,41 @@ class RecalibratedEvaluation:
     test : socal.CalibrationTest
         The second-order calibration test of the recalibrated predictor on its own level sets.
     ce2 : CalibrationError
-        CE2 of the recalibrated predictor, estimated on its own scores (no further perturbation); its calibrated
-        reference is 0 (Proposition "Exact second-order Platt scaling": the exact map is calibrated).
+        CE2 of the recalibrated predictor, estimated on its own scores (no further perturbation); for a
+        second-order map its calibrated reference is 0 (Proposition "Exact second-order Platt scaling": the exact
+        map is calibrated).
     mean, var : ndarray, shape (n,)
         The recalibrated scores (m', var') of the held-out items.
+    second_order : bool
+        False for a first-order map (:class:`socal.FirstOrderPlatt`), which outputs var' = 0: even its exact map
+        is second-order calibrated only where f* is constant on its level sets, so its CE2 has no reference 0 (it
+        measures the epistemic spread the map leaves out).
     """
 
     test: CalibrationTest
     ce2: CalibrationError
     mean: np.ndarray = field(repr=False)
     var: np.ndarray = field(repr=False)
+    second_order: bool = True
 
     def summary(self) -> str:
         r = self.ce2
         level = int(round(r.ci.level * 100))
         lines = [f"Recalibrated scores on {r.n} held-out items (test of their own calibration):"]
         lines += [textwrap.fill(p, 110) for p in self.test.summary().split("\n")]
+        why = ("reference 0: the exact recalibration map is calibrated on its level sets" if self.second_order else
+               "no reference 0: a first-order map reports var' = 0, so even the exact map is second-order calibrated "
+               "only where f* is constant on its level sets; this is the epistemic spread it leaves out")
         lines += [""] + textwrap.wrap(f"CE2 of the recalibrated predictor: {r.estimate:.4f}, {level}% interval "
-                                      f"[{r.ci.low:.4f}, {r.ci.high:.4f}] (reference 0: the exact recalibration map "
-                                      f"is calibrated on its level sets).", 110)
+                                      f"[{r.ci.low:.4f}, {r.ci.high:.4f}] ({why}).", 110)
         return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.summary()
 
     def to_dict(self) -> dict:
-        return {"n": self.ce2.n, "test": self.test.to_dict(), "ce2": self.ce2.to_dict()}
+        return {"n": self.ce2.n, "second_order": self.second_order, "reference": 0.0 if self.second_order else None,
+                "test": self.test.to_dict(), "ce2": self.ce2.to_dict()}
 
 
 def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,
@@ -292,7 +302,8 @@ def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, la
     ----------
     recalibrator : SecondOrderPlatt
         Fitted on *other* items' perturbed scores and labels (on the same items the test is biased towards
-        calibration).
+        calibration).  A :class:`socal.FirstOrderPlatt` is evaluated too; its scores claim var' = 0, and its CE2
+        has no reference 0 (:attr:`RecalibratedEvaluation.second_order`).
     mean, var : array_like, shape (n,)
         The held-out items' perturbed scores (what :func:`socal.evaluate` returns as ``Evaluation.mean, .var``).
     labels, counts
@@ -331,4 +342,5 @@ def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, la
     vt = np.minimum(vt, mt * (1.0 - mt))  # (eta1, eta2) projected: var' <= m'(1 - m') up to round-off
     test = calibration_test(mt, vt, counts=counts)
     r2 = ce2(mt, vt, counts=counts, ci=ci, n_boot=n_boot, rng=rng)
-    return RecalibratedEvaluation(test=test, ce2=r2, mean=mt, var=vt)
+    return RecalibratedEvaluation(test=test, ce2=r2, mean=mt, var=vt,
+                                  second_order=not isinstance(recalibrator, FirstOrderPlatt))

@@ -270,6 +270,21 @@ def test_evaluate_recalibrated_route():
     assert after.ce2.estimate < ev.ce2.estimate and "held-out" in str(after)
     with pytest.raises(ValueError, match="'recalibrator'"):
         socal.evaluate_recalibrated(object(), ev.mean, ev.var, y)
+    assert after.second_order and "(reference 0: the exact" in after.summary()
+    assert after.to_dict()["reference"] == 0.0
+
+
+def test_a_first_order_map_is_not_given_the_reference_0():
+    """A FirstOrderPlatt reports var' = 0; its exact map is second-order calibrated only where f* is constant on
+    its level sets, yet its CE2 was printed with "reference 0: the exact recalibration map is calibrated"."""
+    m, v, _, y = synthetic.toy_population().sample_raw(6000, rng=0)
+    ev = socal.evaluate(m, v, y, rng=0, n_boot=20)
+    first = socal.FirstOrderPlatt(h=1 / 16).fit(ev.mean[:3000], None, y[:3000])
+    after = socal.evaluate_recalibrated(first, ev.mean[3000:], ev.var[3000:], y[3000:], rng=0, n_boot=20)
+    assert not after.second_order and after.to_dict()["reference"] is None
+    text = " ".join(after.summary().split())
+    assert "no reference 0: a first-order map reports var' = 0" in text and "(reference 0" not in text
+    assert np.all(after.var == 0) and after.test.variance_part.pvalue < 1e-10  # the spread it leaves out
 
 
 def test_evaluate_says_when_the_perturbation_swamps_the_variances():
