@@ -75,12 +75,12 @@ class _PlattBase(TransformerConventions):
                 raise ValueError(f"The 'var' parameter of {name} must be None: {cls}(ndim=1) fits on the mean alone. "
                                  f"Pass var=None, or ndim=2 to fit on (mean, var).")
             return X, y, labels, counts
+        if labels is not None:  # first: fit(X, labels=y) would otherwise be told that y is missing
+            raise ValueError(f"With X of shape (n, {self.ndim}) as the first argument of {name}, the labels are the "
+                             f"second argument y (scikit-learn's fit(X, y)); 'labels' must be None.")
         if y is None and counts is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None: {name}(X, y) "
                              f"needs the (n, k) 0/1 labels as y (or counts=(positives, trials)).")
-        if labels is not None:
-            raise ValueError(f"With X of shape (n, {self.ndim}) as the first argument of {name}, the labels are the "
-                             f"second argument y (scikit-learn's fit(X, y)); 'labels' must be None.")
         m, v = self._columns(X, name, fitting=fitting)
         counts = _counts_pair(counts, name)
         if y is not None and np.ndim(y) == 1 and not self._second_order:
