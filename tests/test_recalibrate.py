@@ -113,3 +113,12 @@ def test_calibrated_predictor_not_made_worse_beyond_estimation_error():
     p_raw = socal.SecondOrderPlatt(h=H, rng=0).fit(m, v, y)
     estimation_error = pop.recalibrated_ce2(H, p_raw.predict_moments).value
     assert after <= 1.5 * estimation_error, (after, estimation_error)
+
+
+def test_fit_with_the_labels_by_keyword_is_told_where_they_go():
+    """fit(X, labels=y) was told that y is missing ("requires y to be passed"), not that the labels go in y."""
+    m, v, _, y = socal.synthetic.calibrated_population().sample_raw(200, rng=0)
+    for cls in (socal.SecondOrderPlatt, socal.FirstOrderPlatt):
+        X = np.column_stack([m, v]) if cls is socal.SecondOrderPlatt else m[:, None]
+        with pytest.raises(ValueError, match="the labels are the second argument y .* 'labels' must be None"):
+            cls(rng=0).fit(X, labels=y)
