@@ -17,6 +17,7 @@ and seed give the same bands in any row order.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,7 +104,9 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
         bootstrap), drawn from a uniform keyed by the item's content and b.  A refit needs as many resampled items
         as the fit has coefficients, so the bands need at least twice that many items (n >= 2 (degree + 1)^2); a
         resample that still falls short (a chance below 0.2% per refit at that n) leaves its refit out of the
-        percentiles.
+        percentiles.  Bands need at least 2 / (1 - level) refits (20 at level 0.9): the band's ends are the
+        (1 -/+ level)/2 percentiles of the refits, and with fewer refits less than one is expected beyond each end,
+        so the ends are the extreme refits or lie between them (one refit gave a band of width 0).
     level : float in (0, 1)
         Level of the percentile bands.
     rng : numpy.random.Generator or int, optional
@@ -116,7 +119,7 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     --------
     >>> import socal
     >>> m, v, y = socal.synthetic.toy_population().sample(4000, h=1/16, rng=0)
-    >>> rd = socal.plot.reliability(m, v, y, h=1/16, n_boot=10, rng=0)
+    >>> rd = socal.plot.reliability(m, v, y, h=1/16, n_boot=20, rng=0)
     >>> rd.eta1.shape, bool((rd.mean_count.sum() == 4000))
     ((20,), True)
     """
@@ -126,6 +129,11 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     bins = check_int(bins, "bins", func, 2, 1000)
     n_boot = check_int(n_boot, "n_boot", func, 0, 100_000)
     level = check_float(level, "level", func, 0.0, 1.0, lo_open=True, hi_open=True)
+    fewest = math.ceil(2.0 / (1.0 - level) - 1e-9)  # at least one refit expected beyond each end of the band
+    if 0 < n_boot < fewest:
+        raise ValueError(f"The 'n_boot' parameter of {func} must be 0 (no bands) or at least 2 / (1 - level) = "
+                         f"{fewest} at level {level:g}: with fewer refits the band's ends are the extreme refits "
+                         f"or lie between them. Got {n_boot} instead.")
     min_count = max(20, m.shape[0] // 500) if min_count is None else check_int(min_count, "min_count", func, 1,
                                                                                 10**12)
     rng = check_rng(rng)

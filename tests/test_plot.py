@@ -58,6 +58,20 @@ def test_bad_input():
             socal.plot.reliability(m, v, y, level=level, n_boot=2)
 
 
+def test_bands_need_a_refit_beyond_each_end(sample):
+    """One refit gave a band of width 0, drawn as if it were a 90% band; the bands now need 2 / (1 - level) refits
+    (one expected beyond each end)."""
+    _, m, v, y = sample
+    kw = dict(degree=3, alpha=1e-3, rng=0)
+    for n_boot, level, fewest in ((1, 0.9, 20), (19, 0.9, 20), (9, 0.8, 10), (39, 0.95, 40)):
+        with pytest.raises(ValueError, match=f"'n_boot' parameter of plot.reliability must be 0 \\(no bands\\) or at "
+                                             f"least 2 / \\(1 - level\\) = {fewest} at level {level:g}"):
+            socal.plot.reliability(m[:2000], v[:2000], y[:2000], n_boot=n_boot, level=level, **kw)
+    rd = socal.plot.reliability(m[:2000], v[:2000], y[:2000], n_boot=4, level=0.5, **kw)  # the edge: 4 refits
+    drawn = np.isfinite(rd.eta1_band[0])
+    assert drawn.any() and np.all(rd.eta1_band[1][drawn] > rd.eta1_band[0][drawn])
+
+
 def test_bands_and_halves_do_not_depend_on_the_row_order(sample, monkeypatch):
     """The bands' Poisson weights and the figure's fit/held-out halves are keyed by the items' content, so the same
     items in another order give the same bands (to float summation order) and the same halves.  Control: weights
@@ -65,7 +79,7 @@ def test_bands_and_halves_do_not_depend_on_the_row_order(sample, monkeypatch):
     _, m, v, y = sample
     m, v, y = m[:4000], v[:4000], y[:4000]
     p = np.random.default_rng(1).permutation(m.size)
-    kw = dict(h=1 / 16, degree=6, alpha=1e-3, n_boot=8, rng=3)
+    kw = dict(h=1 / 16, degree=6, alpha=1e-3, n_boot=8, level=0.75, rng=3)  # 8 = 2 / (1 - level) refits
     a = socal.plot.reliability(m, v, y, **kw)
     b = socal.plot.reliability(m[p], v[p], y[p], **kw)
     drawn = np.isfinite(a.eta1_band)
@@ -90,7 +104,7 @@ def test_figures_are_written_and_labelled(sample, tmp_path):
     import matplotlib.pyplot as plt
 
     _, m, v, y = sample
-    rd = socal.plot.reliability(m[:5000], v[:5000], y[:5000], degree=6, alpha=1e-3, n_boot=5, rng=0)
+    rd = socal.plot.reliability(m[:5000], v[:5000], y[:5000], degree=6, alpha=1e-3, n_boot=5, level=0.6, rng=0)
     axes = socal.plot.plot_reliability(rd)
     for ax in axes:
         assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
