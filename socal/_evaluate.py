@@ -10,7 +10,8 @@ import numpy as np
 
 from ._results import CalibrationError
 from ._typing import ArrayLike, Counts, Seed
-from ._validation import check_bandwidth, check_bool, check_float, check_labels, check_rng, check_scores
+from ._validation import (check_bandwidth, check_bool, check_float, check_labels, check_replicates, check_rng,
+                          check_scores)
 from .estimators import ce1, ce2
 from .perturb import perturb
 from .recalibrate import FirstOrderPlatt
@@ -218,6 +219,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     h = check_bandwidth(h, func, per_axis=True)
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)
+    n_boot = check_replicates(n_boot, func, ci=ci)
     check_bool(progress, "progress", func)
     seed = rng if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
     # child streams: a user who drew the data from default_rng(seed) and passes the same seed here must not get
@@ -337,6 +339,8 @@ def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, la
                          f"{type(recalibrator).__name__} instead.")
     m, v = check_scores(mean, var, func)
     counts = check_labels(labels, m.shape[0], func, counts=counts)  # (positives, trials), in memory
+    ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)
+    n_boot = check_replicates(n_boot, func, ci=ci)
     mt, vt = recalibrator.transform(m, v)
     mt = np.clip(mt, 0.0, 1.0)
     vt = np.minimum(vt, mt * (1.0 - mt))  # (eta1, eta2) projected: var' <= m'(1 - m') up to round-off

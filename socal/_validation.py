@@ -13,6 +13,7 @@ refused.  For float64 input the tolerance is 1e-9; for float32 (eps = 1.19e-7) i
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable
 
@@ -297,6 +298,23 @@ def check_float(x, name, func, lo, hi, *, lo_open=False, hi_open=False, allow_no
 def check_probability(q, name, func):
     return check_array(q, name, func, ndim=np.ndim(q), lo=0.0, hi=1.0, rule="in [0, 1]", min_len=0) \
         if np.ndim(q) else check_float(q, name, func, 0.0, 1.0)
+
+
+def check_replicates(n_boot, func, *, ci=None, upper=None):
+    """``n_boot`` in [20, 1e6], and at least 2 / (1 - ci) with an interval and 1 / (1 - upper) with a bound.
+
+    The interval's ends are the bootstrap's (1 -/+ ci)/2 quantiles and the bound its 1 - upper quantile: with fewer
+    replicates less than one is expected beyond an end, which is then an extreme replicate or lies between two
+    (ci = 0.999 with 200 replicates gave the range of the 200, labelled a 99.9% interval)."""
+    n_boot = check_int(n_boot, "n_boot", func, 20, 1_000_000)
+    for name, level, tails in (("ci", ci, 2.0), ("upper", upper, 1.0)):
+        fewest = None if level is None else math.ceil(tails / (1.0 - level) - 1e-9)
+        if fewest is not None and n_boot < fewest:
+            raise _fail("n_boot", func, f"at least {tails:g} / (1 - {name}) = {fewest} for {name}={level:g} (the "
+                        f"{'interval' if name == 'ci' else 'bound'} is read off the bootstrap's tail quantiles, and "
+                        f"with fewer replicates less than one lies beyond {'each end' if name == 'ci' else 'it'})",
+                        n_boot)
+    return n_boot
 
 
 def check_shape(size, name, func):

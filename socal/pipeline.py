@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._results import CalibrationError, ConfidenceInterval, DegreeEstimate, UpperBound
-from ._validation import check_bandwidth, check_bool, check_choice, check_float, check_int, check_rng
+from ._validation import (check_bandwidth, check_bool, check_choice, check_float, check_int, check_replicates,
+                          check_rng)
 from .bootstrap import DeviationWorldPass, PoissonWeights, SecondMomentPass, bootstrap, second_moment_fit
 from .degrees import MAX_DEGREE, check_n, resolve_alphas, resolve_degrees, stream_cap, training_rows
 from .deviations import DeviationPass
@@ -58,16 +59,16 @@ def estimator_settings(func, h, degree, alpha, folds, holdout, max_degree, rng, 
     h = check_bandwidth(h, func, allow_none=True, per_axis=True)
     if func == "ce1" and isinstance(h, tuple):  # the first-order error lives on the mean axis alone
         h = h[0]
+    ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True)
+    upper = check_float(upper, "upper", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True)
+    n_boot = check_replicates(n_boot, func, ci=ci, upper=upper)
     return Settings(h=h, degree=degree, alpha=alpha,
                     folds=check_int(folds, "folds", func, 2, 100),
                     holdout=check_float(holdout, "holdout", func, 0.0, 1.0, lo_open=True, hi_open=True,
                                         allow_none=True),
                     max_degree=check_int(max_degree, "max_degree", func, 0, MAX_DEGREE),
                     fold_rng=rng,
-                    ci=check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True),
-                    n_boot=check_int(n_boot, "n_boot", func, 20, 1_000_000),
-                    search=check_choice(search, "search", func, SEARCHES),
-                    upper=check_float(upper, "upper", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True))
+                    ci=ci, n_boot=n_boot, search=check_choice(search, "search", func, SEARCHES), upper=upper)
 
 
 def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None):

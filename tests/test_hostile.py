@@ -807,3 +807,25 @@ def test_evaluate_refuses_a_plot_format_before_any_work(capsys, csv_file, monkey
                                    "--plot", str(csv_file.parent / "x.txt")])
     assert code == 2 and out == ""
     assert "matplotlib cannot write '.txt' files" in err and "nothing was computed" in err
+
+
+def test_an_interval_needs_a_replicate_beyond_each_end(small):
+    """ci=0.999 with the default 200 replicates returned the range of the 200 bootstrap values, labelled a 99.9%
+    interval: its ends, the bootstrap's 0.05% and 99.95% quantiles, lay on or between the extreme replicates.  Now
+    n_boot must reach 2 / (1 - ci) (1 / (1 - upper) for the bound), checked before any work."""
+    m, v, y = small
+    rm, rv, _, ry = socal.synthetic.calibrated_population().sample_raw(400, rng=0)
+    kw = dict(degree=2, alpha=1e-3)
+    cases = [(lambda: socal.ce2(m, v, y, ci=0.999, **kw), "ce2", "2 / \\(1 - ci\\) = 2000 for ci=0.999"),
+             (lambda: socal.ce1(m, y, ci=0.99, n_boot=199, **kw), "ce1", "2 / \\(1 - ci\\) = 200 for ci=0.99"),
+             (lambda: socal.ce2(m, v, y, upper=0.999, **kw), "ce2", "1 / \\(1 - upper\\) = 1000 for upper=0.999"),
+             (lambda: socal.evaluate(rm, rv, ry, ci=0.999), "evaluate", "2 / \\(1 - ci\\) = 2000"),
+             (lambda: socal.evaluate_recalibrated(socal.SecondOrderPlatt(rng=0).fit(m, v, y), m, v, y, ci=0.995),
+              "evaluate_recalibrated", "2 / \\(1 - ci\\) = 400")]
+    for call, name, rule in cases:
+        with pytest.raises(ValueError, match=f"'n_boot' parameter of {name} must be at least {rule}"):
+            call()
+    # at the edge the interval is drawn, and it is wider than the default level's on the same replicates
+    wide = socal.ce2(m, v, y, ci=0.99, upper=0.995, rng=0, **kw)
+    base = socal.ce2(m, v, y, ci=0.9, upper=0.95, rng=0, **kw)
+    assert wide.ci.low <= base.ci.low and wide.ci.high >= base.ci.high and wide.upper.value >= base.upper.value
