@@ -193,7 +193,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     ci : float
         Level of the bootstrap intervals.
     n_boot : int
-        Bootstrap replicates.
+        Bootstrap replicates: at least 20 and 2 / (1 - ci) (see :func:`socal.ce2`).
     rng : numpy.random.Generator or int, default 0
         Perturbation and bootstrap (same seed, same numbers; the CLI's ``--seed`` has the same default).
     progress : bool

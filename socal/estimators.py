@@ -126,7 +126,8 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         True (default): the estimate is bias-corrected (Notes).  False: the paper's plug-in alone, with no bootstrap
         (``ci`` and ``upper`` need the bootstrap).
     n_boot : int
-        Bootstrap replicates for the bias correction, ``ci`` and ``upper``.
+        Bootstrap replicates for the bias correction, ``ci`` and ``upper``: at least 20, 2 / (1 - ci) and
+        1 / (1 - upper), so that one replicate is expected beyond each end of the interval and beyond the bound.
     rng : numpy.random.Generator or int, optional
         Seeds the fold assignment and the bootstrap; omitted, both use a fixed seed and the result is deterministic.
         Every random number is keyed by row content and the seed (:mod:`socal.rowkeys`), so the same data give the
