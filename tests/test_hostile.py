@@ -829,3 +829,24 @@ def test_an_interval_needs_a_replicate_beyond_each_end(small):
     wide = socal.ce2(m, v, y, ci=0.99, upper=0.995, rng=0, **kw)
     base = socal.ce2(m, v, y, ci=0.9, upper=0.95, rng=0, **kw)
     assert wide.ci.low <= base.ci.low and wide.ci.high >= base.ci.high and wide.upper.value >= base.upper.value
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["audit", "--list", "--json", "x.json"], "--list prints and exits without running the audit, so --json would"),
+    (["audit", "--coverage", "--only", "posreal"], "--coverage prints and exits without running the audit, so --only"),
+    (["audit", "--list", "--quick", "--markdown", "x.md"], "so --quick, --markdown would do nothing; drop them"),
+    (["audit", "--list", "--coverage"], "--list prints and exits without running the audit, so --coverage would"),
+    (["audit", "--quick", "--json", "a.json", "--markdown", "./a.json"], "--json and --markdown name the same file"),
+])
+def test_audit_options_that_would_do_nothing_or_overwrite_each_other_are_refused(capsys, tmp_path, monkeypatch,
+                                                                                  argv, match):
+    """--list and --coverage print and exit: --json, --only, --quick and the like were ignored without a word; and
+    one file named for --json and --markdown ended as the Markdown alone."""
+    pytest.importorskip("sympy")
+    import verify.cli
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(verify.cli, "run", lambda *a, **k: pytest.fail("the audit ran"))
+    code, out, err = _run(capsys, argv)
+    assert code == 2 and match in err and out == ""
+    assert list(tmp_path.iterdir()) == []

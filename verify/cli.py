@@ -22,7 +22,27 @@ def _list_claims():
     return 0
 
 
+def _check_modes(args):
+    """--list and --coverage print and exit without an audit: an option that only a run reads is refused with them
+    (it was ignored), as is one file named for both --json and --markdown (the Markdown replaced the JSON)."""
+    import os
+
+    if args.list or args.coverage:
+        mode = "--list" if args.list else "--coverage"
+        given = [flag for flag, on in (("--coverage", args.list and args.coverage), ("--quick", args.quick),
+                                       ("--json", args.json), ("--markdown", args.markdown),
+                                       ("--only", args.only is not None), ("--baseline", args.baseline),
+                                       ("--backend", args.backend != "loky"), ("--scheduler", args.scheduler)) if on]
+        if given:
+            raise ValueError(f"{mode} prints and exits without running the audit, so {', '.join(given)} would do "
+                             f"nothing; drop {'them' if len(given) > 1 else 'it'}, or drop {mode}")
+    if args.json and args.markdown and os.path.abspath(args.json) == os.path.abspath(args.markdown):
+        raise ValueError(f"--json and --markdown name the same file ({args.json}): the Markdown would replace the "
+                         f"JSON; give two file names (nothing was computed)")
+
+
 def audit(args):
+    _check_modes(args)
     if args.list:
         return _list_claims()
     if args.coverage:
