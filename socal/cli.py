@@ -188,7 +188,7 @@ def _evaluate(args):
     from ._evaluate import evaluate
     from .io import MissingVotesWarning, read_all, read_chunks
 
-    _check_output_paths(args, "out", "plot")
+    check_output_paths(args, "out", "plot")
     if args.plot:
         require_extra("evaluate --plot", "plot", "matplotlib")
         _check_image_format(args.plot, "--plot")
@@ -256,11 +256,18 @@ def _evaluate(args):
     return failed
 
 
-def _check_output_paths(args, *names):
-    """Refuse, before any work, an output path whose folder does not exist, that is a folder, or that is the input
-    file (``args.file``: writing there would replace the data with the results)."""
+def check_output_paths(args, *names):
+    """Refuse, before any work, an output path whose folder does not exist, that is a folder, that is the input
+    file (``args.file``: writing there would replace the data with the results) or that another output names too
+    (the later file would replace the earlier)."""
     import os
 
+    given = [(name, getattr(args, name, None)) for name in names if getattr(args, name, None)]
+    for i, (a, pa) in enumerate(given):
+        for b, pb in given[i + 1:]:
+            if os.path.abspath(pa) == os.path.abspath(pb):
+                raise ValueError(f"--{a} and --{b} name the same file ({pa}): one would replace the other; give two "
+                                 f"file names (nothing was computed)")
     for name in names:
         path = getattr(args, name, None)
         check_output_path(path, f"--{name}")

@@ -836,7 +836,7 @@ def test_an_interval_needs_a_replicate_beyond_each_end(small):
     (["audit", "--coverage", "--only", "posreal"], "--coverage prints and exits without running the audit, so --only"),
     (["audit", "--list", "--quick", "--markdown", "x.md"], "so --quick, --markdown would do nothing; drop them"),
     (["audit", "--list", "--coverage"], "--list prints and exits without running the audit, so --coverage would"),
-    (["audit", "--quick", "--json", "a.json", "--markdown", "./a.json"], "--json and --markdown name the same file"),
+    (["audit", "--quick", "--json", "a.json", "--markdown", "./a.json"], "--json and --markdown name the same file (a.json): one would replace the other"),
 ])
 def test_audit_options_that_would_do_nothing_or_overwrite_each_other_are_refused(capsys, tmp_path, monkeypatch,
                                                                                   argv, match):
@@ -850,3 +850,12 @@ def test_audit_options_that_would_do_nothing_or_overwrite_each_other_are_refused
     code, out, err = _run(capsys, argv)
     assert code == 2 and match in err and out == ""
     assert list(tmp_path.iterdir()) == []
+
+
+def test_evaluate_refuses_one_file_for_two_outputs(capsys, csv_file, monkeypatch):
+    """--out x.png --plot x.png wrote the scores, then the figure over them."""
+    monkeypatch.setattr(socal._evaluate, "evaluate", lambda *a, **k: pytest.fail("the evaluation ran"))
+    same = csv_file.parent / "x.png"
+    code, out, err = _run(capsys, ["evaluate", str(csv_file), "--mean", "m", "--var", "v", "--labels", "y1,y2",
+                                   "--out", str(same), "--plot", str(csv_file.parent / "." / "x.png")])
+    assert code == 2 and out == "" and "--out and --plot name the same file" in err and not same.exists()
