@@ -16,6 +16,7 @@ from importlib.metadata import entry_points
 import numpy as np
 
 from ._evaluate import DEFAULT_BANDWIDTH
+from .pipeline import N_BOOT
 
 __all__ = ["main", "require_extra", "check_output_path"]
 
@@ -117,11 +118,16 @@ def _estimate(args):
     from .estimators import ce1, ce2
     from .io import read_chunks
 
+    given = [flag for flag, value in (("--ci", args.ci), ("--upper", args.upper), ("--n-boot", args.n_boot))
+             if value is not None]
+    if args.no_interval and given:  # they were ignored
+        raise ValueError(f"--no-interval runs no bootstrap, so {', '.join(given)} would do nothing; drop "
+                         f"{'them' if len(given) > 1 else 'it'}, or drop --no-interval")
     reader = read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows,
                          **_label_columns(args))
-    ci = None if args.no_interval else args.ci
-    upper = None if args.no_interval else args.upper
-    kw = dict(h=args.h, ci=ci, upper=upper, debias=not args.no_interval, n_boot=args.n_boot,
+    ci = None if args.no_interval else _or(args.ci, CI)
+    upper = None if args.no_interval else _or(args.upper, UPPER)
+    kw = dict(h=args.h, ci=ci, upper=upper, debias=not args.no_interval, n_boot=_or(args.n_boot, N_BOOT),
               progress=_progress_flag(args))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -151,10 +157,18 @@ def _data_args(parser, mean_help, var_help):
     parser.add_argument("--trials", help="with --positives: column counting the labels per item (at least 2)")
 
 
+CI, UPPER = 0.9, 0.95  # the CLI's defaults for --ci and --upper (--n-boot's is the API's, N_BOOT)
+
+
+def _or(value, default):
+    return default if value is None else value
+
+
 def _run_args(parser, seed_help):
     """The interval, chunking and seed arguments shared by 'estimate' and 'evaluate'."""
-    parser.add_argument("--ci", type=_level, default=0.9, help="confidence level of the bootstrap intervals (default 0.9)")
-    parser.add_argument("--n-boot", type=_int_in(20, 100_000), default=200, help="bootstrap replicates (default 200)")
+    # None stands for the default, so that 'estimate --no-interval' can tell an option given from one left out
+    parser.add_argument("--ci", type=_level, default=None, help="confidence level of the bootstrap intervals (default 0.9)")
+    parser.add_argument("--n-boot", type=_int_in(20, 100_000), default=None, help="bootstrap replicates (default 200)")
     parser.add_argument("--chunk-rows", type=_int_in(1000, 10**9), default=1_000_000,
                         help="rows read at a time (memory is bounded by this; default 1,000,000)")
     parser.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help=seed_help)
@@ -216,7 +230,8 @@ def _evaluate(args):
                   file=sys.stderr)
             keep = ~few
             m, v, counts = m[keep], v[keep], (counts[0][keep], counts[1][keep])
-    res = evaluate(m, v, labels, counts=counts, h=args.h, ci=args.ci, n_boot=args.n_boot, rng=args.seed,
+    res = evaluate(m, v, labels, counts=counts, h=args.h, ci=_or(args.ci, CI), n_boot=_or(args.n_boot, N_BOOT),
+                   rng=args.seed,
                    progress=_progress_flag(args))
     # the numbers first: a file that cannot be written must not cost the result
     if args.json:
@@ -492,7 +507,7 @@ def build_parser():
     e.add_argument("--h", type=_bandwidth, default=None,
                    help="the perturbation bandwidth used to make the scores (e.g. 1/16): with it the polynomial "
                         "degree follows the paper's rule; without it, cross-validation alone picks it")
-    e.add_argument("--upper", type=_level, default=0.95,
+    e.add_argument("--upper", type=_level, default=None,
                    help="level of the one-sided upper confidence bound ('CE2 <= U with this confidence'; default 0.95)")
     e.add_argument("--no-interval", action="store_true",
                    help="skip the bootstrap: the paper's plug-in estimate alone (no bias correction, interval, bound)")

@@ -859,3 +859,17 @@ def test_evaluate_refuses_one_file_for_two_outputs(capsys, csv_file, monkeypatch
     code, out, err = _run(capsys, ["evaluate", str(csv_file), "--mean", "m", "--var", "v", "--labels", "y1,y2",
                                    "--out", str(same), "--plot", str(csv_file.parent / "." / "x.png")])
     assert code == 2 and out == "" and "--out and --plot name the same file" in err and not same.exists()
+
+
+def test_estimate_without_an_interval_refuses_the_interval_options(capsys, csv_file):
+    """socal estimate --no-interval --ci 0.8 (or --upper, --n-boot) printed the plug-in and ignored the option; the
+    API refuses debias=False with ci.  The defaults are unchanged when the options are left out."""
+    base = ["estimate", str(csv_file), "--mean", "m", "--var", "v", "--labels", "y1,y2", "--json"]
+    for extra, named in ((["--ci", "0.8"], "--ci would"), (["--upper", "0.9", "--n-boot", "300"], "--upper, --n-boot")):
+        code, out, err = _run(capsys, base + ["--no-interval"] + extra)
+        assert code == 2 and out == "" and f"--no-interval runs no bootstrap, so {named}" in err
+    code, out, _ = _run(capsys, base)
+    got = json.loads(out)["ce2"]
+    assert code == 0 and got["ci"]["level"] == 0.9 and got["upper"]["level"] == 0.95
+    code, out, _ = _run(capsys, base + ["--ci", "0.9", "--upper", "0.95", "--n-boot", "200"])
+    assert json.loads(out)["ce2"] == got  # the defaults, given or left out
