@@ -164,6 +164,15 @@ def _or(value, default):
     return default if value is None else value
 
 
+def _quick(args, name, quick, default):
+    """--quick's value of ``name`` (repeats, seeds), else the option's or its default; --quick with the option given
+    is refused (the option was ignored)."""
+    value = getattr(args, name)
+    if args.quick and value is not None:
+        raise ValueError(f"--quick runs {quick} {name}, so --{name} {value} would do nothing; drop one of them")
+    return quick if args.quick else _or(value, default)
+
+
 def _run_args(parser, seed_help):
     """The interval, chunking and seed arguments shared by 'estimate' and 'evaluate'."""
     # None stands for the default, so that 'estimate --no-interval' can tell an option given from one left out
@@ -372,10 +381,10 @@ def _reproduce_decision(args):
 
     from .experiments.decision import plot_decision, report, run_decision, shape_checks
 
+    repeats = _quick(args, "repeats", 20, 200)
+    _require_backend(args)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    repeats = 20 if args.quick else args.repeats
-    _require_backend(args)
     with _backend_of(args):
         res = run_decision(repeats=repeats, rng=args.seed, progress=True, n_jobs=args.jobs)
     rows = res.to_rows()
@@ -397,10 +406,10 @@ def _reproduce_recalibration(args):
     require_extra("reproduce recalibration", "experiments", "sklearn")
     from .experiments.recalibration import PAPER, plot_recalibration, report, run_recalibration
 
+    seeds = _quick(args, "seeds", 3, 20)
+    _require_backend(args)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    seeds = 3 if args.quick else args.seeds
-    _require_backend(args)
     with _backend_of(args):
         res = run_recalibration(seeds=seeds, rng=args.seed, log2_sobol=14 if args.quick else 18, progress=True,
                                 n_jobs=args.jobs)
@@ -416,6 +425,7 @@ def _reproduce_rate(args):
     import time
 
     require_extra("reproduce rate", "experiments", "sklearn", "joblib")
+    seeds = _quick(args, "seeds", 3, 20)
     _require_backend(args)
     from .experiments.rate import plot_rate, report, run_rate
 
@@ -423,10 +433,10 @@ def _reproduce_rate(args):
     t0 = time.perf_counter()
     with _backend_of(args):
         if args.quick:
-            rows = run_rate(seeds=3, sizes=(500, 2000, 10_000), out=out / "quick", n_jobs=args.jobs, log2_sobol=15,
+            rows = run_rate(seeds=seeds, sizes=(500, 2000, 10_000), out=out / "quick", n_jobs=args.jobs, log2_sobol=15,
                             progress=True)
         else:
-            rows = run_rate(seeds=args.seeds, out=out, n_jobs=args.jobs, progress=True)
+            rows = run_rate(seeds=seeds, out=out, n_jobs=args.jobs, progress=True)
     print(report(rows, time.perf_counter() - t0, out))
     _save_figure(lambda: plot_rate(rows), out / "rate.png")
     return 0
@@ -446,6 +456,9 @@ def _reproduce_real_labels(args):
         raise ValueError(f"--data-dir {args.data_dir!r} is not a folder (it should hold one sub-folder per data set)")
     _require_backend(args)
     names = list(_REAL_DEFAULTS) if args.dataset == "all" else [args.dataset]
+    if args.positive is not None and len(names) > 1:  # it was ignored: each data set has its own classes
+        raise ValueError(f"--positive {args.positive} names one data set's class, and --dataset all runs "
+                         f"{len(names)} data sets with their own; drop --positive, or name one --dataset")
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     summary = {}
@@ -556,7 +569,7 @@ def build_parser():
     r = sub.add_parser("reproduce", help="reproduce an experiment of the paper")
     rsub = r.add_subparsers(dest="experiment", required=True)
     dec = rsub.add_parser("decision", help="Experiment 3: referral gain against threshold (Figure 3)")
-    dec.add_argument("--repeats", type=_int_in(2, 10**6), default=200,
+    dec.add_argument("--repeats", type=_int_in(2, 10**6), default=None,
                      help="independent repetitions (fresh data and fits) averaged in the figure (default 200)")
     dec.add_argument("--quick", action="store_true", help="20 repeats")
     dec.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
@@ -564,7 +577,7 @@ def build_parser():
     _parallel_args(dec)
     dec.set_defaults(func=_reproduce_decision)
     rec = rsub.add_parser("recalibration", help="Experiment 2: recalibrated variance against the truth (Figure 2)")
-    rec.add_argument("--seeds", type=_int_in(1, 10**5), default=20,
+    rec.add_argument("--seeds", type=_int_in(1, 10**5), default=None,
                      help="independent calibration sets, each recalibrated and scored (default 20)")
     rec.add_argument("--quick", action="store_true", help="3 seeds, 2^14 Sobol points for the ground truth")
     rec.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
@@ -572,7 +585,7 @@ def build_parser():
     _parallel_args(rec)
     rec.set_defaults(func=_reproduce_recalibration)
     rat = rsub.add_parser("rate", help="Experiment 1: error against n for the polynomial estimator and baselines")
-    rat.add_argument("--seeds", type=_int_in(1, 10**5), default=20,
+    rat.add_argument("--seeds", type=_int_in(1, 10**5), default=None,
                      help="independent data sets per sample size (default 20, the paper's)")
     rat.add_argument("--quick", action="store_true", help="3 seeds, n in {500, 2000, 10000}")
     rat.add_argument("--out", default="out/rate", help="folder; finished seeds found there are not recomputed")

@@ -873,3 +873,19 @@ def test_estimate_without_an_interval_refuses_the_interval_options(capsys, csv_f
     assert code == 0 and got["ci"]["level"] == 0.9 and got["upper"]["level"] == 0.95
     code, out, _ = _run(capsys, base + ["--ci", "0.9", "--upper", "0.95", "--n-boot", "200"])
     assert json.loads(out)["ce2"] == got  # the defaults, given or left out
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["reproduce", "decision", "--quick", "--repeats", "50"], "--quick runs 20 repeats, so --repeats 50 would do"),
+    (["reproduce", "recalibration", "--quick", "--seeds", "5"], "--quick runs 3 seeds, so --seeds 5 would do"),
+    (["reproduce", "rate", "--quick", "--seeds", "2"], "--quick runs 3 seeds, so --seeds 2 would do"),
+    (["reproduce", "real-labels", "--dataset", "all", "--positive", "1", "--data-dir", "."],
+     "--positive 1 names one data set's class, and --dataset all runs 6"),
+])
+def test_reproduce_options_that_would_be_ignored_are_refused(capsys, tmp_path, monkeypatch, argv, match):
+    """--quick overrode --repeats and --seeds, and --dataset all dropped --positive, without a word; now refused
+    before any work (no output folder is made)."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(capsys, argv + ["--out", "r"])
+    assert code == 2 and match in err and out == ""
+    assert not (tmp_path / "r").exists()
