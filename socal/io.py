@@ -49,6 +49,15 @@ def _check_columns(func, mean, var, labels, positives, trials):
             raise ValueError(f"The 'labels' parameter of {func} names a column twice: {labels}.")
     elif not isinstance(trials, str) or not trials or not isinstance(positives, str) or not positives:
         raise ValueError(f"The 'positives' and 'trials' parameters of {func} must both be column names.")
+    # one column in two roles reads one quantity as another: positives == trials makes every label positive
+    roles = [("mean", mean), ("var", var)] + ([("labels", c) for c in labels] if labels is not None else
+                                              [("positives", positives), ("trials", trials)])
+    seen = {}
+    for role, col in roles:
+        if col is not None and col in seen and seen[col] != role:
+            raise ValueError(f"{func} reads column {col!r} as both {seen[col]!r} and {role!r}; every role needs its "
+                             f"own column.")
+        seen.setdefault(col, role)
     return labels
 
 
