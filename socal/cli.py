@@ -339,6 +339,9 @@ def _demo(args):
 
     pop = synthetic.toy_population()
     if args.write:
+        if args.h is not None:  # it was ignored: the file holds the raw scores, for 'socal evaluate' to perturb
+            raise ValueError("--write saves the raw (unperturbed) scores, so --h would do nothing; drop --h (and "
+                             "give it to 'socal evaluate' instead)")
         check_output_path(args.write, "--write")
         m, v, _, y = pop.sample_raw(args.n, rng=args.seed)
         with open(args.write, "w", newline="") as fh:
@@ -348,11 +351,15 @@ def _demo(args):
         print(f"wrote {args.n} rows of raw (unperturbed) scores and two labels per item to {args.write}; evaluate "
               f"them with: socal evaluate {args.write} --mean mean --var var --labels y1,y2")
         return 0
-    print(f"A synthetic predictor with 6 raw scores, sech-perturbed at h = {args.h:g}; n = {args.n} 2-snapshots.")
-    m, v, y = pop.sample(args.n, h=args.h, rng=args.seed)
-    truth2, truth1 = pop.ce2(args.h), pop.ce1(args.h)
-    r2 = ce2(m, v, y, h=args.h, ci=0.9, upper=0.95, rng=args.seed, progress=True)
-    r1 = ce1(m, y, h=args.h, ci=0.9, upper=0.95, rng=args.seed, progress=True)
+    h = _or(args.h, 1 / 16)
+    try:  # first: an h the exact truth cannot resolve is refused before any sampling
+        truth2, truth1 = pop.ce2(h), pop.ce1(h)
+    except ValueError as exc:
+        raise ValueError(f"--h {h:g} is narrower than the demo's exact truth resolves: {exc}") from None
+    print(f"A synthetic predictor with 6 raw scores, sech-perturbed at h = {h:g}; n = {args.n} 2-snapshots.")
+    m, v, y = pop.sample(args.n, h=h, rng=args.seed)
+    r2 = ce2(m, v, y, h=h, ci=0.9, upper=0.95, rng=args.seed, progress=True)
+    r1 = ce1(m, y, h=h, ci=0.9, upper=0.95, rng=args.seed, progress=True)
     print(_fmt(r2) + f"\n    exact CE2^pert = {truth2.value:.4f}")
     print(_fmt(r1) + f"\n    exact CE1^pert = {truth1.value:.4f}")
     return 0
@@ -559,7 +566,7 @@ def build_parser():
                                    "miscalibrated, and two labels per item.  Prints the estimates beside the exact "
                                    "values, or with --write saves the data for 'socal evaluate'.")
     d.add_argument("--n", type=_int_in(100, 10**7), default=20000, help="number of items (default 20000)")
-    d.add_argument("--h", type=_bandwidth, default=1 / 16,
+    d.add_argument("--h", type=_bandwidth, default=None,
                    help="how much the scores are blurred before measuring (the perturbation bandwidth; default 1/16)")
     d.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
     d.add_argument("--write", metavar="FILE.csv",

@@ -889,3 +889,30 @@ def test_reproduce_options_that_would_be_ignored_are_refused(capsys, tmp_path, m
     code, out, err = _run(capsys, argv + ["--out", "r"])
     assert code == 2 and match in err and out == ""
     assert not (tmp_path / "r").exists()
+
+
+def test_one_column_in_two_roles_is_refused(tmp_path):
+    """--positives pos --trials pos read every item as all-positive and the evaluation ran; a column given as the
+    mean and as a label (or as the mean and the variance) is refused alike."""
+    from socal.io import read_chunks
+
+    path = tmp_path / "c.csv"
+    path.write_text("m,v,pos,tri\n" + "0.5,0.1,1,2\n" * 20)
+    for kw, roles in ((dict(positives="pos", trials="pos"), "'positives' and 'trials'"),
+                      (dict(var="m", positives="pos", trials="tri"), "'mean' and 'var'"),
+                      (dict(positives="m", trials="tri"), "'mean' and 'positives'")):
+        with pytest.raises(ValueError, match=f"reads column '.*' as both {roles}; every role needs its own column"):
+            read_chunks(path, **{"mean": "m", "var": "v", **kw})
+    with pytest.raises(ValueError, match="reads column 'y1' as both 'mean' and 'labels'"):
+        read_chunks(path, mean="y1", var="v", labels=["y1", "y2"])
+    assert read_chunks(path, mean="m", var="v", positives="pos", trials="tri") is not None  # the control
+
+
+def test_demo_refuses_an_ignored_or_unresolvable_bandwidth(capsys, tmp_path):
+    """demo --write x.csv --h 0.5 ignored --h (the file holds raw scores); demo --h 1e-6 printed its header and
+    sampled before the exact truth refused the bandwidth."""
+    code, out, err = _run(capsys, ["demo", "--write", str(tmp_path / "x.csv"), "--h", "0.5"])
+    assert code == 2 and out == "" and "--write saves the raw (unperturbed) scores, so --h would do nothing" in err
+    assert not (tmp_path / "x.csv").exists()
+    code, out, err = _run(capsys, ["demo", "--h", "1e-6"])
+    assert code == 2 and out == "" and "--h 1e-06 is narrower than the demo's exact truth resolves" in err
