@@ -51,6 +51,7 @@ same either way, to rounding.
     python benchmarks/interval_rules.py --load new.pkl --against old.pkl   # the default, before -> after a change
     python benchmarks/interval_rules.py --inner --reps 100 --jobs 1 --save inner.pkl   # record the inner level too
     python benchmarks/interval_rules.py --load inner.pkl --inner-spread   # what the correction adds to the noise
+    python benchmarks/interval_rules.py --load inner.pkl --null-join   # the default with and without the test's 0
     python benchmarks/interval_rules.py --reps 100 --first 100 --sizes 50000 --kind ce2 --save more.pkl   # 100 more
     python benchmarks/interval_rules.py --load rules.pkl --extend more.pkl --grid   # ... evaluated with the first
 """
@@ -72,6 +73,51 @@ from socal.parallel import iter_jobs
 RULES = ("bracket", "widened", "imbens-manski", "gum")
 
 
+def _sample(name, h, n, rep):
+    """coverage.py's replicate ``rep`` of a cell: the member's sample under its own seed."""
+    pop = socal.synthetic.validation_zoo()[name].population
+    return pop.sample(n, h=h, rng=np.random.default_rng([zlib.crc32(name.encode()), round(1 / h), n, rep]))
+
+
+def null_pvalue(kind, name, hinv, n, rep):
+    """The calibration test's p-value of CE = 0 on a replicate's sample, as ``ce2``/``ce1`` compute it for their
+    interval (``CalibrationError.null_pvalue``): for records made before the interval joined the test's 0."""
+    m, v, y = _sample(name, 1 / hinv, n, rep)
+    order = 2 if kind == "ce2" else 1
+    stats = socal.CalibrationTestStats(order=order).add_validated(m, v if order == 2 else None, y.sum(axis=1),
+                                                                   np.full(n, float(y.shape[1])))
+    return 0.0 if stats.impossible else float(stats.test().pvalue)
+
+
+def null_join(cells, level, jobs):
+    """The default interval with and without the calibration test's 0 (docs/numbers.md, "At CE = 0"), on the same
+    records: the rules table's counts, and every cell the test's 0 reaches."""
+    keyed = [(key, j) for key, cell in ordered(cells) for j in range(len(cell["rows"]))]
+    todo = [(k, j) for k, j in keyed if "null_p" not in cells[k]["rows"][j]]
+    for (key, j), p in zip(todo, iter_jobs(null_pvalue, [(*key, cells[key].get("first", 0) + j) for key, j in todo],
+                                           n_jobs=jobs)):
+        cells[key]["rows"][j] = dict(cells[key]["rows"][j], null_p=p)
+    tallies, moved = {False: [], True: []}, []
+    for key, cell in ordered(cells):
+        before, after = (default_stats(cell, key[0], level, join=join) for join in (False, True))
+        share = float(np.mean([(r["null_p"] or 0.0) >= 1 - level for r in cell["rows"]]))
+        for join, s in ((False, before), (True, after)):
+            tallies[join].append(s)
+        if share > 0:
+            moved.append(f"{key[0]} {key[1]} 1/{key[2]} n={key[3]}: the test's 0 in {share:.2f} of replicates; "
+                         f"covers {before['cover']:.3f} -> {after['cover']:.3f}, width / RMSE {before['width']:.1f} -> "
+                         f"{after['width']:.1f} {after['tag']}")
+    print("on target / below / significantly below / above / significantly above / wider than 4.5 RMSE / lowest")
+    for join in (False, True):
+        s = tallies[join]
+        cov, w = np.array([x["cover"] for x in s]), np.array([x["width"] for x in s])
+        on = np.sum((cov >= level - 0.02 - 1e-9) & (cov <= level + 0.05 + 1e-9) & (w <= 4.5))
+        print(f"{'with the test' if join else 'bracket alone':>14}: {on} / {np.sum(cov < level - 0.02 - 1e-9)} / "
+              f"{sum(x['tag'] == 'below' for x in s)} / {np.sum(cov > level + 0.05 + 1e-9)} / "
+              f"{sum(x['tag'] == 'above' for x in s)} / {np.sum(w > 4.5)} / {cov.min():.3f}")
+    print("\n".join(moved))
+
+
 def record(kind, name, h, n, rep, n_boot, inner=False):
     """One coverage.py replicate; every compared degree's (plug-in, bias, corrected estimate, deltas); with ``inner``
     also each refit's one-step-corrected delta and the analytic one-step (``socal.bootstrap.INNER_ONE_STEP``)."""
@@ -90,8 +136,7 @@ def record(kind, name, h, n, rep, n_boot, inner=False):
     socal.pipeline.choose_degree = spy
     socal.bootstrap.INNER_ONE_STEP = inner
     try:
-        pop = socal.synthetic.validation_zoo()[name].population
-        m, v, y = pop.sample(n, h=h, rng=np.random.default_rng([zlib.crc32(name.encode()), round(1 / h), n, rep]))
+        m, v, y = _sample(name, h, n, rep)
         if kind == "ce2":
             res = socal.ce2(m, v, y, h=h, ci=0.9, upper=0.95, n_boot=n_boot, rng=rep)
         else:
@@ -99,7 +144,7 @@ def record(kind, name, h, n, rep, n_boot, inner=False):
     finally:
         socal.pipeline.choose_degree = choose
         socal.bootstrap.INNER_ONE_STEP = flag
-    return dict(got, est=res.estimate)
+    return dict(got, est=res.estimate, null_p=res.null_pvalue)
 
 
 def one_interval(rule, plug, bias, deb, deltas, level, top, margin=(1.0, 0.5)):
@@ -140,15 +185,21 @@ def bracket_bound(plug, bias, deb, deltas, upper, top):
     return socal.bootstrap.bracket_interval(plug, (one, 2 * bias - one), deltas - one, deb, top, upper=upper)[1].value
 
 
-def default_stats(cell, kind, level, upper=0.95, reps=None):
-    """The default rule (bracket, union over Lepski's candidates) on a cell's first ``reps`` replicates (all by
-    default): the numbers coverage.py prints for it, plus whether the coverage is off [level - 0.02, level + 0.05]
-    beyond the replicates' noise (``tag``) and the mean number of candidates."""
+def default_stats(cell, kind, level, upper=0.95, reps=None, join=None):
+    """The default rule (bracket, union over Lepski's candidates, joined with the calibration test's 0 where the
+    records hold its p-value; ``join`` forces either) on a cell's first ``reps`` replicates (all by default): the
+    numbers coverage.py prints for it, plus whether the coverage is off [level - 0.02, level + 0.05] beyond the
+    replicates' noise (``tag``) and the mean number of candidates."""
     truth, rows, top = cell["truth"], cell["rows"][:reps], CE_RANGE[2 if kind == "ce2" else 1]
     est = np.array([r["est"] for r in rows])
     plug = np.array([r["cands"][r["k"]][0] for r in rows])
     ivs = [[one_interval("bracket", *c, level, top) for c in r["cands"]] for r in rows]
     lo = np.array([min(a for a, _ in iv) for iv in ivs])
+    if join is None:
+        join = all(r.get("null_p") is not None for r in rows)
+    if join:
+        # None: recorded by a call whose candidates' interval reached 0 by itself (the test was not run)
+        lo = np.where(np.array([r["null_p"] or 0.0 for r in rows]) >= 1 - level, 0.0, lo)
     hi = np.array([max(b for _, b in iv) for iv in ivs])
     up = np.array([max(bracket_bound(*c, upper, top) for c in r["cands"]) for r in rows])
     rmse = float(np.sqrt(np.mean((est - truth) ** 2)))
@@ -484,6 +535,8 @@ def main():
     p.add_argument("--inner-spread", action="store_true",
                    help="(records made with --inner) what the correction adds to the finest candidate's fluctuation")
     p.add_argument("--width", action="store_true", help="where the union's width comes from, in the wide cells")
+    p.add_argument("--null-join", action="store_true",
+                   help="the default with and without the calibration test's 0 (computed for records made before it)")
     a = p.parse_args()
     cells = {}
     for path in a.load:
@@ -526,6 +579,8 @@ def main():
         return spread(cells, 0.9)
     if a.width:
         return width_sources(cells, 0.9)
+    if a.null_join:
+        return null_join(cells, 0.9, a.jobs)
     if a.inner_spread:
         return inner_spread(cells)
     evaluate(cells, 0.9, a.cells)

@@ -103,7 +103,8 @@ class CalibrationError:
         ``(1/n) sum_i |eta2_hat(S_i) - (m_i^2 + var_i)|``; 0.0 for CE1.
     degree, alpha : the polynomial degree per axis and the relative ridge actually used.
     n : int, number of items.  h : the bandwidth passed (None if not given).
-    ci : ConfidenceInterval or None (see the estimator's docstring for what it covers); it contains ``estimate``.
+    ci : ConfidenceInterval or None (see the estimator's docstring for what it covers); it contains ``estimate``,
+        and it reaches 0 when the calibration test on the same scores does not reject CE = 0 (``null_pvalue``).
     upper : UpperBound or None, a one-sided upper confidence bound (``upper=`` of the estimator).
     debiased : float or None, ``plugin - bias`` clipped at 0, when a bootstrap was run.
     bias : float or None, the parametric-bootstrap estimate of E[plugin] - truth.
@@ -114,6 +115,10 @@ class CalibrationError:
         interval and bound.  ``ci`` is the union of their intervals and ``upper`` the largest of their bounds, so
         this is where a wide interval comes from: a candidate's gap ``bias_high - bias_low`` (its two bias
         corrections disagree), its noise (``noise_sd``), or the spread of the candidates' estimates.
+    null_pvalue : float or None, with ``ci``: the p-value of :func:`socal.calibration_test` (order 2 for CE2, 1 for
+        CE1) on the same scores and labels, the test of CE = 0 (0 where a score lies outside the feasible region
+        var <= m (1 - m), which makes CE2 > 0 outright).  At least 1 - ``ci.level``: the interval's lower end is 0.
+        None without ``ci``, and where the candidates' interval reaches 0 by itself (the test is then not run).
     """
 
     estimate: float
@@ -131,6 +136,7 @@ class CalibrationError:
     plugin: float | None = None
     upper: UpperBound | None = None
     candidates: tuple = field(default=(), repr=False, compare=False)
+    null_pvalue: float | None = None
 
     def __post_init__(self):
         if self.plugin is None:  # an estimator without bias correction: the headline is its plug-in
@@ -142,7 +148,7 @@ class CalibrationError:
     def to_dict(self) -> dict:
         """JSON-safe summary."""
         out = {k: getattr(self, k) for k in ("kind", "estimate", "plugin", "mean_term", "moment_term", "degree",
-                                             "alpha", "n", "h", "debiased", "bias")}
+                                             "alpha", "n", "h", "debiased", "bias", "null_pvalue")}
         out["ci"] = None if self.ci is None else {"low": self.ci.low, "high": self.ci.high, "level": self.ci.level}
         out["upper"] = None if self.upper is None else {"value": self.upper.value, "level": self.upper.level}
         out["selection"] = self.selection.method

@@ -39,7 +39,7 @@ MAX_TRIALS = 2**53  # labels per item: whole numbers above 2^53 are not exact in
 
 # Slack allowed when a variance is compared with m(1-m) or 1/4: a float computed as mean - mean**2 may overshoot by
 # a few ulps.
-_FEASIBILITY_SLACK = 1e-12
+FEASIBILITY_SLACK = 1e-12
 
 
 def _fail(name, func, rule, got):
@@ -163,7 +163,7 @@ def check_scores(mean, var, func, *, raw=False):
     if m.shape != v.shape:
         raise _fail("var", func, f"an array of the same shape as 'mean' {m.shape}", f"shape {v.shape}")
     if raw:
-        over = v > m * (1.0 - m) + _FEASIBILITY_SLACK
+        over = v > m * (1.0 - m) + FEASIBILITY_SLACK
         if np.any(over):
             i = int(np.flatnonzero(over)[0])
             raise _fail("var", func, "at most mean*(1-mean) for raw scores (the feasible region)",

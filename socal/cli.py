@@ -91,6 +91,8 @@ def _parallel_args(parser, jobs=1):
 
 def _fmt(res):
     ci = "" if res.ci is None else f"  {round(res.ci.level * 100)}% CI [{res.ci.low:.4f}, {res.ci.high:.4f}]"
+    if res.null_pvalue is not None and res.null_pvalue >= 1 - res.ci.level:  # where the lower end comes from
+        ci += f" (reaches 0: the calibration test of {res.kind.upper()} = 0 does not reject, p = {res.null_pvalue:.2f})"
     up = "" if res.upper is None else f"  {round(res.upper.level * 100)}% upper bound {res.upper.value:.4f}"
     what = "bias-corrected" if res.debiased is not None else "plug-in"
     plug = "" if res.debiased is None else f"plug-in {res.plugin:.4f}; "
@@ -109,6 +111,10 @@ def _fmt_candidates(res):
         lines.append(f"  {c.degree:>6} {c.alpha:>7g} {c.plugin:>8.4f} {c.bias_low:>9.4f} {c.bias_high:>9.4f} "
                      f"{c.noise_sd:>9.4f} {c.estimate:>9.4f}   [{c.ci.low:.4f}, {c.ci.high:.4f}]"
                      + ("   <- reported" if c.chosen else ""))
+    if res.null_pvalue is not None:
+        lines.append(f"  calibration test of {res.kind.upper()} = 0 on the same scores: p = {res.null_pvalue:.3g}"
+                     + (f" >= {1 - res.ci.level:.2g}, so the interval reaches 0" if res.null_pvalue >= 1 - res.ci.level
+                        else ""))
     return "\n".join(lines)
 
 

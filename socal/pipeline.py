@@ -29,6 +29,7 @@ from .lepski import Candidate, choose_degree, finer_fits
 from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask
 from .rowkeys import CensusPass
 from .sufficient import SufficientStats, targets
+from .testing import TestPass
 
 N_BOOT = 200  # the default bootstrap replicates (ce2, ce1, evaluate, the CLI)
 
@@ -207,6 +208,16 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
                                           boot.ci.level)
         if boot.upper is not None:
             bound = UpperBound(max(c.boot.upper.value for c in cands), boot.upper.level)
+    null_p = None
+    if interval is not None and interval.low > 0:
+        # joined with the confidence set {0} of the calibration test of CE = 0 on the same rows, at level 1 - ci
+        # (the union of two confidence sets, each valid under its own condition: ce2's Notes); not run where the
+        # lower end is 0 already
+        null = source.map_reduce(TestPass(ndim, checked=True), progress=progress,
+                                 desc=f"{kind}: the calibration test of {kind.upper()} = 0")
+        null_p = 0.0 if null.impossible else float(null.test().pvalue)
+        if null_p >= 1.0 - interval.level:
+            interval = ConfidenceInterval(0.0, interval.high, interval.level)
     fit, dev = chosen.fit, chosen.dev
     reports = tuple(_degree_estimate(c, i == k) for i, c in enumerate(cands))
     return CalibrationError(estimate=boot.debiased if debias else chosen.plugin, mean_term=dev.mean_term,
@@ -214,7 +225,7 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
                             h=opts.h, ci=interval, debiased=None if boot is None else boot.debiased,
                             bias=None if boot is None else boot.bias,
                             selection=dataclasses.replace(fit.selection, rule=rule), kind=kind,
-                            plugin=chosen.plugin, upper=bound, candidates=reports)
+                            plugin=chosen.plugin, upper=bound, candidates=reports, null_pvalue=null_p)
 
 
 def _degree_estimate(cand, chosen):

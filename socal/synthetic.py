@@ -11,7 +11,7 @@ from .perturb import perturb_from_stream
 from .truth import CE2_PANELS, discrete_calibration_functions, discrete_ce1, discrete_ce2, discrete_recalibrated_ce2
 
 __all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population",
-           "ZooMember", "validation_zoo", "EnsembleLikePopulation"]
+           "beta_calibrated_sample", "ZooMember", "validation_zoo", "EnsembleLikePopulation"]
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,24 @@ def calibrated_population():
     sd = np.sqrt(vars_)
     return DiscretePopulation(means=means, vars=vars_, weights=np.full(6, 1 / 6),
                               fstar=np.column_stack([means - sd, means + sd]), fprobs=np.full((6, 2), 0.5))
+
+
+def beta_calibrated_sample(n, rng=None, k=2):
+    """(mean, var, f*, labels) of n items whose scores are second-order calibrated, with a continuum of them.
+
+    m ~ U(0.05, 0.95), var = U(0, 1/2) m (1 - m), and f* | (m, var) ~ Beta(m c, (1 - m) c) with c = m (1 - m)/var
+    - 1, whose mean is m and variance var: E[Y | S] = m and E[f*^2 | S] = m^2 + var, so CE2 = CE1 = 0 exactly for
+    these scores as given (unperturbed; ``benchmarks/calibrated_coverage.py``).  ``k`` labels per item.
+    """
+    n = check_int(n, "n", "beta_calibrated_sample", 0, 10**9)
+    k = check_int(k, "k", "beta_calibrated_sample", 1, 10**6)
+    rng = check_rng(rng)
+    m = rng.uniform(0.05, 0.95, n)
+    v = rng.uniform(0.0, 0.5, n) * m * (1 - m)
+    c = m * (1 - m) / np.maximum(v, 1e-300) - 1
+    f = rng.beta(m * c, (1 - m) * c)
+    y = (rng.random((n, k)) < f[:, None]).astype(float)
+    return m, v, f, y
 
 
 def overconfident_population():

@@ -57,7 +57,7 @@ from scipy import optimize, stats
 
 from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask
 from ._typing import ArrayLike, Chunks, Counts
-from ._validation import check_bool, check_float, check_int, check_scores
+from ._validation import FEASIBILITY_SLACK, check_bool, check_float, check_int, check_scores
 
 __all__ = ["calibration_test", "CalibrationTest", "CalibrationTestStats", "TestPart", "Region", "default_degree"]
 
@@ -368,8 +368,10 @@ class CalibrationTestStats:
             c11 = (m - mu2) / k + mu2 - m * m
             c12 = ((k - 2.0) * mu3 + 2.0 * mu2) / k - m * mu2
             c22 = ((k - 2.0) * (k - 3.0) * mu4 + 4.0 * (k - 2.0) * mu3 + 2.0 * mu2) / (k * (k - 1.0)) - mu2 * mu2
-            # where var = m (1 - m), f* is 0 or 1: disagreeing labels are impossible
+            # where var = m (1 - m), f* is 0 or 1: disagreeing labels are impossible; and a score with var above
+            # m (1 - m) (a perturbed one: raw scores are refused there) cannot be calibrated, as E[f*^2 | S] <= m
             bad |= (q > 0) & (v >= q * (1.0 - 1e-12)) & (a > 0) & (a < k)
+            bad |= v > q + FEASIBILITY_SLACK
             r1, r2 = z1 - m, z2 - mu2
             if self.covariance == "sandwich":  # the rows' own residual products: consistent under any k, estimated
                 c11, c12, c22 = r1 * r1, r1 * r2, r2 * r2
@@ -558,14 +560,26 @@ def _regions(S, occ, x, y, order, C11):
     return tuple(sorted(out, key=lambda r: -abs(r.z)))
 
 
-class _TestPass:
+class TestPass:
+    """The test's pass over a source: each chunk's :class:`CalibrationTestStats` (``checked``: the rows are validated
+    already, e.g. perturbed scores for the CE interval's test of CE = 0, which may lie outside the feasible
+    region; such rows count as impossible under the null)."""
+
+    __test__ = False
+
     def __init__(self, order, checked=False, covariance="null"):
         self.order, self.checked, self.covariance = order, checked, covariance
 
     def __call__(self, index, m, v, a, k):
         if self.order == 2 and not self.checked:
             m, v = check_scores(m, v, "calibration_test", raw=True)  # sources check var <= 1/4; raw needs m (1 - m)
-        return CalibrationTestStats(order=self.order, covariance=self.covariance).add_validated(m, v, a, k)
+        stats = CalibrationTestStats(order=self.order, covariance=self.covariance)
+        if self.order == 2 and self.checked:
+            outside = int(np.count_nonzero(v > m * (1.0 - m) + FEASIBILITY_SLACK))
+            if outside:  # p = 0 whatever the other rows hold: their sums are not needed (nor paid for)
+                stats.impossible = outside
+                return stats
+        return stats.add_validated(m, v, a, k)
 
 
 def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: ArrayLike | None = None,
@@ -653,6 +667,6 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     if covariance not in ("null", "sandwich"):
         raise ValueError(f"The 'covariance' parameter of {func} must be 'null' or 'sandwich'. Got {covariance!r} "
                          f"instead.")
-    stats = source.map_reduce(_TestPass(order, isinstance(source, ArraySource), covariance), progress=progress,
+    stats = source.map_reduce(TestPass(order, isinstance(source, ArraySource), covariance), progress=progress,
                            desc=f"calibration test (order {order})")
     return stats.test(alpha=alpha, degree=degree)

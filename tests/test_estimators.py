@@ -359,3 +359,22 @@ def test_shrunken_world_interpolation():
     assert shrunk_estimate(0.105, truth, plug) == pytest.approx(0.065)
     vals = [shrunk_estimate(e, truth, plug) for e in np.linspace(0.0, 0.2, 41)]
     assert np.all(np.diff(vals) >= -1e-15)  # monotone in the observed plug-in
+
+
+def test_the_interval_joins_the_calibration_tests_zero():
+    """The reported interval is the candidates' union, with its lower end at 0 where the calibration test of
+    CE = 0 on the same rows does not reject at level 1 - ci (order 2 for CE2, 1 for CE1).  Scores outside the
+    feasible region (perturbed ones near the edges) make CE2 > 0 outright: p = 0 and the union stands."""
+    m, v, _, y = socal.synthetic.beta_calibrated_sample(1500, rng=0)  # both brackets miss 0: [0.031, .], [0.015, .]
+    r2 = socal.ce2(m, v, y, ci=0.9, rng=0)
+    r1 = socal.ce1(m, y, ci=0.9, rng=0)
+    assert r2.null_pvalue == socal.calibration_test(m, v, y).pvalue >= 0.1
+    assert r1.null_pvalue == socal.calibration_test(m, None, y, order=1).pvalue >= 0.1
+    for r in (r2, r1):
+        assert r.ci.low == 0 < min(c.ci.low for c in r.candidates) and r.ci.high == max(c.ci.high for c in r.candidates)
+        assert r.to_dict()["null_pvalue"] == r.null_pvalue
+    assert socal.ce2(m, v, y, rng=0).null_pvalue is None  # no interval, no test
+    pm, pv, py = socal.synthetic.toy_population().sample(1500, h=1 / 16, rng=0)
+    assert np.any(pv > pm * (1 - pm))
+    t = socal.ce2(pm, pv, py, ci=0.9, rng=0)
+    assert t.null_pvalue == 0.0 and t.ci.low == min(c.ci.low for c in t.candidates) > 0
