@@ -83,3 +83,21 @@ def test_evaluate_prints_the_same_for_the_rows_in_another_order(tmp_path, capsys
         printed.append(capsys.readouterr().out.replace(name, "FILE"))
     assert "CE2 (mean and var)" in printed[0]
     assert printed[0] == printed[1]
+
+
+def test_estimate_says_where_the_interval_reaches_zero(tmp_path, capsys):
+    """On calibrated scores whose candidates' interval stays above 0, the printed interval reaches 0 and says why
+    (the calibration test of CE = 0 on the same rows does not reject); --candidates prints the test's p-value."""
+    m, v, _, y = synthetic.beta_calibrated_sample(1500, rng=0)  # both brackets miss 0 (tests/test_estimators.py)
+    path = tmp_path / "cal.csv"
+    path.write_text("m,v,y1,y2\n" + "".join(f"{float(a)!r},{float(b)!r},{int(c)},{int(d)}\n"
+                                            for a, b, c, d in zip(m, v, y[:, 0], y[:, 1])))
+    args = ["estimate", str(path), "--mean", "m", "--var", "v", "--labels", "y1,y2"]
+    assert main(args + ["--candidates"]) == 0
+    out = capsys.readouterr().out
+    for kind in ("CE2", "CE1"):
+        assert f"90% CI [0.0000, " in out and f"(reaches 0: the calibration test of {kind} = 0 does not reject" in out
+        assert f"calibration test of {kind} = 0 on the same scores: p = " in out and "so the interval reaches 0" in out
+    assert main(args + ["--json"]) == 0
+    js = json.loads(capsys.readouterr().out)
+    assert js["ce2"]["ci"]["low"] == 0.0 and js["ce2"]["null_pvalue"] >= 0.1
