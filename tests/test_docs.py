@@ -47,7 +47,7 @@ def test_the_guides_candidates_example_is_what_socal_computes():
 
     text = " ".join((DOCS / "guide.md").read_text().split())
     start = text.index("For `pop = socal.synthetic.validation_zoo()[\"calibrated-few\"]")
-    written = text[start: text.index("* `socal.ce1(", start)]
+    written = text[start: text.index("* `", start)]  # to the next bullet
     pop = socal.synthetic.validation_zoo()["calibrated-few"].population
     m, v, y = pop.sample(20_000, h=1 / 64, rng=0)
     res = socal.ce2(m, v, y, h=1 / 64, ci=0.9, rng=0)
