@@ -18,7 +18,7 @@ import numpy as np
 from ._evaluate import DEFAULT_BANDWIDTH
 from .pipeline import N_BOOT
 
-__all__ = ["main", "require_extra", "check_output_path"]
+__all__ = ["main", "require_extra", "check_output_path", "check_output_paths"]
 
 
 def _bandwidth(text):
@@ -182,7 +182,8 @@ def _quick(args, name, quick, default):
 def _run_args(parser, seed_help):
     """The interval, chunking and seed arguments shared by 'estimate' and 'evaluate'."""
     # None stands for the default, so that 'estimate --no-interval' can tell an option given from one left out
-    parser.add_argument("--ci", type=_level, default=None, help="confidence level of the bootstrap intervals (default 0.9)")
+    parser.add_argument("--ci", type=_level, default=None,
+                        help="confidence level of the bootstrap intervals (default 0.9)")
     parser.add_argument("--n-boot", type=_int_in(20, 100_000), default=None, help="bootstrap replicates (default 200)")
     parser.add_argument("--chunk-rows", type=_int_in(1000, 10**9), default=1_000_000,
                         help="rows read at a time (memory is bounded by this; default 1,000,000)")
