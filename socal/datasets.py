@@ -15,7 +15,9 @@ licence) and returns a :class:`KSnapshots`.  Loading validates instead of passin
 from __future__ import annotations
 
 import csv
+import inspect
 import json
+import os
 import pathlib
 import re
 import warnings
@@ -358,7 +360,18 @@ def load(name, data_dir, **kw):
     if name not in DATASETS:
         raise ValueError(f"The 'name' parameter of load must be one of {list(DATASETS)}. Got {name!r} instead.")
     fn, folder = DATASETS[name]
-    if not pathlib.Path(data_dir).is_dir():
+    if not isinstance(data_dir, (str, os.PathLike)) or not pathlib.Path(data_dir).is_dir():
         raise ValueError(f"The 'data_dir' parameter of load must be a folder holding one sub-folder per data set. "
                          f"Got {str(data_dir)!r} instead.")
+    # the loader's own options, and from_judgments' where the loader passes them on (its **kw): a wrong one was a
+    # TypeError naming from_judgments
+    params = inspect.signature(fn).parameters
+    takes = [p for p, v in params.items() if p != "path" and v.kind in (v.POSITIONAL_OR_KEYWORD, v.KEYWORD_ONLY)]
+    if any(v.kind == v.VAR_KEYWORD for v in params.values()):
+        passed = inspect.signature(from_judgments).parameters
+        takes += [p for p, v in passed.items() if v.kind == v.KEYWORD_ONLY and p != "gold"]
+    unknown = sorted(set(kw) - set(takes))
+    if unknown:
+        raise ValueError(f"load({name!r}) takes {', '.join(repr(t) for t in sorted(takes)) or 'no options'}; got "
+                         f"{', '.join(repr(u) for u in unknown)}.")
     return fn(pathlib.Path(data_dir) / folder, **kw)

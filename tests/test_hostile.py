@@ -916,3 +916,18 @@ def test_demo_refuses_an_ignored_or_unresolvable_bandwidth(capsys, tmp_path):
     assert not (tmp_path / "x.csv").exists()
     code, out, err = _run(capsys, ["demo", "--h", "1e-6"])
     assert code == 2 and out == "" and "--h 1e-06 is narrower than the demo's exact truth resolves" in err
+
+
+def test_dataset_load_names_a_bad_folder_or_option(tmp_path):
+    """load('weather', None) was pathlib's TypeError, and an unknown option from_judgments' TypeError ("got an
+    unexpected keyword argument"); both are now ValueErrors of load that say what it takes.  Checked before any
+    file is read, so no data are needed."""
+    for bad in (None, 3, tmp_path / "missing"):
+        with pytest.raises(ValueError, match="'data_dir' parameter of load must be a folder"):
+            datasets.load("weather", bad)
+    with pytest.raises(ValueError, match=r"load\('weather'\) takes 'max_votes', 'on_duplicate', 'verify'; got 'bogus'"):
+        datasets.load("weather", tmp_path, bogus=1)
+    with pytest.raises(ValueError, match=r"load\('cifar10h'\) takes 'verify'; got 'max_votes'"):
+        datasets.load("cifar10h", tmp_path, max_votes=3)
+    with pytest.raises((OSError, ValueError), match="(?i)chaosnli|no such file|not found"):
+        datasets.load("chaosnli", tmp_path, subset="mnli")  # a real option: it reaches the loader, which finds no file
