@@ -364,3 +364,11 @@ def test_run_and_combine_refuse_an_empty_selection_and_read_one_id_as_one():
         verify.run([])
     with pytest.raises(ValueError, match="combine needs at least one Part"):
         verify.combine([])
+
+
+def test_run_reads_quick_and_progress_as_true_or_false():
+    """run(quick="no") ran the reduced checks (the string's truth); quick and progress are now checked first."""
+    for name, bad in (("quick", "no"), ("quick", 1), ("progress", None)):
+        with pytest.raises(ValueError, match=f"The '{name}' parameter of run must be True or False"):
+            verify.run("posreal", **{name: bad})
+    assert [r.verdict for _, r in verify.run("posreal", quick=np.bool_(True))] == [verify.Verdict.HOLDS]

@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 __all__ = ["Verdict", "LEGEND", "Part", "combine", "Result", "Claim", "REGISTRY", "claim", "unregister", "get", "run", "steps"]
 
 
@@ -246,6 +248,9 @@ def run(ids=None, *, quick=False, progress=False):
     With ``progress`` (and tqdm installed) two bars: claims done, and the steps of the running claim's loops.
     """
     global _INNER
+    for name, flag in (("quick", quick), ("progress", progress)):  # a string's truth would decide the run
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ValueError(f"The '{name}' parameter of run must be True or False. Got {flag!r} instead.")
     load_claims()
     if isinstance(ids, str):  # one id (iterating it would read its letters as ids)
         ids = [ids]
