@@ -147,6 +147,8 @@ class CalibrationTest:
         Smallest effects detected with 80% power at level ``alpha`` (0.05 when not given): ``'variance_factor'``
         (true variance / reported variance outside [1 - d, 1 + d]; order 2), ``'mean_shift'`` (E[Y] - m off by more
         than d) and ``'temperature'`` (1/T outside [1 - d, 1 + d] for means tempered as sigmoid(logit(m) / T)).
+        inf where no effect in that direction changes the statistic (all means at 0.5, say; None in :meth:`to_dict`,
+        as strict JSON has no infinity).
     alpha : float or None
         The level, if one was given; then :attr:`rejected` is defined.
     impossible : int
@@ -253,7 +255,9 @@ class CalibrationTest:
         return {"order": self.order, "n": self.n, "statistic": self.statistic, "df": self.df, "pvalue": self.pvalue,
                 "degree": self.degree, "alpha": self.alpha, "rejected": self.rejected, "impossible": self.impossible,
                 "mean_part": part(self.mean_part), "variance_part": part(self.variance_part),
-                "where": None if reg is None else reg.describe(), "detectable": dict(self.detectable)}
+                "where": None if reg is None else reg.describe(),
+                # strict JSON has no Infinity: a direction no effect of which is detectable at this n is None
+                "detectable": {k: (float(d) if math.isfinite(d) else None) for k, d in self.detectable.items()}}
 
 
 def _chi2_sf(t, df):

@@ -264,3 +264,18 @@ def test_the_test_reads_its_chunks_once_so_a_generator_will_do():
     assert abs(from_list.statistic - socal.calibration_test(m, v, y).statistic) < 1e-9 * from_list.statistic
     with pytest.raises(TypeError, match="must be re-iterable"):  # the control: ce2 still needs to read them again
         socal.ce2(chunks=(c for c in chunks), debias=False)
+
+
+def test_to_dict_is_strict_json_where_a_direction_is_undetectable():
+    """With every mean at 0.5 the temperature direction is flat, so its detectable effect is infinite, and
+    to_dict (and `socal evaluate --json`) wrote the non-JSON literal Infinity."""
+    import json
+
+    rng = np.random.default_rng(0)
+    m, v = np.full(2000, 0.5), np.full(2000, 0.05)
+    y = (rng.random((2000, 2)) < 0.5).astype(float)
+    t = socal.calibration_test(m, v, y)
+    assert t.detectable["temperature"] == np.inf  # the attribute keeps the number
+    d = json.loads(json.dumps(t.to_dict(), allow_nan=False))
+    assert d["detectable"]["temperature"] is None and d["detectable"]["mean_shift"] > 0
+    json.dumps(socal.evaluate(m, v, y, n_boot=20).to_dict(), allow_nan=False)
