@@ -69,6 +69,7 @@ import socal
 import socal.pipeline
 from socal.deviations import CE_RANGE
 from socal.parallel import iter_jobs
+from socal.testing import TestPass
 
 RULES = ("bracket", "widened", "imbens-manski", "gum")
 
@@ -83,9 +84,8 @@ def null_pvalue(kind, name, hinv, n, rep):
     """The calibration test's p-value of CE = 0 on a replicate's sample, as ``ce2``/``ce1`` compute it for their
     interval (``CalibrationError.null_pvalue``): for records made before the interval joined the test's 0."""
     m, v, y = _sample(name, 1 / hinv, n, rep)
-    order = 2 if kind == "ce2" else 1
-    stats = socal.CalibrationTestStats(order=order).add_validated(m, v if order == 2 else None, y.sum(axis=1),
-                                                                   np.full(n, float(y.shape[1])))
+    order = 2 if kind == "ce2" else 1  # the pipeline's own pass (socal.testing.TestPass), on the whole sample
+    stats = TestPass(order, checked=True)(0, m, v if order == 2 else None, y.sum(axis=1), np.full(n, float(y.shape[1])))
     return 0.0 if stats.impossible else float(stats.test().pvalue)
 
 
