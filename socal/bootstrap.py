@@ -28,6 +28,7 @@ of float summation.
 from __future__ import annotations
 
 import functools
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -439,7 +440,7 @@ class DeviationWorldPass(CensusPass):
         world = world_sums(calmap, raw, p, m, vv, k, second_moment_values(self.second, m, p[:, 0]), angles)
         census = None
         if self.census_seed is not None:
-            census = self.census(lambda: self.weights.row_keys(self.census_seed, index, m, vv, a, k))
+            census = self.census(lambda: self.weights.row_keys(self.census_seed, index, m, vv, a, k), m.shape[0])
         return _DeviationsAndWorld(dev, world, census)
 
 
@@ -775,32 +776,45 @@ class PoissonWeights:
     computes its own, block by block, the same numbers.  The rows' keys (:meth:`row_keys`) are kept the same way,
     so that the first candidate's fused pass (its :class:`KeyCensus`) and every candidate's refit pass hash the
     rows once.
+
+    What is kept is found by the chunk's position and checked against the chunk's content: the keys are reused only
+    for the very arrays they were computed from (held by weak reference, so a stream's chunks are not kept alive),
+    and a table only for keys equal to those it was drawn for.  A source may give its chunks in another order, or
+    other rows at one position, on another pass (a callable that lists files, a shuffling loader): the position
+    alone would then hand one chunk's keys and weights to another chunk's rows.
     """
 
     def __init__(self, budget=2**26):
         self.budget, self.kept = budget, {}
 
     def _room(self, nbytes):
-        return nbytes <= self.budget - sum(t.nbytes for t in self.kept.values())
+        return nbytes <= self.budget - sum(sum(a.nbytes for a in arrays) for _, arrays in self.kept.values())
 
     def row_keys(self, seed, index, m, v, a, k):
         """:func:`socal.rowkeys.row_keys` of a chunk's rows (``v`` None in 1-D), kept while the budget allows."""
         key = ("keys", seed, index, m.shape[0])
+        rows = (m, v, a, k)
         if key in self.kept:
-            return self.kept[key]
+            refs, (keys,) = self.kept[key]
+            if all((x is None and r is None) or (r is not None and r() is x) for r, x in zip(refs, rows)):
+                return keys
         keys = row_keys(m, v, a, k, seed)
         if self._room(keys.nbytes):
             keys.flags.writeable = False
-            self.kept[key] = keys
+            self.kept[key] = (tuple(None if x is None else weakref.ref(x) for x in rows), (keys,))
         return keys
 
     def get(self, seed, index, keys, B):
         n = keys.shape[0]
         key = (seed, index, n, B)
-        if key not in self.kept and self._room(n * B):
-            self.kept[key] = poisson_weights(keys, seed, B)
         if key in self.kept:
-            table = self.kept[key]
+            _, (drawn_for, table) = self.kept[key]
+            if drawn_for is keys or np.array_equal(drawn_for, keys):
+                return lambda sl: table[sl]
+            del self.kept[key]
+        if self._room(n * B + keys.nbytes):
+            table = poisson_weights(keys, seed, B)
+            self.kept[key] = (None, (keys, table))
             return lambda sl: table[sl]
         return lambda sl: poisson_weights(keys[sl], seed, B)
 

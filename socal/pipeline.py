@@ -33,7 +33,7 @@ from .testing import TestPass
 
 N_BOOT = 200  # the default bootstrap replicates (ce2, ce1, evaluate, the CLI)
 
-__all__ = ["N_BOOT", "Settings", "estimator_settings", "data_source", "StatsPass", "fit_from", "estimate"]
+__all__ = ["N_BOOT", "Settings", "estimator_settings", "data_source", "StatsPass", "fit_from", "estimate", "same_rows"]
 
 
 @dataclass(frozen=True)
@@ -136,9 +136,12 @@ def fit_from(source, stats, opts, ndim, func, progress=False, responses=None, us
                                    rng=opts.fold_rng, responses=responses)
         # rows of one content go to the folds as separate items: counted in the pass when the array is every row,
         # otherwise in a pass of their own first (the counts must cover every chunk)
-        repeats = "here" if isinstance(source, ArraySource) else source.map_reduce(
-            FoldCensusPass(template), progress=progress, desc=f"{func}: rows of one content").duplicated()
+        census = None if isinstance(source, ArraySource) else source.map_reduce(
+            FoldCensusPass(template), progress=progress, desc=f"{func}: rows of one content")
+        repeats = "here" if census is None else census.duplicated()
         stats = source.map_reduce(StatsPass(template, repeats), progress=progress, desc=f"{func}: statistics")
+        if census is not None:
+            same_rows(func, stats.n, census.rows, "the census of rows of one content", built=True)
     n = stats.n
     check_n(func, n, stats.folds)
     n_train = training_rows(n, stats.folds, stats.holdout)
@@ -146,6 +149,21 @@ def fit_from(source, stats, opts, ndim, func, progress=False, responses=None, us
     degs, sel_d = resolve_degrees(func, opts.degree, opts.h, n, n_train, cap, ndim, use_h_floor)
     alphas, sel_a = resolve_alphas(func, opts.alpha)
     return select_and_fit(stats, degrees=degs, alphas=alphas, select=sel_d or sel_a, search=opts.search), stats
+
+
+def same_rows(func, n_stats, n_read, what, *, built):
+    """A ValueError unless a pass read as many rows (``n_read``, in ``what``) as the statistics hold (``n_stats``):
+    ``built``, the statistics came from the same source (which then gave other rows on another pass); otherwise
+    the caller's :class:`SufficientStats` describe other rows than its ``chunks``.  Every pass of an estimate reads
+    the same rows: a source that changes between passes would mix fits, averages and draws of different data."""
+    if int(round(n_stats)) == int(n_read):
+        return
+    if built:
+        raise ValueError(f"The 'chunks' source of {func} gave {int(round(n_stats))} rows to the statistics pass and "
+                         f"{int(n_read)} to {what}: it must give the same rows on every pass (a callable must "
+                         f"return the same chunks each time it is called).")
+    raise ValueError(f"The SufficientStats passed to {func} hold {int(round(n_stats))} rows and 'chunks' gave "
+                     f"{int(n_read)} to {what}: build the statistics from the same rows as 'chunks'.")
 
 
 def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha, folds, holdout, max_degree, ci,
@@ -159,6 +177,7 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
                          f"are built around the bias-corrected estimate. Got debias=False with "
                          f"ci={opts.ci!r}, upper={opts.upper!r}.")
     source, stats = data_source(kind, ndim, mean, var, labels, counts, chunks)
+    built = stats is None
     # the headline: CV, checked against finer degrees by Lepski's rule; the plug-in alone keeps the former default
     fit, stats = fit_from(source, stats, opts, ndim, kind, progress, use_h_floor=not debias)
     fits = [fit]
@@ -190,6 +209,7 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
         else:
             dev = source.map_reduce(DeviationPass(f.calmap), progress=progress,
                                     desc=f"{kind}: deviations at degree {f.calmap.degree}")
+        same_rows(kind, stats.n, dev.n, f"the deviations at degree {f.calmap.degree}", built=built)
         plugin = dev.mean_term + dev.moment_term
         boot = None
         if debias:

@@ -163,6 +163,7 @@ class KeyCensus:
     keys: np.ndarray  # uint64, sorted, distinct
     counts: np.ndarray | None  # int64, rows per key; None: one row each (the common case, kept without the array)
     overflow: bool = False
+    rows: int = 0  # the rows counted, overflow or not: a later pass checks that it read as many
 
     @classmethod
     def of(cls, keys, whole=False):
@@ -170,11 +171,13 @@ class KeyCensus:
         is final (not merged), and holds no array of the rows' size."""
         keys = np.sort(np.asarray(keys, dtype=np.uint64))
         if keys.size < 2 or not (keys[1:] == keys[:-1]).any():
-            return cls(np.empty(0, np.uint64), None) if whole else cls._capped(keys, None)
-        census = cls._counted(keys, np.ones(keys.size, dtype=np.int64))
-        if whole and not census.overflow:
-            many = census.counts > 1
-            census = cls(census.keys[many], census.counts[many])
+            census = cls(np.empty(0, np.uint64), None) if whole else cls._capped(keys, None)
+        else:
+            census = cls._counted(keys, np.ones(keys.size, dtype=np.int64))
+            if whole and not census.overflow:
+                many = census.counts > 1
+                census = cls(census.keys[many], census.counts[many])
+        census.rows = int(keys.size)
         return census
 
     @classmethod
@@ -184,9 +187,9 @@ class KeyCensus:
         return cls._capped(keys[first], np.add.reduceat(counts, first))
 
     @classmethod
-    def overflowed(cls):
-        """The census of rows with more than :data:`CENSUS_CAP` distinct keys: no counts kept."""
-        return cls(np.empty(0, np.uint64), None, True)
+    def overflowed(cls, rows=0):
+        """The census of ``rows`` rows with more than :data:`CENSUS_CAP` distinct keys: no counts kept."""
+        return cls(np.empty(0, np.uint64), None, True, int(rows))
 
     @classmethod
     def _capped(cls, keys, counts):
@@ -196,13 +199,16 @@ class KeyCensus:
         return np.ones(self.keys.size, dtype=np.int64) if self.counts is None else self.counts
 
     def merge(self, other):
+        rows = self.rows + other.rows
         if self.overflow or other.overflow:
-            return KeyCensus.overflowed()
+            return KeyCensus.overflowed(rows)
         keys = np.concatenate([self.keys, other.keys])
         if keys.size == 0:
-            return KeyCensus(keys, None)
+            return KeyCensus(keys, None, False, rows)
         order = np.argsort(keys, kind="stable")
-        return KeyCensus._counted(keys[order], np.concatenate([self._counts(), other._counts()])[order])
+        out = KeyCensus._counted(keys[order], np.concatenate([self._counts(), other._counts()])[order])
+        out.rows = rows
+        return out
 
     def duplicated(self):
         """(keys, counts) of the keys that more than one row carries, sorted (both empty after an overflow)."""
@@ -225,13 +231,14 @@ class CensusPass:
     def keys(self, m, v, a, k):  # pragma: no cover - every subclass defines it
         raise NotImplementedError
 
-    def census(self, keys):
-        """The census of one chunk's ``keys`` (a callable giving them, called only when they are counted)."""
+    def census(self, keys, rows):
+        """The census of one chunk's ``rows`` rows, whose ``keys`` (a callable giving them) are called for only when
+        they are counted."""
         if self._overflowed:
-            return KeyCensus.overflowed()
+            return KeyCensus.overflowed(rows)
         out = KeyCensus.of(keys(), self.whole)
         self._overflowed = out.overflow
         return out
 
     def __call__(self, index, m, v, a, k):
-        return self.census(lambda: self.keys(m, v, a, k))
+        return self.census(lambda: self.keys(m, v, a, k), m.shape[0])

@@ -64,10 +64,12 @@ def test_shared_poisson_weights_are_the_per_block_draws():
     observed = np.bincount(np.minimum(w, 4), minlength=5)
     expected[4] = n * B * stats.poisson.sf(3, 1.0)
     assert stats.chisquare(observed, expected).pvalue > 1e-3, (observed, expected)
-    kept = PoissonWeights(budget=n * B)
+    kept = PoissonWeights(budget=n * B + keys.nbytes)  # the table and the keys it was drawn for
     kept.get(5, 3, keys, B)
     kept.get(5, 4, keys, B)  # over the budget: not kept, still the right numbers
     assert list(kept.kept) == [(5, 3, n, B)]
+    # other rows at the same position (a source that reorders its chunks): their own weights, not the kept table
+    assert np.array_equal(kept.get(5, 3, keys[perm], B)(slice(0, n)), per_block[perm])
 
 
 def test_poisson_weights_table_is_the_exact_inverse_cdf():
@@ -181,6 +183,64 @@ def test_same_data_same_numbers_in_any_order_chunking_or_partitioning():
     r1d = socal.ce1(da.from_array(m, chunks=700), da.from_array(y, chunks=(700, 2)), **kw)
     for other in (r1p, r1c, r1d):  # CE1's world reads the second-moment pass too: merged over chunks, the same
         np.testing.assert_allclose(_headline(other), _headline(r1), rtol=1e-12, atol=1e-14)
+
+
+def test_same_numbers_when_the_source_reorders_its_chunks_between_passes():
+    """A callable source may give its chunks in another order on each pass (a loader that lists or shuffles files):
+    the weights and keys kept between passes were found by the chunk's position alone, so the second pass drew one
+    chunk's weights for another's rows (CE2 0.13484 against 0.13476 on 3,000 rows).  They are now checked against
+    the chunk's content; the rotated source gives the arrays' numbers (to 1e-12), for ce2 and ce1."""
+    m, v, y = _determinism_data()
+    cuts = np.array_split(np.arange(m.size), 4)  # four chunks of 750 rows: one size at every position
+    chunks = [{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts]
+    passes = []
+
+    def rotating():
+        passes.append(None)
+        shift = len(passes) % len(chunks)
+        return iter(chunks[shift:] + chunks[:shift])
+
+    kw = dict(h=1 / 16, ci=0.9, upper=0.95, n_boot=40)
+    ref, got = socal.ce2(m, v, y, **kw), socal.ce2(chunks=rotating, **kw)
+    assert len(passes) >= 4
+    np.testing.assert_allclose(_headline(got), _headline(ref), rtol=1e-12, atol=1e-14)
+    first = [{"mean": c["mean"], "labels": c["labels"]} for c in chunks]
+    passes.clear()
+
+    def rotating_1d():
+        passes.append(None)
+        shift = len(passes) % len(first)
+        return iter(first[shift:] + first[:shift])
+
+    np.testing.assert_allclose(_headline(socal.ce1(chunks=rotating_1d, **kw)), _headline(socal.ce1(m, y, **kw)),
+                               rtol=1e-12, atol=1e-14)
+
+
+def test_a_source_that_gives_other_rows_on_another_pass_is_refused():
+    """A source whose later passes drop a chunk mixed a census of 3,000 rows with statistics and averages of 2,000
+    and returned a number; every pass now reads as many rows as the statistics hold, or a ValueError names the
+    counts (also for caller-built SufficientStats without the bootstrap, which has its own check)."""
+    from socal.sufficient import SufficientStats
+
+    m, v, y = _determinism_data()
+    chunks = [(m[c], v[c], y[c]) for c in np.array_split(np.arange(m.size), 3)]
+    passes = []
+
+    def shrinking():
+        passes.append(None)
+        return iter(chunks if len(passes) == 1 else chunks[:2])
+
+    for debias in (False, True):
+        passes.clear()
+        with pytest.raises(ValueError, match="gave 2000 rows to the statistics pass and 3000 to the census"):
+            socal.ce2(chunks=shrinking, debias=debias)
+    passes.clear()
+    with pytest.raises(ValueError, match="same rows on every pass"):
+        socal.calibration_functions(chunks=shrinking)
+    other = SufficientStats(max_degree=4).update(m[:2000], v[:2000], y[:2000])
+    with pytest.raises(ValueError, match="hold 2000 rows and 'chunks' gave 3000 to the deviations at degree 4"):
+        socal.ce2(other, chunks=chunks, degree=4, debias=False)
+    assert socal.ce2(other, chunks=chunks[:2], degree=4, debias=False).n == 2000  # control: the same rows
 
 
 def test_same_numbers_in_any_order_or_chunking_through_finufft():
@@ -494,7 +554,7 @@ def test_statistics_of_other_rows_than_the_chunks_are_refused():
     same = SufficientStats(max_degree=4).update(m, v, y)
     assert socal.ce2(same, chunks=chunks, **kw).ci is not None
     other = SufficientStats(max_degree=4).update(m[:half], v[:half], y[:half])
-    with pytest.raises(ValueError, match="do not hold the rows"):
+    with pytest.raises(ValueError, match="hold 1500 rows and 'chunks' gave 3000"):  # counted before the world
         socal.ce2(other, chunks=chunks, **kw)
     shifted = SufficientStats(max_degree=4).update(np.clip(m + 0.01, 0, 1), v, y)  # as many rows, other scores
     with pytest.raises(ValueError, match="do not hold the rows"):
@@ -701,7 +761,11 @@ def test_rows_of_one_content_give_the_same_numbers_in_any_order_or_chunking(monk
     assert not np.allclose(_headline(over), _headline(ref), rtol=1e-4, atol=0)
     monkeypatch.setattr(socal.rowkeys, "CENSUS_CAP", 2**22)
     local = bs.KeyCensus.merge
-    monkeypatch.setattr(bs.KeyCensus, "merge", lambda self, other: self if self.keys.size else other)
+    def first_chunks_only(self, other):  # a merge that keeps one side's keys (and counts both sides' rows)
+        kept = self if self.keys.size else other
+        return bs.KeyCensus(kept.keys, kept.counts, kept.overflow, self.rows + other.rows)
+
+    monkeypatch.setattr(bs.KeyCensus, "merge", first_chunks_only)
     moved = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
     monkeypatch.setattr(bs.KeyCensus, "merge", local)
     assert not np.allclose(_headline(moved), _headline(ref), rtol=1e-4, atol=0)
