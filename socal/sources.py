@@ -108,6 +108,42 @@ def _partitions(x, rows_chunks=None):
     return list(x.to_delayed()), None
 
 
+def _known_rows(x):
+    """A dask array's row count, or None where it is unknown (after a filter) or ``x`` has no shape."""
+    shape = getattr(x, "shape", ())
+    return int(shape[0]) if len(shape) and np.isfinite(shape[0]) else None
+
+
+def _aligned(func, *named):
+    """The inputs as given where they are dask collections (or None), and in-memory arrays among them as dask
+    arrays in the row blocks of the first dask array: mixing dask and numpy inputs works as the arrays alone would.
+    With no dask array to take the blocks from (dask DataFrame columns), an in-memory input is a ValueError."""
+    from dask import is_dask_collection
+
+    template = next((x for _, x in named if is_dask_collection(x) and hasattr(x, "chunks")
+                     and isinstance(x.chunks, tuple)), None)
+    out = []
+    for name, x in named:
+        if x is None or is_dask_collection(x):
+            rows, first = _known_rows(x), _known_rows(template)
+            if rows is not None and first is not None and rows != first:
+                raise ValueError(f"The '{name}' parameter of {func} must have one row per item ({first}, as the "
+                                 f"first dask array). Got {rows} rows instead.")
+            out.append(x)
+            continue
+        if template is None:
+            raise ValueError(f"The '{name}' parameter of {func} is in memory while other inputs are dask DataFrame "
+                             f"columns: pass every input as a dask collection, or every one in memory.")
+        import dask.array as da
+
+        arr = np.asarray(x)
+        if arr.ndim == 0 or arr.shape[0] != template.shape[0]:
+            raise ValueError(f"The '{name}' parameter of {func} must have one row per item ({template.shape[0]}, as "
+                             f"the dask inputs). Got shape {arr.shape} instead.")
+        out.append(da.from_array(arr, chunks=(template.chunks[0],) + tuple(-1 for _ in range(arr.ndim - 1))))
+    return out
+
+
 def _apply(fn, func, ndim, min_k, index, mean, var, labels, pos, trials):
     if np.asarray(mean).shape[0] == 0:  # an empty partition (after a filter, say) adds nothing
         e = np.empty(0)
@@ -131,6 +167,11 @@ class DaskSource:
         except ImportError:  # pragma: no cover - is_dask() is only true when dask is loaded
             raise ImportError("dask collections need dask: pip install 'socal[dask]'") from None
         self.func, self.ndim, self.min_k = func, ndim, responses or ndim
+        if counts is not None and isinstance(counts, (tuple, list)) and len(counts) == 2:
+            pos, trials = _aligned(func, ("mean", mean), ("var", var), ("labels", labels),
+                                   ("counts[0] (positives)", counts[0]), ("counts[1] (trials)", counts[1]))[3:]
+            counts = (pos, trials)
+        mean, var, labels = _aligned(func, ("mean", mean), ("var", var), ("labels", labels))[:3]
         m_parts, rows = _partitions(mean)
         cols = {"mean": m_parts}
         others = {"var": var, "labels": labels}
