@@ -88,7 +88,23 @@ class TransformerConventions:
         return check_mean(x[:, 0], name), None
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Names of :meth:`transform`'s output columns: ('mean', 'var')."""
+        """Names of :meth:`transform`'s output columns: ('mean', 'var').
+
+        ``input_features``, when given, is checked as scikit-learn checks it: as many names as the features seen at
+        ``fit``, and the same names when ``fit`` saw named columns (a ValueError otherwise); the output names do
+        not depend on it."""
+        if input_features is not None:
+            self._check_fitted()
+            names = np.asarray(input_features, dtype=object)
+            fitted, count = getattr(self, "feature_names_in_", None), getattr(self, "n_features_in_", None)
+            if names.ndim != 1 or (count is not None and len(names) != count):
+                raise ValueError(f"The 'input_features' parameter of {type(self).__name__}.get_feature_names_out "
+                                 f"must name the {count or 'input'} feature(s) seen at fit. Got "
+                                 f"{list(np.atleast_1d(names))!r} instead.")
+            if fitted is not None and not np.array_equal(names, fitted):
+                raise ValueError(f"The 'input_features' parameter of {type(self).__name__}.get_feature_names_out "
+                                 f"must equal the feature names seen at fit ({list(fitted)!r}). Got {list(names)!r} "
+                                 f"instead.")
         return np.asarray(["mean", "var"], dtype=object)
 
     def set_output(self, *, transform: str | None = None) -> TransformerConventions:
