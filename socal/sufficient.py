@@ -358,6 +358,12 @@ class SufficientStats:
 
     __add__ = merge
 
+    def __radd__(self, other):
+        """``0 + stats``: the start of Python's ``sum(parts)``, so that the parts of a stream add up with ``sum``."""
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
+            return self.copy()
+        return NotImplemented
+
     def view(self, ndim: int | None = None, responses: int | None = None) -> SufficientStats:
         """The statistics of a smaller problem read off these: 1-D from 2-D (T_0(w) = 1, so the 1-D moments are the
         q = 0 column) and/or the first response only (a/k, for first-order fits)."""

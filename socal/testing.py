@@ -403,6 +403,12 @@ class CalibrationTestStats:
 
     __add__ = merge
 
+    def __radd__(self, other):
+        """``0 + stats``: the start of Python's ``sum(parts)``, so that the parts of a stream add up with ``sum``."""
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
+            return self.merge(CalibrationTestStats(order=self.order, covariance=self.covariance))
+        return NotImplemented
+
     def test(self, *, alpha: float | None = None, degree: int | None = None) -> CalibrationTest:
         """The test from these statistics (see :func:`calibration_test`)."""
         func = "calibration_test"
