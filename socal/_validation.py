@@ -289,10 +289,20 @@ def check_float(x, name, func, lo, hi, *, lo_open=False, hi_open=False, allow_no
     if ok:
         ok = (x > lo if lo_open else x >= lo) and (x < hi if hi_open else x <= hi)
     if not ok:
-        left = "(" if lo_open else "["
-        right = ")" if hi_open else "]"
-        raise _fail(name, func, f"a float in the range {left}{lo}, {hi}{right}", repr(x))
+        raise _fail(name, func, _float_rule(lo, hi, lo_open, hi_open), repr(x))
     return float(x)
+
+
+def _float_rule(lo, hi, lo_open, hi_open):
+    """What :func:`check_float` asks for, in words: an infinite end is no end (infinity itself is refused: every
+    float checked must be finite)."""
+    if math.isinf(lo) and math.isinf(hi):
+        return "a finite float"
+    if math.isinf(hi):
+        return f"a finite float {'>' if lo_open else '>='} {lo}"
+    if math.isinf(lo):
+        return f"a finite float {'<' if hi_open else '<='} {hi}"
+    return f"a float in the range {'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}"
 
 
 def check_probability(q, name, func):

@@ -100,7 +100,7 @@ def resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=T
             if MIN_ROWS_PER_COEF * size(floor_h) <= n_train:
                 floor = min(max(floor, floor_h), lmax)
         return degree_schedule(lmax, floor), True
-    if isinstance(degree, (list, tuple, np.ndarray)):
+    if isinstance(degree, (list, tuple, range, np.ndarray)):
         if np.ndim(degree) != 1 or len(degree) == 0:
             raise ValueError(f"The 'degree' parameter of {func} must be None, 'paper', an int in the range [0, "
                              f"{MAX_DEGREE}] or a non-empty list of such ints. Got {degree!r} instead.")

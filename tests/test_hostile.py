@@ -931,3 +931,72 @@ def test_dataset_load_names_a_bad_folder_or_option(tmp_path):
         datasets.load("cifar10h", tmp_path, max_votes=3)
     with pytest.raises((OSError, ValueError), match="(?i)chaosnli|no such file|not found"):
         datasets.load("chaosnli", tmp_path, subset="mnli")  # a real option: it reaches the loader, which finds no file
+
+
+# sweep 7 (issue 24, seventh round): each of these failed on 4f70ff5
+
+
+def test_dask_inputs_mix_with_in_memory_arrays(small):
+    """A dask mean with numpy labels raised AttributeError ('numpy.ndarray' object has no attribute 'to_delayed');
+    the in-memory inputs now take the dask array's row blocks, and a row count that differs is named."""
+    da = pytest.importorskip("dask.array", reason="needs dask")
+    m, v, y = small
+    ref = socal.ce2(m, v, y, debias=False)
+    mixed = socal.ce2(da.from_array(m, chunks=150), v, y, debias=False)
+    assert mixed.estimate == pytest.approx(ref.estimate, rel=1e-12)
+    mixed = socal.ce2(m, v, da.from_array(y, chunks=(150, 2)), debias=False)
+    assert mixed.estimate == pytest.approx(ref.estimate, rel=1e-12)
+    with pytest.raises(ValueError, match="'var' parameter of ce2 must have one row per item \\(400"):
+        socal.ce2(da.from_array(m, chunks=150), da.from_array(np.r_[v, v], chunks=150), y, debias=False)
+    with pytest.raises(ValueError, match="'labels' parameter of ce2 must have one row per item \\(400"):
+        socal.ce2(da.from_array(m, chunks=150), v, y[:300], debias=False)
+
+
+def test_feature_names_out_checks_input_features_as_scikit_learn_does(small):
+    """get_feature_names_out(['a']) returned ('mean', 'var') for a map fitted on two columns; scikit-learn's
+    transformers refuse input names that are not the fitted ones."""
+    m, v, y = small
+    X = np.column_stack([m, v])
+    fit = socal.SecondOrderPlatt().fit(X, y)
+    assert list(fit.get_feature_names_out(["x0", "x1"])) == ["mean", "var"]
+    with pytest.raises(ValueError, match="'input_features' parameter .* must name the 2 feature"):
+        fit.get_feature_names_out(["a"])
+    pd = pytest.importorskip("pandas", reason="named columns need pandas")
+    named = socal.SecondOrderPlatt().fit(pd.DataFrame(X, columns=["m", "v"]), y)
+    assert list(named.get_feature_names_out(["m", "v"])) == ["mean", "var"]
+    with pytest.raises(ValueError, match="must equal the feature names seen at fit"):
+        named.get_feature_names_out(["v", "m"])
+    with pytest.raises(socal.NotFittedError):
+        socal.SecondOrderPlatt().get_feature_names_out(["m", "v"])
+
+
+def test_statistics_add_up_with_sum(small):
+    """sum(parts) raised TypeError (0 + SufficientStats); the parts of a stream now add up with Python's sum, to
+    the statistics of the whole."""
+    m, v, y = small
+    parts = [socal.SufficientStats(max_degree=6).update(m[i::3], v[i::3], y[i::3]) for i in range(3)]
+    whole = socal.SufficientStats(max_degree=6).update(m, v, y)
+    assert sum(parts).n == 400 and np.allclose(sum(parts).M, whole.M) and np.allclose(sum(parts).Z, whole.Z)
+    rm, rv, _, ry = socal.synthetic.toy_population().sample_raw(400, rng=0)
+    tests = [socal.CalibrationTestStats().update(rm[i::3], rv[i::3], ry[i::3]) for i in range(3)]
+    assert sum(tests).test().pvalue == pytest.approx(socal.calibration_test(rm, rv, ry).pvalue, rel=1e-9)
+    with pytest.raises(TypeError):
+        1 + parts[0]
+
+
+def test_a_range_of_degrees_is_a_list_of_degrees(small):
+    """degree=range(2, 6) was refused as 'an int in the range [0, 200]. Got range(2, 6)'."""
+    m, v, y = small
+    res = socal.ce2(m, v, y, degree=range(2, 6), debias=False)
+    assert res.selection.degrees == (5, 4, 3, 2)
+    with pytest.raises(ValueError, match="non-empty list"):
+        socal.ce2(m, v, y, degree=range(0), debias=False)
+
+
+def test_an_unbounded_range_is_not_printed_with_infinity_in_it():
+    """paper_degree(inf, ...) said 'must be a float in the range [1.0, inf]. Got inf': infinity is refused, so the
+    rule names a finite float."""
+    with pytest.raises(ValueError, match="'n' parameter of paper_degree must be a finite float >= 1.0. Got inf"):
+        socal.paper_degree(math.inf, 1 / 16)
+    with pytest.raises(ValueError, match="'lo' parameter of SechKernel must be a finite float. Got nan"):
+        socal.SechKernel(0.1, math.nan)
