@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ._typing import ArrayLike, Counts, Degree, Alpha, Seed
-from ._validation import check_float, check_int, check_labels, check_rng, check_scores
+from ._validation import check_bandwidth, check_float, check_int, check_labels, check_rng, check_scores
 from .estimators import calibration_functions
 from .rowkeys import item_keys, keyed_uniforms, stream_salt
 
@@ -127,13 +127,7 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     m, v = check_scores(mean, var, func)
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     bins = check_int(bins, "bins", func, 2, 1000)
-    n_boot = check_int(n_boot, "n_boot", func, 0, 100_000)
-    level = check_float(level, "level", func, 0.0, 1.0, lo_open=True, hi_open=True)
-    fewest = math.ceil(2.0 / (1.0 - level) - 1e-9)  # at least one refit expected beyond each end of the band
-    if 0 < n_boot < fewest:
-        raise ValueError(f"The 'n_boot' parameter of {func} must be 0 (no bands) or at least 2 / (1 - level) = "
-                         f"{fewest} at level {level:g}: with fewer refits the band's ends are the extreme refits "
-                         f"or lie between them. Got {n_boot} instead.")
+    n_boot, level = _check_bands(n_boot, level, func)
     min_count = max(20, m.shape[0] // 500) if min_count is None else check_int(min_count, "min_count", func, 1,
                                                                                 10**12)
     rng = check_rng(rng)
@@ -214,6 +208,34 @@ def _check_data(data, kind, name, func):
                         f"socal.plot.{maker}). Got {type(data).__name__} instead.")
 
 
+def _check_bands(n_boot, level, func):
+    """(n_boot, level) of a reliability band: 0 replicates (no band) or at least 2 / (1 - level), so that one
+    refit is expected beyond each end of the band."""
+    n_boot = check_int(n_boot, "n_boot", func, 0, 100_000)
+    level = check_float(level, "level", func, 0.0, 1.0, lo_open=True, hi_open=True)
+    fewest = math.ceil(2.0 / (1.0 - level) - 1e-9)
+    if 0 < n_boot < fewest:
+        raise ValueError(f"The 'n_boot' parameter of {func} must be 0 (no bands) or at least 2 / (1 - level) = "
+                         f"{fewest} at level {level:g}: with fewer refits the band's ends are the extreme refits "
+                         f"or lie between them. Got {n_boot} instead.")
+    return n_boot, level
+
+
+def _two_axes(axes, func, figsize):
+    """The pair of matplotlib axes a drawing function draws on: new ones for None, else the caller's two (a
+    TypeError naming the argument for anything else, e.g. one Axes)."""
+    if axes is None:
+        return _pyplot().subplots(1, 2, figsize=figsize)[1]
+    try:
+        pair = list(axes) if not hasattr(axes, "ravel") else list(axes.ravel())
+    except TypeError:
+        pair = None
+    if pair is None or len(pair) != 2 or not all(hasattr(ax, "plot") for ax in pair):
+        raise TypeError(f"The 'axes' parameter of plot.{func} must be two matplotlib Axes (the means' panel and the "
+                        f"variances'), e.g. plt.subplots(1, 2)[1]. Got {type(axes).__name__} instead.")
+    return axes.ravel() if hasattr(axes, "ravel") else axes  # a (2, 1) array of axes as its two panels
+
+
 def _pyplot():
     try:
         import matplotlib.pyplot as plt
@@ -248,9 +270,8 @@ def _panel(ax, centre, curve, band, edges, count, label, xlabel, ylabel, color, 
 def plot_reliability(data: ReliabilityData, *, axes: Any = None, label: str = "fitted", color: str = "C0") -> Any:
     """Draw a :class:`ReliabilityData` on two axes (created if ``axes`` is None); returns the axes."""
     _check_data(data, ReliabilityData, "data", "plot_reliability")
-    plt = _pyplot()
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(9, 4))
+    _pyplot()
+    axes = _two_axes(axes, "plot_reliability", (9, 4))
     a1, a2 = axes
     _panel(a1, data.mean_centre, data.eta1, data.eta1_band, data.mean_edges, data.mean_count, label,
            "predicted mean", "E[Y | score]: how often the label is 1", color)
@@ -265,9 +286,8 @@ def plot_reliability(data: ReliabilityData, *, axes: Any = None, label: str = "f
 def plot_residual_map(data: ResidualMap, *, axes: Any = None) -> Any:
     """Draw a :class:`ResidualMap` as two heat maps over (mean, var); empty cells are left blank."""
     _check_data(data, ResidualMap, "data", "plot_residual_map")
-    plt = _pyplot()
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(10, 4))
+    _pyplot()
+    axes = _two_axes(axes, "plot_residual_map", (10, 4))
     for ax, res, title in zip(axes, (data.mean_residual, data.var_residual),
                               ("E[Y | score] - predicted mean", "Var[f* | score] - predicted variance")):
         lim = np.nanmax(np.abs(res)) if np.any(np.isfinite(res)) else 1.0
@@ -283,9 +303,8 @@ def plot_before_after(before: ReliabilityData, after: ReliabilityData, *, axes: 
     """Reliability diagrams before and after recalibration, overlaid on two axes."""
     _check_data(before, ReliabilityData, "before", "plot_before_after")
     _check_data(after, ReliabilityData, "after", "plot_before_after")
-    plt = _pyplot()
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(9, 4))
+    _pyplot()
+    axes = _two_axes(axes, "plot_before_after", (9, 4))
     plot_reliability(before, axes=axes, label="before", color="C3")
     for ax, centre, curve, band in ((axes[0], after.mean_centre, after.eta1, after.eta1_band),
                                     (axes[1], after.var_centre, after.cond_var, after.cond_var_band)):
@@ -313,8 +332,11 @@ def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None 
     from .recalibrate import SecondOrderPlatt
 
     plt = _pyplot()
-    m, v = check_scores(mean, var, "plot.evaluation_figure")
-    a, k = check_labels(labels, m.shape[0], "plot.evaluation_figure", counts=counts)
+    func = "plot.evaluation_figure"
+    m, v = check_scores(mean, var, func)
+    a, k = check_labels(labels, m.shape[0], func, counts=counts)
+    h = check_bandwidth(h, func, allow_none=True, per_axis=True)  # checked here, before the fit and the bands
+    n_boot, _ = _check_bands(n_boot, 0.9, func)
     rng = check_rng(rng)
     fit = _fit_half(m, v, a, k, rng)
     test = ~fit

@@ -1000,3 +1000,28 @@ def test_an_unbounded_range_is_not_printed_with_infinity_in_it():
         socal.paper_degree(math.inf, 1 / 16)
     with pytest.raises(ValueError, match="'lo' parameter of SechKernel must be a finite float. Got nan"):
         socal.SechKernel(0.1, math.nan)
+
+
+def test_drawing_functions_name_wrong_axes_and_evaluation_figure_checks_first(small):
+    """plot_reliability(data, axes=one_axes) raised "cannot unpack non-iterable Axes object"; evaluation_figure with
+    h=0 was refused in SecondOrderPlatt's name, and with n_boot=1 only after the fit, in plot.reliability's."""
+    pytest.importorskip("matplotlib", reason="drawing needs matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    m, v, y = small
+    data = socal.plot.reliability(m, v, y, n_boot=0, rng=0)
+    one = plt.subplots()[1]
+    for draw in (lambda ax: socal.plot.plot_reliability(data, axes=ax),
+                 lambda ax: socal.plot.plot_before_after(data, data, axes=ax),
+                 lambda ax: socal.plot.plot_residual_map(socal.plot.residual_map(m, v, y, rng=0), axes=ax)):
+        with pytest.raises(TypeError, match="'axes' parameter of plot.plot_.* must be two matplotlib Axes"):
+            draw(one)
+    assert len(socal.plot.plot_reliability(data, axes=plt.subplots(2, 1)[1])) == 2  # a column of two panels
+    with pytest.raises(ValueError, match="'h' parameter of plot.evaluation_figure"):
+        socal.plot.evaluation_figure(m, v, y, h=0)
+    with pytest.raises(ValueError, match="'n_boot' parameter of plot.evaluation_figure"):
+        socal.plot.evaluation_figure(m, v, y, n_boot=1)
+    plt.close("all")
