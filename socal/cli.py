@@ -129,8 +129,8 @@ def _estimate(args):
     if args.no_interval and given:  # they were ignored
         raise ValueError(f"--no-interval runs no bootstrap, so {', '.join(given)} would do nothing; drop "
                          f"{'them' if len(given) > 1 else 'it'}, or drop --no-interval")
-    reader = read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows,
-                         **_label_columns(args))
+    reader = _EnoughLabels(read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows,
+                                      **_label_columns(args)), args.min_labels, args.file)
     ci = None if args.no_interval else _or(args.ci, CI)
     upper = None if args.no_interval else _or(args.upper, UPPER)
     kw = dict(h=args.h, ci=ci, upper=upper, debias=not args.no_interval, n_boot=_or(args.n_boot, N_BOOT),
@@ -140,6 +140,8 @@ def _estimate(args):
         r2 = ce2(chunks=reader, rng=args.seed, **kw)
         r1 = ce1(chunks=reader, rng=args.seed, **kw)
     notes = sorted({str(w.message) for w in caught})
+    if reader.dropped:
+        notes.append(reader.note())
     for note in notes:
         print(f"socal estimate: note: {note}", file=sys.stderr)
     if args.json:
@@ -209,6 +211,48 @@ def _label_columns(args):
     if args.positives and args.trials:
         return {"positives": args.positives, "trials": args.trials}
     raise ValueError("give the label columns (--labels Y1,Y2) or the count columns (--positives P --trials K)")
+
+
+class _EnoughLabels:
+    """A reader's chunks without the rows of fewer than ``least`` labels (missing votes: empty label cells), so
+    that 'estimate' streams what 'evaluate' keeps in memory; every pass leaves out the same rows, and counts them
+    (``dropped``, ``rows``, the data rows of the first few in ``first``)."""
+
+    def __init__(self, reader, least, name):
+        self.reader, self.least, self.name = reader, least, name
+        self.dropped = self.rows = 0
+        self.first = []
+
+    def chunks(self):
+        self.dropped = self.rows = 0
+        self.first = []
+        for chunk in self.reader.chunks():
+            start, self.rows = self.rows, self.rows + len(chunk["mean"])
+            if chunk.get("counts") is None:
+                k = np.shape(chunk["labels"])[1]
+                if k < self.least:
+                    raise ValueError(f"every row of {self.name} has fewer than {self.least} labels (--min-labels): "
+                                     f"it has {k} label columns")
+                yield chunk
+                continue
+            few = chunk["counts"][1] < self.least
+            if few.any():
+                rows = np.flatnonzero(few)
+                self.dropped += rows.size
+                self.first += [start + int(r) + 1 for r in rows[: max(0, 5 - len(self.first))]]
+                keep = ~few
+                if not keep.any():
+                    continue
+                chunk = {key: (None if val is None else tuple(x[keep] for x in val) if key == "counts" else val[keep])
+                         for key, val in chunk.items()}
+            yield chunk
+        if self.rows and self.dropped == self.rows:
+            raise ValueError(f"every row of {self.name} has fewer than {self.least} labels (--min-labels)")
+
+    def note(self):
+        first = ", ".join(map(str, self.first)) + (", ..." if self.dropped > len(self.first) else "")
+        return (f"left out {self.dropped} of {self.rows} rows with fewer than {self.least} labels (missing votes; "
+                f"data rows {first}); --min-labels sets the threshold (at least 2)")
 
 
 def _evaluate(args):
@@ -539,6 +583,9 @@ def build_parser():
     e.add_argument("--no-interval", action="store_true",
                    help="skip the bootstrap: the paper's plug-in estimate alone (no bias correction, interval, bound)")
     _run_args(e, "random seed (same seed, same numbers)")
+    e.add_argument("--min-labels", type=_int_in(2, 10**6), default=2,
+                   help="rows with fewer labels (empty cells are missing votes) are left out, with a note "
+                        "(default 2)")
     e.add_argument("--candidates", action="store_true",
                    help="also print every degree Lepski's rule compared, with its bias bracket and interval (the "
                         "reported interval is their union)")

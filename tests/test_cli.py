@@ -101,3 +101,35 @@ def test_estimate_says_where_the_interval_reaches_zero(tmp_path, capsys):
     assert main(args + ["--json"]) == 0
     js = json.loads(capsys.readouterr().out)
     assert js["ce2"]["ci"]["low"] == 0.0 and js["ce2"]["null_pvalue"] >= 0.1
+
+
+def test_estimate_leaves_out_rows_with_missing_votes_as_evaluate_does(tmp_path, capsys):
+    """A row of one vote (an empty label cell) stopped 'socal estimate' with "The 'counts[1] (trials)' parameter of
+    ce2 ... must be in [2, ...]", a parameter the user never gave; 'evaluate' drops such rows with a note.  Now
+    'estimate' leaves them out of its stream too (--min-labels, default 2) and says which; the estimate is that of
+    the complete rows."""
+    m, v, y = synthetic.toy_population().sample(600, h=1 / 16, rng=1)
+    path = tmp_path / "votes.csv"
+    with open(path, "w") as fh:
+        fh.write("m,v,y1,y2\n")
+        for i, row in enumerate(zip(m, v, y[:, 0], y[:, 1])):
+            cells = [repr(float(x)) for x in row]
+            if i in (3, 10):
+                cells[3] = ""  # one vote missing
+            fh.write(",".join(cells) + "\n")
+    base = ["estimate", str(path), "--mean", "m", "--var", "v", "--labels", "y1,y2", "--no-interval", "--json"]
+    assert main(base) == 0
+    captured = capsys.readouterr()
+    assert "left out 2 of 600 rows with fewer than 2 labels (missing votes; data rows 4, 11)" in captured.err
+    got = json.loads(captured.out)
+    keep = np.setdiff1d(np.arange(600), [3, 10])
+    complete = tmp_path / "complete.csv"
+    with open(complete, "w") as fh:
+        fh.write("m,v,y1,y2\n")
+        for row in zip(m[keep], v[keep], y[keep, 0], y[keep, 1]):
+            fh.write(",".join(repr(float(x)) for x in row) + "\n")
+    assert main(["estimate", str(complete)] + base[2:]) == 0
+    ref = json.loads(capsys.readouterr().out)
+    assert got["ce2"]["n"] == 598 and got["ce2"]["estimate"] == ref["ce2"]["estimate"]
+    assert main(base + ["--min-labels", "3"]) == 2
+    assert "every row of" in capsys.readouterr().err
