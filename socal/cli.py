@@ -156,7 +156,8 @@ def _estimate(args):
 
 def _data_args(parser, mean_help, var_help):
     """The file and column arguments shared by 'estimate' and 'evaluate'."""
-    parser.add_argument("file", help="a .csv (header row, UTF-8) or .parquet file")
+    parser.add_argument("file", help="a .csv or .tsv file (header row, UTF-8; also compressed as .gz, .bz2 or .xz) "
+                                     "or a .parquet file")
     parser.add_argument("--mean", required=True, help=mean_help)
     parser.add_argument("--var", required=True, help=var_help)
     parser.add_argument("--labels",

@@ -29,6 +29,30 @@ __all__ = ["CSVChunks", "ParquetChunks", "read_chunks", "read_all", "MissingVote
 DEFAULT_CHUNK_ROWS = 1_000_000
 
 
+_COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}  # read as the text inside them
+
+
+def _file_path(path, func):
+    """``path`` (a str, bytes or os.PathLike) as a pathlib.Path; anything else is a TypeError naming it."""
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"The 'path' parameter of {func} must be a file path (str or os.PathLike). Got "
+                        f"{type(path).__name__} instead.")
+    return pathlib.Path(path)
+
+
+def _open_text(path):
+    """A text handle on a CSV file, UTF-8 with an optional byte-order mark; .gz, .bz2 and .xz files are read
+    through their decompressor, as pandas reads them."""
+    kind = _COMPRESSED.get(path.suffix.lower())
+    if kind is None:
+        return open(path, newline="", encoding="utf-8-sig")
+    import importlib
+
+    return importlib.import_module(kind).open(path, "rt", newline="", encoding="utf-8-sig")
+
+
 class MissingVotesWarning(UserWarning):
     """Empty label cells were read as missing votes (ragged counts)."""
 
@@ -110,7 +134,12 @@ class _Reader:
 
     def chunks(self):
         self._missing = 0
-        yield from self._chunks()
+        try:
+            yield from self._chunks()
+        except (EOFError, OSError) as exc:  # a compressed file cut short or damaged after its header
+            if self.path.suffix.lower() not in _COMPRESSED:
+                raise
+            raise ValueError(f"{self.path}: the compressed data end early or are damaged ({exc}).") from None
         if self._missing:
             warnings.warn(f"{self.path}: {self._missing} empty label cell(s) read as missing votes (those rows have "
                           f"fewer trials).", MissingVotesWarning, stacklevel=2)
@@ -127,6 +156,7 @@ class CSVChunks(_Reader):
     Parameters
     ----------
     path : str or path
+        A file ending in .gz, .bz2 or .xz is read through its decompressor.
     mean, var : str
         Column names of the perturbed scores (``var`` None for first-order use).
     labels : list of str, optional
@@ -141,7 +171,7 @@ class CSVChunks(_Reader):
     def __init__(self, path, *, mean, var=None, labels=None, positives=None, trials=None,
                  chunk_rows=DEFAULT_CHUNK_ROWS, delimiter=","):
         func = "CSVChunks"
-        self.path = pathlib.Path(path)
+        self.path = _file_path(path, func)
         if not self.path.is_file():
             raise ValueError(f"The 'path' parameter of {func} must be an existing file. Got {str(path)!r} "
                              f"({'a folder' if self.path.is_dir() else 'not found'}).")
@@ -154,13 +184,17 @@ class CSVChunks(_Reader):
         self._index = self._header()
 
     def _header(self):
-        with open(self.path, newline="", encoding="utf-8-sig") as fh:
+        with _open_text(self.path) as fh:
             try:
                 header = next(csv.reader(fh, delimiter=self.delimiter))
             except StopIteration:
                 raise ValueError(f"{self.path} is empty (no header row).") from None
             except UnicodeDecodeError as exc:
                 raise ValueError(f"{self.path} is not UTF-8 text ({exc.reason}).") from None
+            except Exception as exc:  # a .gz/.bz2/.xz name on other bytes: gzip's OSError, lzma's LZMAError
+                if self.path.suffix.lower() not in _COMPRESSED:
+                    raise
+                raise ValueError(f"{self.path} cannot be decompressed as its name says ({exc}).") from None
         header = [h.strip() for h in header]
         dup = sorted({h for h in header if header.count(h) > 1 and h in self.columns})
         if dup:
@@ -199,7 +233,7 @@ class CSVChunks(_Reader):
         return out
 
     def _chunks(self):
-        with open(self.path, newline="", encoding="utf-8-sig") as fh:
+        with _open_text(self.path) as fh:
             fh.readline()
             line_no = 2
             while True:
@@ -248,7 +282,7 @@ class ParquetChunks(_Reader):
             import pyarrow.parquet as pq
         except ImportError:
             raise ImportError("Reading Parquet needs pyarrow: pip install 'socal[parquet]'") from None
-        self.path = pathlib.Path(path)
+        self.path = _file_path(path, func)
         if not self.path.is_file():
             raise ValueError(f"The 'path' parameter of {func} must be an existing file. Got {str(path)!r}.")
         self.mean, self.var, self.positives, self.trials = mean, var, positives, trials
@@ -299,7 +333,11 @@ class ParquetChunks(_Reader):
 def read_chunks(path: str | os.PathLike, **kw: Any) -> CSVChunks | ParquetChunks:
     """A reader for ``path`` by its suffix: ``.parquet``/``.pq`` -> :class:`ParquetChunks`, else :class:`CSVChunks`
     (tab-separated for ``.tsv``/``.tab`` unless ``delimiter`` is given)."""
-    suffix = pathlib.Path(path).suffix.lower()
+    path = _file_path(path, "read_chunks")
+    suffixes = [x.lower() for x in path.suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSED:  # x.tsv.gz is a .tsv file, compressed
+        suffixes.pop()
+    suffix = suffixes[-1] if suffixes else ""
     if suffix in (".parquet", ".pq"):
         kw.pop("delimiter", None)
         return ParquetChunks(path, **kw)
