@@ -22,6 +22,7 @@ import pathlib
 import re
 import warnings
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -73,22 +74,28 @@ class KSnapshots:
 def from_judgments(name, rows, classes, *, gold=None, on_duplicate="keep-first", max_votes=None):
     """Build KSnapshots from (worker, item, label) rows (in file order); ``gold`` maps item -> label."""
     if on_duplicate not in ("keep-first", "raise"):
-        raise ValueError(f"The 'on_duplicate' parameter must be 'keep-first' or 'raise'. Got {on_duplicate!r} instead.")
+        raise ValueError(f"The 'on_duplicate' parameter of from_judgments ({name}) must be 'keep-first' or 'raise'. "
+                         f"Got {on_duplicate!r} instead.")
+    if gold is not None and not isinstance(gold, Mapping):
+        raise TypeError(f"The 'gold' parameter of from_judgments ({name}) must be a mapping item -> label. Got "
+                        f"{type(gold).__name__} instead.")
     if max_votes is not None and (isinstance(max_votes, bool) or not isinstance(max_votes, (int, np.integer))
                                   or max_votes < 1):
-        raise ValueError(f"The 'max_votes' parameter of {name} must be None or an int >= 1 (votes kept per item). "
+        raise ValueError(f"The 'max_votes' parameter of from_judgments ({name}) must be None or an int >= 1 (votes "
+                         f"kept per item). "
                          f"Got {max_votes!r} instead.")
     cls_index = {c: i for i, c in enumerate(classes)}
     if len(cls_index) < 2:
-        raise ValueError(f"The 'classes' parameter of {name} must name at least 2 distinct classes. Got "
-                         f"{list(classes)!r} instead.")
+        raise ValueError(f"The 'classes' parameter of from_judgments ({name}) must name at least 2 distinct "
+                         f"classes. Got {list(classes)!r} instead.")
     seen, per_item, order = set(), {}, []
     dups = []
     for r, row in enumerate(rows):
         try:
             worker, item, label = row
         except (TypeError, ValueError):
-            raise ValueError(f"The 'rows' parameter of {name} must hold (worker, item, label) triples. Row {r + 1} is "
+            raise ValueError(f"The 'rows' parameter of from_judgments ({name}) must hold (worker, item, label) "
+                             f"triples. Row {r + 1} is "
                              f"{row!r}.") from None
         if label not in cls_index:
             raise ValueError(f"{name}: row {r + 1} has label {label!r}, not one of the classes {list(classes)}.")
@@ -114,7 +121,13 @@ def from_judgments(name, rows, classes, *, gold=None, on_duplicate="keep-first",
     counts = np.zeros((len(order), len(classes)), dtype=np.int64)
     for i, it in enumerate(order):
         np.add.at(counts[i], per_item[it], 1)
-    g = np.array([cls_index.get(gold.get(it), -1) if gold else -1 for it in order])
+    g = np.full(len(order), -1)
+    for i, it in enumerate(order if gold else ()):  # items without a gold label keep -1
+        if it in gold:
+            if gold[it] not in cls_index:  # a typo or another coding of the classes: never a silent -1
+                raise ValueError(f"{name}: the gold label of item {it!r} is {gold[it]!r}, not one of the classes "
+                                 f"{list(classes)}.")
+            g[i] = cls_index[gold[it]]
     if dups:
         warnings.warn(f"{name}: dropped {len(dups)} duplicate (worker, item) row(s), keeping the first of each.",
                       DataWarning, stacklevel=3)

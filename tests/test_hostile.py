@@ -618,7 +618,7 @@ def test_the_real_labels_runner_and_the_clinic_sampler_name_a_bad_argument():
 
 def test_judgment_rows_that_are_not_triples_are_named():
     for rows in ([("w1", "i1")], [3], [("w1", "i1", "a"), ("w1", "i2", "a", "extra")]):
-        with pytest.raises(ValueError, match=r"'rows' parameter of t must hold \(worker, item, label\) triples"):
+        with pytest.raises(ValueError, match=r"'rows' parameter of from_judgments \(t\) must hold \(worker, item"):
             datasets.from_judgments("t", rows, ["a", "b"])
 
 
@@ -1065,3 +1065,16 @@ def test_compressed_csv_files_are_read_as_the_text_inside(tmp_path, ext):
     with pytest.raises(TypeError, match="'path' parameter of read_chunks must be a file path"):
         io.read_chunks(3, **kw)
     assert io.read_chunks(os.fsencode(plain), **kw).path == plain
+
+
+def test_from_judgments_refuses_a_gold_label_outside_the_classes():
+    """A gold label that is not one of the classes (a typo, or the classes coded otherwise: 'Yes' for 'yes') was
+    read as 'no gold label', -1, silently; a gold given as a list raised AttributeError ('list' has no 'get')."""
+    rows = [("w1", "a", "x"), ("w2", "a", "y"), ("w1", "b", "x"), ("w2", "b", "x")]
+    assert datasets.from_judgments("t", rows, ("x", "y"), gold={"a": "y", "zz": "x"}).gold.tolist() == [1, -1]
+    with pytest.raises(ValueError, match="gold label of item 'a' is 'Y', not one of the classes"):
+        datasets.from_judgments("t", rows, ("x", "y"), gold={"a": "Y"})
+    with pytest.raises(TypeError, match="'gold' parameter of from_judgments \\(t\\) must be a mapping"):
+        datasets.from_judgments("t", rows, ("x", "y"), gold=[("a", "y")])
+    with pytest.raises(ValueError, match="'on_duplicate' parameter of from_judgments"):
+        datasets.from_judgments("t", rows, ("x", "y"), on_duplicate="error")
