@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from ._validation import (check_bandwidth, check_bool, check_float, check_labels
 from .estimators import ce1, ce2
 from .perturb import perturb
 from .recalibrate import FirstOrderPlatt
+from .rowkeys import RowsFingerprint
 from .testing import CalibrationTest, calibration_test
 from .truth import CalibratedReference, checked_reference
 
@@ -259,6 +261,10 @@ class RecalibratedEvaluation:
         False for a first-order map (:class:`socal.FirstOrderPlatt`), which outputs var' = 0: even its exact map
         is second-order calibrated only where f* is constant on its level sets, so its CE2 has no reference 0 (it
         measures the epistemic spread the map leaves out).
+    in_sample : bool
+        True when the items are the very rows the map was fitted on (their fingerprint,
+        :class:`socal.rowkeys.RowsFingerprint`, is the one the map recorded): the test and CE2 are then in-sample
+        and biased towards calibration, and the summary says so first.
     """
 
     test: CalibrationTest
@@ -266,11 +272,17 @@ class RecalibratedEvaluation:
     mean: np.ndarray = field(repr=False)
     var: np.ndarray = field(repr=False)
     second_order: bool = True
+    in_sample: bool = False
 
     def summary(self) -> str:
         r = self.ce2
         level = int(round(r.ci.level * 100))
-        lines = [f"Recalibrated scores on {r.n} held-out items (test of their own calibration):"]
+        if self.in_sample:
+            lines = textwrap.wrap(f"Recalibrated scores on the {r.n} items the recalibrator was fitted on: the test "
+                                  f"and CE2 below are in-sample, biased towards calibration; evaluate on items it was "
+                                  f"not fitted on.", 110)
+        else:
+            lines = [f"Recalibrated scores on {r.n} held-out items (test of their own calibration):"]
         lines += [textwrap.fill(p, 110) for p in self.test.summary().split("\n")]
         why = ("reference 0: the exact recalibration map is calibrated on its level sets" if self.second_order else
                "no reference 0: a first-order map reports var' = 0, so even the exact map is second-order calibrated "
@@ -284,7 +296,7 @@ class RecalibratedEvaluation:
 
     def to_dict(self) -> dict:
         return {"n": self.ce2.n, "second_order": self.second_order, "reference": 0.0 if self.second_order else None,
-                "test": self.test.to_dict(), "ce2": self.ce2.to_dict()}
+                "in_sample": self.in_sample, "test": self.test.to_dict(), "ce2": self.ce2.to_dict()}
 
 
 def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,
@@ -304,7 +316,8 @@ def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, la
     ----------
     recalibrator : SecondOrderPlatt
         Fitted on *other* items' perturbed scores and labels (on the same items the test is biased towards
-        calibration).  A :class:`socal.FirstOrderPlatt` is evaluated too; its scores claim var' = 0, and its CE2
+        calibration: given the very rows it was fitted on, in any order, the result says so, ``in_sample``, with
+        a warning; a partial overlap is not detected).  A :class:`socal.FirstOrderPlatt` is evaluated too; its scores claim var' = 0, and its CE2
         has no reference 0 (:attr:`RecalibratedEvaluation.second_order`).
     mean, var : array_like, shape (n,)
         The held-out items' perturbed scores (what :func:`socal.evaluate` returns as ``Evaluation.mean, .var``).
@@ -341,10 +354,15 @@ def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, la
     counts = check_labels(labels, m.shape[0], func, counts=counts)  # (positives, trials), in memory
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)
     n_boot = check_replicates(n_boot, func, ci=ci)
+    fitted_on = getattr(recalibrator, "fit_rows_", None)
+    in_sample = fitted_on is not None and RowsFingerprint.of(m, None, *counts) == fitted_on
+    if in_sample:
+        warnings.warn(f"{func}: these {m.shape[0]} items are the ones the recalibrator was fitted on; its test and "
+                      f"CE2 on them are in-sample, biased towards calibration.", UserWarning, stacklevel=2)
     mt, vt = recalibrator.transform(m, v)
     mt = np.clip(mt, 0.0, 1.0)
     vt = np.minimum(vt, mt * (1.0 - mt))  # (eta1, eta2) projected: var' <= m'(1 - m') up to round-off
     test = calibration_test(mt, vt, counts=counts)
     r2 = ce2(mt, vt, counts=counts, ci=ci, n_boot=n_boot, rng=rng)
     return RecalibratedEvaluation(test=test, ce2=r2, mean=mt, var=vt,
-                                  second_order=not isinstance(recalibrator, FirstOrderPlatt))
+                                  second_order=not isinstance(recalibrator, FirstOrderPlatt), in_sample=in_sample)

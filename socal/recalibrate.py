@@ -13,9 +13,11 @@ import numpy as np
 
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_array, check_choice, check_labels, check_mean, check_scores
+from .sources import check_rows
 from .degrees import DEFAULT_MAX_DEGREE, stream_cap
 from .fitting import CalibrationMap
 from .pipeline import N_BOOT, data_source, estimator_settings, fit_from
+from .rowkeys import RowsFingerprint
 from .schema import FORMAT, FORMAT_VERSION, check_saved
 from .sklearn_api import TransformerConventions, is_table, sklearn_expected_failed_checks
 from .sufficient import SufficientStats
@@ -54,12 +56,13 @@ class _PlattBase(TransformerConventions):
                                 self.max_degree, self.rng, None, N_BOOT, self.search)
         return ndim, opts
 
-    def _finish_fit(self, fit, n):
+    def _finish_fit(self, fit, n, rows=None):
         self.map_ = fit.calmap
         self.degree_ = fit.calmap.degree
         self.alpha_ = fit.calmap.alpha
         self.selection_ = fit.selection
         self.n_samples_fit_ = n
+        self.fit_rows_ = rows
         return self
 
     def _inputs(self, X, y, labels, counts, name, *, fitting):
@@ -117,14 +120,14 @@ class _PlattBase(TransformerConventions):
                                  f"'counts' must be None.")
             stats = _stats_for(X, ndim, R, name)
             fit, stats = fit_from(None, stats, opts, ndim, name, responses=R)
-            return self._finish_fit(fit, stats.n)
+            return self._finish_fit(fit, stats.n)  # the rows are not known: no fingerprint
         if not is_table(X):
             self.n_features_in_ = 2 if (ndim == 2 or y is not None) else 1
             self.__dict__.pop("feature_names_in_", None)
         mean, var, labels, counts = self._inputs(X, y, labels, counts, name, fitting=True)
         source, _ = data_source(name, ndim, mean, var if ndim == 2 else None, labels, counts, None, responses=R)
         fit, stats = fit_from(source, None, opts, ndim, name, responses=R)
-        return self._finish_fit(fit, stats.n)
+        return self._finish_fit(fit, stats.n, RowsFingerprint.of(*source.chunk))
 
     def partial_fit(self, X: ArrayLike, y: ArrayLike | None = None, labels: ArrayLike | None = None, *,
                     counts: Counts | None = None) -> _PlattBase:
@@ -147,9 +150,11 @@ class _PlattBase(TransformerConventions):
         if not hasattr(self, "stats_"):
             self.stats_ = SufficientStats(max_degree=stream_cap(name, opts), ndim=ndim, folds=opts.folds,
                                           rng=opts.fold_rng, responses=R)
-        self.stats_.update(mean, var if ndim == 2 else None, labels, counts=counts)
+        rows = check_rows(name, ndim, mean, var if ndim == 2 else None, labels, counts, R)
+        self.stats_.add_validated(*rows)
         fit, _ = fit_from(None, self.stats_, opts, ndim, name, responses=R)
-        return self._finish_fit(fit, self.stats_.n)
+        before = getattr(self, "fit_rows_", None) if self.stats_.n > rows[0].shape[0] else RowsFingerprint()
+        return self._finish_fit(fit, self.stats_.n, None if before is None else before.add(RowsFingerprint.of(*rows)))
 
     def fit_transform(self, X: ArrayLike, y: ArrayLike | None = None, labels: ArrayLike | None = None, *,
                       counts: Counts | None = None) -> Any:
@@ -236,8 +241,10 @@ class _PlattBase(TransformerConventions):
         self._check_fitted()
         params = self.get_params()
         params["rng"] = params["rng"] if isinstance(params["rng"], (int, type(None))) else None
+        rows = getattr(self, "fit_rows_", None)
         return {"format": FORMAT, "version": FORMAT_VERSION, "class": type(self).__name__, "params": params,
-                "map": self.map_.to_dict(), "n_samples_fit": self.n_samples_fit_}
+                "map": self.map_.to_dict(), "n_samples_fit": self.n_samples_fit_,
+                "fit_rows": None if rows is None else rows.to_hex()}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> _PlattBase:
@@ -249,6 +256,7 @@ class _PlattBase(TransformerConventions):
         obj.degree_, obj.alpha_ = obj.map_.degree, obj.map_.alpha
         obj.selection_ = None
         obj.n_samples_fit_ = nf
+        obj.fit_rows_ = RowsFingerprint.from_hex(d.get("fit_rows"), f"{cls.__name__}.from_dict")
         return obj
 
 

@@ -13,12 +13,13 @@ they are (:meth:`socal.SufficientStats.add_targets`, :class:`socal.bootstrap.Ref
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = ["mix64", "mix64_inplace", "row_hash", "row_uniform", "row_keys", "stream_salt", "keyed_uniforms",
-           "to_unit_interval", "distinct_keys", "item_keys", "KeyCensus", "CensusPass", "CENSUS_CAP"]
+           "to_unit_interval", "distinct_keys", "item_keys", "KeyCensus", "CensusPass", "CENSUS_CAP", "RowsFingerprint"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -242,3 +243,48 @@ class CensusPass:
 
     def __call__(self, index, m, v, a, k):
         return self.census(lambda: self.keys(m, v, a, k), m.shape[0])
+
+
+_FINGERPRINT = re.compile(r"^([0-9a-f]{1,16}):([0-9a-f]{16}):([0-9a-f]{16})$")
+
+
+@dataclass(frozen=True)
+class RowsFingerprint:
+    """An order-free fingerprint of a multiset of rows: their count, and the wrapping sum and the xor of the rows'
+    keys (:func:`row_keys` of the mean and the labels, seed 0).
+
+    Two sets of rows with equal fingerprints are the same rows, whatever their order or chunking (for different
+    rows, equal sums and xors of 64-bit hashes are a chance of about 2^-128).  The recalibrators record the
+    fingerprint of the rows they were fitted on, so that :func:`socal.evaluate_recalibrated` can say when it is
+    given those very rows: there the test and CE2 are in-sample, and biased towards calibration.  The scores'
+    variance is left out, since a first-order map is fitted on the means alone.  A partial overlap is not
+    detected."""
+
+    n: int = 0
+    total: int = 0  # the keys' sum mod 2^64
+    xor: int = 0
+
+    @classmethod
+    def of(cls, m, v, a, k):
+        """The fingerprint of validated rows (``v`` is read by neither: see the class)."""
+        keys = row_keys(m, None, a, k, 0)
+        return cls(int(keys.size), int(np.add.reduce(keys, dtype=np.uint64)), int(np.bitwise_xor.reduce(keys)))
+
+    def add(self, other):
+        """The fingerprint of both sets of rows together."""
+        return RowsFingerprint(self.n + other.n, (self.total + other.total) % 2**64, self.xor ^ other.xor)
+
+    def to_hex(self):
+        return f"{self.n:x}:{self.total:016x}:{self.xor:016x}"
+
+    @classmethod
+    def from_hex(cls, text, where):
+        """What :meth:`to_hex` wrote, or None for None (a map saved without one); anything else is a ValueError
+        naming ``where``."""
+        if text is None:
+            return None
+        match = _FINGERPRINT.match(text) if isinstance(text, str) else None
+        if match is None:
+            raise ValueError(f"The field 'fit_rows' of {where} must be null or 'count:sum:xor' in hexadecimal (16 "
+                             f"digits each for the sum and the xor). Got {text!r} instead.")
+        return cls(*(int(g, 16) for g in match.groups()))

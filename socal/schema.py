@@ -2,8 +2,10 @@
 before anything is rebuilt from it.
 
 A saved recalibrator is a JSON-safe dict: ``format`` (``"socal.recalibrator"``), ``version``, ``class``, the
-constructor's ``params``, the fitted ``map`` (degree, ndim, alpha and the (degree+1)^ndim x R coefficients) and
-``n_samples_fit``.  :func:`check_saved` checks keys, types, ranges, shapes and finiteness, and a ValueError names the
+constructor's ``params``, the fitted ``map`` (degree, ndim, alpha and the (degree+1)^ndim x R coefficients),
+``n_samples_fit`` and, optionally (maps saved before it was recorded have none), ``fit_rows``: the fingerprint of the
+rows the map was fitted on (:class:`socal.rowkeys.RowsFingerprint`, checked where it is read), or null.
+:func:`check_saved` checks keys, types, ranges, shapes and finiteness, and a ValueError names the
 field at fault: a file that was cut, edited or written by another version is refused, never half-read.  Nothing read
 is evaluated.
 """

@@ -2,6 +2,7 @@
 reading, the CLI, and bad input."""
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -342,6 +343,34 @@ def test_evaluate_takes_dask_arrays_as_it_takes_numpy_ones():
                                                                             b.test.statistic)
     platt = socal.SecondOrderPlatt(degree=3, rng=0).fit(b.mean, b.var, y)
     lazy_t = (da.from_array(b.mean, chunks=200), da.from_array(b.var, chunks=200), lazy[2])
-    ra = socal.evaluate_recalibrated(platt, *lazy_t, rng=0, n_boot=20)
-    rb = socal.evaluate_recalibrated(platt, b.mean, b.var, y, rng=0, n_boot=20)
+    with pytest.warns(UserWarning, match="in-sample"):  # the rows it was fitted on: said, dask or not
+        ra = socal.evaluate_recalibrated(platt, *lazy_t, rng=0, n_boot=20)
+        rb = socal.evaluate_recalibrated(platt, b.mean, b.var, y, rng=0, n_boot=20)
     assert (ra.ce2.estimate, ra.test.statistic) == (rb.ce2.estimate, rb.test.statistic)
+    assert ra.in_sample and rb.in_sample
+
+
+def test_evaluate_recalibrated_says_when_given_the_rows_the_map_was_fitted_on():
+    """evaluate_recalibrated on the very rows a SecondOrderPlatt was fitted on printed "Recalibrated scores on 2000
+    held-out items" and its in-sample test.  The map now records its rows' fingerprint (count, sum and xor of
+    their content keys: any order), which survives to_dict/from_dict and partial_fit; those rows give
+    ``in_sample``, a warning and a first line that says so, and other rows (even all but one of them) do not."""
+    m, v, y = synthetic.toy_population().sample(3000, h=1 / 16, rng=2)
+    platt = socal.SecondOrderPlatt(degree=3, rng=0).fit(m[:1500], v[:1500], y[:1500])
+    perm = np.random.default_rng(0).permutation(1500)
+    with pytest.warns(UserWarning, match="these 1500 items are the ones the recalibrator was fitted on"):
+        same = socal.evaluate_recalibrated(platt, m[perm], v[perm], y[perm], rng=0, n_boot=20)
+    assert same.in_sample and same.to_dict()["in_sample"] is True
+    assert same.summary().startswith("Recalibrated scores on the 1500 items the recalibrator was fitted on")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        other = socal.evaluate_recalibrated(platt, m[1500:], v[1500:], y[1500:], rng=0, n_boot=20)
+        shifted = socal.evaluate_recalibrated(platt, m[1:1501], v[1:1501], y[1:1501], rng=0, n_boot=20)
+    assert not other.in_sample and not shifted.in_sample and "held-out" in other.summary()
+    saved = socal.SecondOrderPlatt.from_dict(json.loads(json.dumps(platt.to_dict())))
+    streamed = socal.SecondOrderPlatt(degree=3, rng=0)
+    for c in np.array_split(np.arange(1500), 3):
+        streamed.partial_fit(m[c], v[c], y[c])
+    assert saved.fit_rows_ == platt.fit_rows_ == streamed.fit_rows_
+    from_stats = socal.SecondOrderPlatt(degree=3).fit(socal.SufficientStats(max_degree=3).update(m, v, y))
+    assert from_stats.fit_rows_ is None  # rows not seen: nothing claimed
