@@ -110,8 +110,9 @@ def _partitions(x, rows_chunks=None):
 
 def _known_rows(x):
     """A dask array's row count, or None where it is unknown (after a filter) or ``x`` has no shape."""
-    shape = getattr(x, "shape", ())
-    return int(shape[0]) if len(shape) and np.isfinite(shape[0]) else None
+    shape = getattr(x, "shape", ())  # a dask Series' shape holds a lazy Scalar: not known here
+    known = len(shape) and isinstance(shape[0], (int, float, np.integer, np.floating)) and np.isfinite(shape[0])
+    return int(shape[0]) if known else None
 
 
 def _aligned(func, *named):
