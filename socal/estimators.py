@@ -111,7 +111,9 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         :mod:`socal.io` (CSV, Parquet).  A chunk is a mapping with 'mean', 'var' and 'labels' or 'counts', or a
         tuple (mean, var, labels).  The data are read once for the statistics, once for the CE average and twice
         for the bootstrap (``debias=True``), and three times more for each finer degree Lepski's rule compares.  The
-        result equals the in-memory one (to float summation order): every random number is keyed by row content.
+        result equals the in-memory one (to float summation order): every random number is keyed by row content,
+        so the chunks may come in another order on each pass; a source that gives other rows on another pass (a
+        row count that differs from the statistics') is a ValueError.
     h : float or (float, float), optional
         The perturbation bandwidth, or one per axis (h_mean, h_var).  With it the degree is capped by the paper's
         rule l = ceil(2 log n / log theta(h)) (per axis: :func:`socal.paper_degree`).
