@@ -139,9 +139,11 @@ def check_mean(mean, func, name="mean"):
         raise ValueError(str(exc) + percent_hint(mean)) from None
 
 
-def percent_hint(x):
-    """' (percentages? divide by 100)' when every value lies in [0, 100] and some above 1."""
-    if np.asarray(x).dtype.kind not in "iuf":
+def percent_hint(x, ndim=1):
+    """' (percentages? divide by 100)' when every value lies in [0, 100] and some above 1; only for an array of the
+    expected ``ndim``, whose failure is then its values (a scalar 1.5 passed for an array is refused for its shape,
+    and the hint would send the user the wrong way)."""
+    if np.ndim(x) != ndim or np.asarray(x).dtype.kind not in "iuf":
         return ""
     arr = np.asarray(x, dtype=np.float64)
     if arr.size and np.all(np.isfinite(arr)) and arr.min() >= 0 and 1 < arr.max() <= 100:

@@ -229,8 +229,14 @@ class CalibrationFunctions:
         return self.map.alpha
 
     def __call__(self, mean: ArrayLike, var: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """(eta1, eta2) at the scores: arrays of the scores' length, or two floats for a scalar mean and var."""
+        scalar = np.ndim(mean) == 0 and np.ndim(var) == 0
+        if scalar:  # one score, as numpy's functions take one: evaluated as a one-row array
+            mean, var = np.reshape(mean, 1), np.reshape(var, 1)
         m, v = check_scores(mean, var, "CalibrationFunctions")
         out = self.map.predict(m, v, project=self.project)
+        if scalar:
+            return float(out[0, 0]), float(out[0, 1])
         return out[:, 0], out[:, 1]
 
     def eta1(self, mean: ArrayLike, var: ArrayLike) -> np.ndarray:

@@ -43,7 +43,7 @@ def from_members(probabilities: ArrayLike, *, ddof: int = 1) -> tuple[np.ndarray
         p = check_array(probabilities, "probabilities", func, ndim=2, lo=0.0, hi=1.0,
                         rule="in [0, 1] (members' probabilities P(Y = 1))", clip_edges=True)
     except ValueError as exc:
-        raise ValueError(str(exc) + percent_hint(probabilities)) from None
+        raise ValueError(str(exc) + percent_hint(probabilities, ndim=2)) from None
     if p.shape[1] < 2:
         raise ValueError(f"The 'probabilities' parameter of {func} must have M >= 2 member columns (one row per "
                          f"item). Got an array of shape {p.shape} instead.")

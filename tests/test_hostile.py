@@ -1078,3 +1078,18 @@ def test_from_judgments_refuses_a_gold_label_outside_the_classes():
         datasets.from_judgments("t", rows, ("x", "y"), gold=[("a", "y")])
     with pytest.raises(ValueError, match="'on_duplicate' parameter of from_judgments"):
         datasets.from_judgments("t", rows, ("x", "y"), on_duplicate="error")
+
+
+def test_calibration_functions_take_one_score_and_shape_errors_carry_no_percent_hint(small):
+    """cf.eta1(0.5, 0.1) was refused ("must be a one-dimensional array. Got a scalar"), and ce2(1.5, ...) added
+    "(percentages? divide by 100)" to that shape error; one score now gives floats equal to the array's values,
+    and the hint is kept for values out of range."""
+    m, v, y = small
+    cf = socal.calibration_functions(m, v, y, degree=3, alpha=1e-3)
+    e1, e2 = cf(0.4, 0.05)
+    a1, a2 = cf(np.array([0.4]), np.array([0.05]))
+    assert isinstance(e1, float) and (e1, e2) == (a1[0], a2[0]) and cf.eta2(0.4, 0.05) == e2
+    with pytest.raises(ValueError, match="one-dimensional array. Got a scalar instead.$"):
+        socal.ce2(1.5, 0.1, [[1, 0]])
+    with pytest.raises(ValueError, match="percentages"):
+        socal.ce2(np.full(20, 50.0), np.full(20, 0.1), np.ones((20, 2)))
