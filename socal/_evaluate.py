@@ -317,8 +317,8 @@ def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, la
     recalibrator : SecondOrderPlatt
         Fitted on *other* items' perturbed scores and labels (on the same items the test is biased towards
         calibration: given the very rows it was fitted on, in any order, the result says so, ``in_sample``, with
-        a warning; a partial overlap is not detected).  A :class:`socal.FirstOrderPlatt` is evaluated too; its scores claim var' = 0, and its CE2
-        has no reference 0 (:attr:`RecalibratedEvaluation.second_order`).
+        a warning; a partial overlap is not detected).  A :class:`socal.FirstOrderPlatt` is evaluated too; its
+        scores claim var' = 0, and its CE2 has no reference 0 (:attr:`RecalibratedEvaluation.second_order`).
     mean, var : array_like, shape (n,)
         The held-out items' perturbed scores (what :func:`socal.evaluate` returns as ``Evaluation.mean, .var``).
     labels, counts

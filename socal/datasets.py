@@ -82,8 +82,7 @@ def from_judgments(name, rows, classes, *, gold=None, on_duplicate="keep-first",
     if max_votes is not None and (isinstance(max_votes, bool) or not isinstance(max_votes, (int, np.integer))
                                   or max_votes < 1):
         raise ValueError(f"The 'max_votes' parameter of from_judgments ({name}) must be None or an int >= 1 (votes "
-                         f"kept per item). "
-                         f"Got {max_votes!r} instead.")
+                         f"kept per item). Got {max_votes!r} instead.")
     cls_index = {c: i for i, c in enumerate(classes)}
     if len(cls_index) < 2:
         raise ValueError(f"The 'classes' parameter of from_judgments ({name}) must name at least 2 distinct "
@@ -95,8 +94,7 @@ def from_judgments(name, rows, classes, *, gold=None, on_duplicate="keep-first",
             worker, item, label = row
         except (TypeError, ValueError):
             raise ValueError(f"The 'rows' parameter of from_judgments ({name}) must hold (worker, item, label) "
-                             f"triples. Row {r + 1} is "
-                             f"{row!r}.") from None
+                             f"triples. Row {r + 1} is {row!r}.") from None
         if label not in cls_index:
             raise ValueError(f"{name}: row {r + 1} has label {label!r}, not one of the classes {list(classes)}.")
         if worker is not None:

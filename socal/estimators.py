@@ -230,7 +230,7 @@ class CalibrationFunctions:
 
     def __call__(self, mean: ArrayLike, var: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """(eta1, eta2) at the scores: arrays of the scores' length, or two floats for a scalar mean and var."""
-        scalar = np.ndim(mean) == 0 and np.ndim(var) == 0
+        scalar = mean is not None and var is not None and np.ndim(mean) == 0 and np.ndim(var) == 0
         if scalar:  # one score, as numpy's functions take one: evaluated as a one-row array
             mean, var = np.reshape(mean, 1), np.reshape(var, 1)
         m, v = check_scores(mean, var, "CalibrationFunctions")

@@ -33,7 +33,8 @@ from .testing import TestPass
 
 N_BOOT = 200  # the default bootstrap replicates (ce2, ce1, evaluate, the CLI)
 
-__all__ = ["N_BOOT", "Settings", "estimator_settings", "data_source", "StatsPass", "fit_from", "estimate", "same_rows"]
+__all__ = ["N_BOOT", "Settings", "estimator_settings", "data_source", "StatsPass", "fit_from", "estimate",
+           "same_rows"]
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,13 @@ import numpy as np
 
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_array, check_choice, check_labels, check_mean, check_scores
-from .sources import check_rows
 from .degrees import DEFAULT_MAX_DEGREE, stream_cap
 from .fitting import CalibrationMap
 from .pipeline import N_BOOT, data_source, estimator_settings, fit_from
 from .rowkeys import RowsFingerprint
 from .schema import FORMAT, FORMAT_VERSION, check_saved
 from .sklearn_api import TransformerConventions, is_table, sklearn_expected_failed_checks
+from .sources import check_rows
 from .sufficient import SufficientStats
 
 __all__ = ["SecondOrderPlatt", "FirstOrderPlatt", "NotFittedError", "sklearn_expected_failed_checks"]
