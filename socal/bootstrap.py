@@ -11,7 +11,8 @@ The parametric bootstrap of :func:`socal.ce2` (``ci=``, ``debias=``), written as
   (:func:`target_covariances`), from which the covariance of Phi' z is assembled as a Gram matrix.  The B
   right-hand sides are then drawn Gaussian with that mean and covariance (a sum of n independent rows), and the
   refits come from the stored Cholesky factor of the final fit.  (``LABEL_DRAWS = 'exact'`` draws every label set
-  instead, :class:`LabelSetsPass`: the former method, n B (l + 1)^2 work, kept to compare.)  The estimators run it
+  instead, :class:`LabelSetsPass`: the former method, n B (l + 1)^2 work, kept to compare, and drawn wherever the
+  covariance does not factor: scores packed into a sliver, :func:`_gaussian_right_hand_sides`.)  The estimators run it
   fused with the deviation pass of the same map (:class:`DeviationWorldPass`), which evaluates the map once per row
   for both and reads the source once.
 * the refit pass (:class:`RefitPass`): the deviations of each refitted map, with Poisson(1) weights per row (the
@@ -467,7 +468,13 @@ def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     """(d, B, R) right-hand sides b_b = E b + L xi_b, L L' the exact covariance of Phi' z in the world (blocks
     assembled from the covariance moments S), xi_b standard normal from ``SeedSequence([seed, 3])``: the refits are
     linear in the labels, so their noise has the exact label-redraw covariance, with a Gaussian shape (the sum of n
-    independent rows).
+    independent rows).  None when the computed covariance does not factor at any jitter: scores packed into a
+    sliver of the square (a predictor whose outputs barely vary) leave most coordinates' variances below the
+    moments' rounding (the NUFFT's relative 1e-13 of the whole sum), so the covariance assembled from them is not
+    positive definite; :func:`bootstrap` then draws every label set (:class:`LabelSetsPass`), which needs no
+    factorisation.  (A jitter large enough to factor it, a share of the largest variance on every coordinate, puts
+    noise where the fit's Gram is nearly singular, which its inverse amplifies: on such scores it moved the
+    corrected estimate from the truth's 0.05 to 0.002.)
 
     The covariance is factorised in the tensor layout of the Chebyshev coefficients and the draws are permuted to
     the basis' order after (the same law: P L xi has covariance P L L' P').  Everything is float64: the moments S
@@ -495,8 +502,8 @@ def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
         if info == 0:
             break
         root = None
-    if root is None:  # pragma: no cover - a covariance plus 1e-3 of its diagonal is positive definite
-        raise RuntimeError("the bootstrap world's covariance could not be factorised")
+    if root is None:  # rounding beyond every jitter: the caller draws the label sets instead
+        return None
     xi = np.random.default_rng([seed & (2**63 - 1), 3]).standard_normal((R * d, n_boot))
     # (1/2) L xi (L L' is 4 times the covariance) as a triangular product: half the flops of a full one; xi in
     # Fortran order, which BLAS takes as is
@@ -898,23 +905,23 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     basis = calmap.basis
     label_draws = LABEL_DRAWS if label_draws is None else label_draws
     refit_rows = REFIT_ROWS if refit_rows is None else refit_rows
-    if label_draws == "exact":  # every label set drawn and its moments accumulated: n B (l + 1)^2 work
+    b = None
+    if label_draws != "exact":  # one pass: the world's mean right-hand sides and their exact covariance, then draws
+        if world is None:
+            world = source.map_reduce(WorldPass(calmap, second), progress=progress,
+                                      desc=f"{name}: the bootstrap world")
+        W, S, n = world_right_hand_sides(fit, world)
+        b = _gaussian_right_hand_sides(W, S, basis, n_boot, seed)  # None: the covariance does not factor
+    if b is None:  # every label set drawn and its moments accumulated: n B (l + 1)^2 work
         if duplicates is None:  # rows of one content are drawn as the separate items they are
             duplicates = source.map_reduce(KeyCensusPass(seed, calmap.ndim), progress=progress,
                                            desc=f"{name}: rows of one content").duplicated()
         A = source.map_reduce(LabelSetsPass(calmap, n_boot, seed, second, duplicates), progress=progress,
                               desc=f"{name}: label sets drawn")
         W, (n,) = A.arrays
-        R = W.shape[1]
-        b = np.stack([np.stack([response_vector(W[r, q], basis) for q in range(R)], axis=1) for r in range(n_boot)],
-                     axis=1)  # (d, B, R)
-    else:  # one pass: the world's mean right-hand sides and their exact covariance, then Gaussian draws
-        if world is None:
-            world = source.map_reduce(WorldPass(calmap, second), progress=progress,
-                                      desc=f"{name}: the bootstrap world")
-        W, S, n = world_right_hand_sides(fit, world)
-        R = W.shape[0]
-        b = _gaussian_right_hand_sides(W, S, basis, n_boot, seed)
+        b = np.stack([np.stack([response_vector(W[r, q], basis) for q in range(W.shape[1])], axis=1)
+                      for r in range(n_boot)], axis=1)  # (d, B, R)
+    R = b.shape[2]
     betas = fit.factor.solve(b.reshape(b.shape[0], -1)).reshape(b.shape)
     fraction = 1.0 if n <= refit_rows else refit_rows / n
     if duplicates is None:

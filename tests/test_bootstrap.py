@@ -1,6 +1,8 @@
 """The bootstrap world's label draws: the k = 2 shortcut has the exact law, other k the right moments; the item
 weights shared by the candidates are the numbers each would draw."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -839,3 +841,26 @@ def test_exact_label_draws_treat_rows_of_one_content_as_separate_items(monkeypat
     monkeypatch.setattr(bootstrap.LabelSetsPass, "__init__",
                         lambda self, *a, duplicates=None, **k: init(self, *a[:4], **k))
     assert socal.ce2(m, v, y, **kw).estimate < 0.05
+
+
+def test_scores_packed_into_a_sliver_get_an_interval(monkeypatch):
+    """A predictor whose outputs barely vary (means 0.5 + 1e-6 U, variances 0.1 + 1e-7 U) made the bootstrap world's
+    covariance unfactorable at every jitter (its coordinates' variances fall below the moments' rounding), and ce2
+    raised RuntimeError.  The label sets are then drawn (the exact parametric bootstrap, which needs no
+    factorisation); the interval holds the truth (CE2 = 0.05: f* ~ Beta(2, 2) whatever the score, E f*^2 = 0.30
+    against m^2 + v = 0.35), as it does where the covariance factors (scores spread over 1e-3)."""
+    rng = np.random.default_rng(0)
+    n = 5000
+    m, v = 0.5 + 1e-6 * rng.uniform(size=n), 0.1 + 1e-7 * rng.uniform(size=n)
+    y = rng.binomial(1, rng.beta(2, 2, size=n)[:, None].repeat(2, 1))
+    drawn = []
+    real = bootstrap.LabelSetsPass
+    monkeypatch.setattr(bootstrap, "LabelSetsPass", lambda *a: drawn.append(None) or real(*a))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", socal.ConditioningWarning)
+        res = socal.ce2(m, v, y, ci=0.9, n_boot=40)
+    assert drawn and res.ci.low <= 0.05 <= res.ci.high and abs(res.estimate - 0.05) < 0.02
+    drawn.clear()
+    m, v = 0.5 + 1e-3 * rng.uniform(size=n), 0.1 + 1e-4 * rng.uniform(size=n)
+    res = socal.ce2(m, v, y, ci=0.9, n_boot=40)
+    assert not drawn and res.ci.low <= 0.05 <= res.ci.high  # the covariance factors: Gaussian draws
