@@ -66,12 +66,14 @@ class Evaluation:
     @property
     def verdict(self) -> str:
         """'above reference', 'within reference' or 'below reference': where the perturbed CE2's interval lies
-        relative to the calibrated reference (the size of the error; the test is :attr:`test`)."""
+        relative to the calibrated reference (the size of the error; the test is :attr:`test`).  The reference is
+        a quadrature with an error estimate: the interval is above or below it only when it clears the reference's
+        whole error band, so the verdict never rests on the quadrature's last digits."""
         lo, hi = self.ce2.ci
-        ref = self.reference.ce2.value
-        if lo > ref:
+        ref, err = self.reference.ce2.value, self.reference.ce2.error
+        if lo > ref + err:
             return "above reference"
-        if hi < ref:
+        if hi < ref - err:
             return "below reference"
         return "within reference"
 
@@ -92,11 +94,11 @@ class Evaluation:
             + ("" if self.seed is None else f" (seed {self.seed})") + ":",
             f"{'':<22}{'estimate':>10}   {f'{level}% interval':<18}{'calibrated reference':>22}",
             f"{'CE2 (mean and var)':<22}{r2.estimate:>10.4f}   [{r2.ci.low:.4f}, {r2.ci.high:.4f}]  "
-            f"{ref.ce2.value:>20.4f}",
-            f"{'  mean term':<22}{r2.mean_term:>10.4f}   {'(plug-in)':<18}{ref.mean_term.value:>22.4f}",
-            f"{'  variance term':<22}{r2.moment_term:>10.4f}   {'(plug-in)':<18}{ref.moment_term.value:>22.4f}",
+            f"{_reference(ref.ce2):>20}",
+            f"{'  mean term':<22}{r2.mean_term:>10.4f}   {'(plug-in)':<18}{_reference(ref.mean_term):>22}",
+            f"{'  variance term':<22}{r2.moment_term:>10.4f}   {'(plug-in)':<18}{_reference(ref.moment_term):>22}",
             f"{'CE1 (mean only)':<22}{r1.estimate:>10.4f}   [{r1.ci.low:.4f}, {r1.ci.high:.4f}]  "
-            f"{ref.ce1.value:>20.4f}",
+            f"{_reference(ref.ce1):>20}",
         ]
         after = ["The reference is the CE2 that a predictor with nothing wrong (E[f*] = mean and Var[f*] = var at "
                  "every raw score) would have after the same perturbation: read the estimate against it, not "
@@ -107,7 +109,7 @@ class Evaluation:
                     (("mean term", r2.mean_term, ref.mean_term.value),
                      ("variance term", r2.moment_term, ref.moment_term.value)) if est > rv]
             after.append(f"The perturbed CE2 is above the reference (the whole interval is, by "
-                         f"{r2.ci.low - ref.ce2.value:.4f} at least)" + (f"; over the reference: {', '.join(over)}"
+                         f"{r2.ci.low - ref.ce2.value - ref.ce2.error:.4f} at least)" + (f"; over the reference: {', '.join(over)}"
                                                                        if over else "") + ".  "
                          "socal.SecondOrderPlatt fitted on the perturbed scores (Evaluation.mean, .var) removes the "
                          "error it measures.")
@@ -297,6 +299,12 @@ class RecalibratedEvaluation:
     def to_dict(self) -> dict:
         return {"n": self.ce2.n, "second_order": self.second_order, "reference": 0.0 if self.second_order else None,
                 "in_sample": self.in_sample, "test": self.test.to_dict(), "ce2": self.ce2.to_dict()}
+
+
+def _reference(tv):
+    """A reference value as the summary prints it: four decimals, with its quadrature error where that shows in
+    them (narrow bandwidths on the variance axis; the default bandwidths' errors are below 1e-6)."""
+    return f"{tv.value:.4f}" if tv.error < 5e-5 else f"{tv.value:.4f} +- {tv.error:.4f}"
 
 
 def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,

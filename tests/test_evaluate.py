@@ -374,3 +374,23 @@ def test_evaluate_recalibrated_says_when_given_the_rows_the_map_was_fitted_on():
     assert saved.fit_rows_ == platt.fit_rows_ == streamed.fit_rows_
     from_stats = socal.SecondOrderPlatt(degree=3).fit(socal.SufficientStats(max_degree=3).update(m, v, y))
     assert from_stats.fit_rows_ is None  # rows not seen: nothing claimed
+
+
+def test_the_reference_prints_its_error_and_the_verdict_clears_it():
+    """At h = (1, 1e-4) the calibrated reference is 0.5899 with a quadrature error estimate of 0.062, and the summary
+    printed "0.5899" as if exact, with a verdict that compared the interval with that point alone.  The error is now
+    printed where it shows in four decimals, and 'above'/'below' need the interval to clear the whole error band.
+    The default bandwidths' reference (error ~1e-8) prints and decides as before."""
+    import dataclasses
+
+    from socal.truth import TruthValue
+
+    m, v, _, y = synthetic.toy_population().sample_raw(3000, rng=0)
+    wide = socal.evaluate(m, v, y, h=(1, 1e-4), n_boot=20)
+    assert wide.reference.ce2.error > 0.01 and f"{wide.reference.ce2.value:.4f} +- " in wide.summary()
+    ev = socal.evaluate(m, v, y, n_boot=20)
+    assert ev.verdict == "above reference" and "+-" not in ev.summary()
+    ref = ev.reference.ce2.value
+    gap = ev.ce2.ci.low - ref  # the interval clears the point by this much
+    blurred = dataclasses.replace(ev, reference=dataclasses.replace(ev.reference, ce2=TruthValue(ref, 2 * gap)))
+    assert blurred.verdict == "within reference"  # the point alone would say 'above'
