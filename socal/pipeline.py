@@ -33,8 +33,8 @@ from .testing import TestPass
 
 N_BOOT = 200  # the default bootstrap replicates (ce2, ce1, evaluate, the CLI)
 
-__all__ = ["N_BOOT", "Settings", "estimator_settings", "data_source", "StatsPass", "fit_from", "estimate",
-           "same_rows"]
+__all__ = ["N_BOOT", "DEFAULT_FOLDS", "Settings", "estimator_settings", "data_source", "StatsPass", "fit_from",
+           "estimate", "same_rows", "check_prebuilt"]
 
 
 @dataclass(frozen=True)
@@ -123,8 +123,29 @@ class FoldCensusPass(CensusPass):
         return t.fold_hash(m, v if t.ndim == 2 else None, np.column_stack([z1, z2])[:, : t.n_responses])
 
 
+DEFAULT_FOLDS = 5  # the estimators' and recalibrators' default 'folds'
+
+
+def check_prebuilt(func, stats, opts):
+    """A ValueError when the caller asks for another split than the one prebuilt statistics carry: the folds (or
+    the hold-out split) are fixed when a :class:`SufficientStats` is built, so 'folds' and 'holdout' would be
+    silently ignored.  'folds' at its default is taken to mean "as built" (it cannot be told from one passed)."""
+    built = f"holdout={stats.holdout}" if stats.holdout is not None else f"folds={stats.folds}"
+    if opts.holdout is not None and opts.holdout != stats.holdout:
+        raise ValueError(f"The 'holdout' parameter of {func} ({opts.holdout}) is not the split of the SufficientStats "
+                         f"passed ({built}): the split is fixed when the statistics are built; build them with "
+                         f"holdout={opts.holdout}, or leave 'holdout' out.")
+    if opts.holdout is None and opts.folds != DEFAULT_FOLDS and (stats.holdout is not None
+                                                                  or opts.folds != stats.folds):
+        raise ValueError(f"The 'folds' parameter of {func} ({opts.folds}) is not the split of the SufficientStats "
+                         f"passed ({built}): the folds are fixed when the statistics are built; build them with "
+                         f"folds={opts.folds}, or leave 'folds' at its default.")
+
+
 def fit_from(source, stats, opts, ndim, func, progress=False, responses=None, use_h_floor=True):
     """Statistics (built unless given) -> degree/alpha candidates -> selection and fit."""
+    if stats is not None:
+        check_prebuilt(func, stats, opts)
     if stats is None:
         if isinstance(source, ArraySource):  # n is known: statistics only up to the degree that will be used
             n = source.chunk[0].shape[0]

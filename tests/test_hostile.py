@@ -1093,3 +1093,24 @@ def test_calibration_functions_take_one_score_and_shape_errors_carry_no_percent_
         socal.ce2(1.5, 0.1, [[1, 0]])
     with pytest.raises(ValueError, match="percentages"):
         socal.ce2(np.full(20, 50.0), np.full(20, 0.1), np.ones((20, 2)))
+
+
+def test_prebuilt_statistics_refuse_another_split_instead_of_ignoring_it(small):
+    """ce2(stats, chunks=..., folds=10) and holdout=0.2 ran on the statistics' own 5 folds and said nothing (the
+    split is fixed when the statistics are built); so did SecondOrderPlatt(folds=10).fit(stats).  Another split is
+    now refused, naming both; the statistics' own split, or 'folds' at its default, is taken."""
+    m, v, y = small
+    stats = socal.SufficientStats(max_degree=6, folds=4).update(m, v, y)
+    chunks = [(m, v, y)]
+    with pytest.raises(ValueError, match="'folds' parameter of ce2 \\(10\\) is not the split .* \\(folds=4\\)"):
+        socal.ce2(stats, chunks=chunks, folds=10, debias=False)
+    with pytest.raises(ValueError, match="'holdout' parameter of ce2 \\(0.2\\) is not the split"):
+        socal.ce2(stats, chunks=chunks, holdout=0.2, debias=False)
+    with pytest.raises(ValueError, match="'folds' parameter of SecondOrderPlatt.fit \\(10\\)"):
+        socal.SecondOrderPlatt(folds=10).fit(stats)
+    assert socal.ce2(stats, chunks=chunks, folds=4, debias=False).selection.folds == 4
+    assert socal.ce2(stats, chunks=chunks, debias=False).selection.folds == 4  # the default: as built
+    held = socal.SufficientStats(max_degree=6, holdout=0.25).update(m, v, y)
+    assert socal.ce2(held, chunks=chunks, holdout=0.25, debias=False).selection.method == "holdout"
+    with pytest.raises(ValueError, match="'folds' parameter of ce2 \\(3\\) .* \\(holdout=0.25\\)"):
+        socal.ce2(held, chunks=chunks, folds=3, debias=False)
