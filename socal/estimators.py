@@ -125,7 +125,9 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
     alpha : None, float or list of floats
         Relative ridge: lambda = alpha tr(G)/d.  None: chosen from 1e-6, 1e-5, ..., 1.
     folds : int
-        K of K-fold cross-validation (the paper's "ERM, CV").  Ignored when nothing is to be selected.
+        K of K-fold cross-validation (the paper's "ERM, CV").  Ignored when nothing is to be selected.  Prebuilt
+        :class:`SufficientStats` carry their own split: another value than theirs is refused (the default means
+        "as built").
     holdout : float, optional
         Select on one random hold-out split of this fraction instead of K-fold CV (the paper's "val" variant).
     max_degree : int
