@@ -34,7 +34,7 @@ from .testing import TestPass
 N_BOOT = 200  # the default bootstrap replicates (ce2, ce1, evaluate, the CLI)
 
 __all__ = ["N_BOOT", "DEFAULT_FOLDS", "Settings", "estimator_settings", "data_source", "StatsPass", "fit_from",
-           "estimate", "same_rows", "check_prebuilt"]
+           "estimate", "same_rows", "check_prebuilt", "check_split"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,7 @@ def estimator_settings(func, h, degree, alpha, folds, holdout, max_degree, rng, 
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True)
     upper = check_float(upper, "upper", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True)
     n_boot = check_replicates(n_boot, func, ci=ci, upper=upper)
+    check_split(func, folds, holdout)
     return Settings(h=h, degree=degree, alpha=alpha,
                     folds=check_int(folds, "folds", func, 2, 100),
                     holdout=check_float(holdout, "holdout", func, 0.0, 1.0, lo_open=True, hi_open=True,
@@ -124,6 +125,14 @@ class FoldCensusPass(CensusPass):
 
 
 DEFAULT_FOLDS = 5  # the estimators' and recalibrators' default 'folds'
+
+
+def check_split(func, folds, holdout):
+    """A ValueError for both 'folds' (other than its default) and 'holdout': the hold-out split replaces the K
+    folds, so the folds would be ignored."""
+    if holdout is not None and not isinstance(folds, bool) and folds != DEFAULT_FOLDS:
+        raise ValueError(f"The 'folds' parameter of {func} ({folds!r}) would be ignored with holdout={holdout!r}: one "
+                         f"hold-out split replaces the K folds; pass one of them.")
 
 
 def check_prebuilt(func, stats, opts):

@@ -162,6 +162,9 @@ class SufficientStats:
             raise ValueError(f"The 'responses' parameter of {func} must be None, 1 or 2. Got {responses!r} instead.")
         self.n_responses = int(responses)
         self.holdout = check_float(holdout, "holdout", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True)
+        if self.holdout is not None and not isinstance(folds, bool) and folds != 5:
+            raise ValueError(f"The 'folds' parameter of {func} ({folds!r}) would be ignored with "
+                             f"holdout={self.holdout!r}: one hold-out split replaces the K folds; pass one of them.")
         self.folds = 2 if self.holdout is not None else check_int(folds, "folds", func, 2, 100)
         self.salt = 0 if rng is None else int(check_rng(rng).integers(0, 2**63 - 1, dtype=np.int64))
         self._zero()

@@ -1114,3 +1114,14 @@ def test_prebuilt_statistics_refuse_another_split_instead_of_ignoring_it(small):
     assert socal.ce2(held, chunks=chunks, holdout=0.25, debias=False).selection.method == "holdout"
     with pytest.raises(ValueError, match="'folds' parameter of ce2 \\(3\\) .* \\(holdout=0.25\\)"):
         socal.ce2(held, chunks=chunks, folds=3, debias=False)
+
+
+def test_folds_beside_a_holdout_split_is_refused(small):
+    """ce2(..., holdout=0.2, folds=10) and SufficientStats(folds=10, holdout=0.2) used the hold-out split and
+    dropped the folds silently; both are named now (folds at its default is accepted, as before)."""
+    m, v, y = small
+    with pytest.raises(ValueError, match="'folds' parameter of ce2 \\(10\\) would be ignored with holdout=0.2"):
+        socal.ce2(m, v, y, holdout=0.2, folds=10, debias=False)
+    with pytest.raises(ValueError, match="'folds' parameter of SufficientStats \\(10\\) would be ignored"):
+        socal.SufficientStats(folds=10, holdout=0.2)
+    assert socal.ce2(m, v, y, holdout=0.2, debias=False).selection.method == "holdout"
