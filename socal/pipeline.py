@@ -207,6 +207,9 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
         raise ValueError(f"The 'ci' and 'upper' parameters of {kind} need debias=True: the interval and the bound "
                          f"are built around the bias-corrected estimate. Got debias=False with "
                          f"ci={opts.ci!r}, upper={opts.upper!r}.")
+    if not debias and opts.n_boot != N_BOOT:  # as the CLI refuses --n-boot with --no-interval
+        raise ValueError(f"The 'n_boot' parameter of {kind} ({opts.n_boot}) would be ignored with debias=False: "
+                         f"the plug-in alone draws no bootstrap replicates; leave 'n_boot' out or set debias=True.")
     source, stats = data_source(kind, ndim, mean, var, labels, counts, chunks)
     built = stats is None
     # the headline: CV, checked against finer degrees by Lepski's rule; the plug-in alone keeps the former default

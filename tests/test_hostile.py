@@ -1125,3 +1125,14 @@ def test_folds_beside_a_holdout_split_is_refused(small):
     with pytest.raises(ValueError, match="'folds' parameter of SufficientStats \\(10\\) would be ignored"):
         socal.SufficientStats(folds=10, holdout=0.2)
     assert socal.ce2(m, v, y, holdout=0.2, debias=False).selection.method == "holdout"
+
+
+def test_n_boot_without_the_bootstrap_is_refused(small):
+    """ce2(..., debias=False, n_boot=500) drew nothing and said nothing, where the CLI refuses --n-boot with
+    --no-interval; the API now says so too (n_boot left at its default is accepted)."""
+    m, v, y = small
+    with pytest.raises(ValueError, match="'n_boot' parameter of ce2 \\(500\\) would be ignored with debias=False"):
+        socal.ce2(m, v, y, debias=False, n_boot=500)
+    with pytest.raises(ValueError, match="'n_boot' parameter of ce1"):
+        socal.ce1(m, y, debias=False, n_boot=40)
+    assert socal.ce2(m, v, y, debias=False).ci is None
