@@ -22,18 +22,29 @@ from .rowkeys import item_keys, keyed_uniforms, stream_salt
 from .sufficient import targets
 from .deviations import ce_terms
 from ._results import CalibrationError, SelectionReport
-from ._validation import check_bandwidth, check_float, check_labels, check_rng, check_scores
+from ._validation import check_array, check_bandwidth, check_float, check_int, check_labels, check_rng, check_scores
 
 __all__ = ["bucketing_ce2", "kernel_ce2", "BucketingFit", "KernelFit", "C_GRID"]
 
 C_GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 
+def _fit_inputs(func, mean, var, zs):
+    """Scores in their domain and targets (n, R) in [0, 1], one row per score."""
+    m, v = check_scores(mean, var, func)
+    z = check_array(zs, "zs", func, ndim=2, lo=0.0, hi=1.0, rule="in [0, 1] (the targets z1, z2)")
+    if z.shape[0] != m.shape[0]:
+        raise ValueError(f"The 'zs' parameter of {func} must have one row per score ({m.shape[0]}). Got "
+                         f"{z.shape[0]} rows instead.")
+    return m, v, z
+
+
 class BucketingFit:
     """Cell means of (z1, z2) on a K x K grid of R; empty cells fall back to the overall mean."""
 
     def __init__(self, mean, var, zs, K):
-        self.K = K
+        self.K = check_int(K, "K", "BucketingFit", 1, 10_000)
+        mean, var, zs = _fit_inputs("BucketingFit", mean, var, zs)
         idx = self._cells(mean, var)
         cnt = np.bincount(idx, minlength=K * K)
         glob = zs.mean(axis=0)
@@ -56,7 +67,8 @@ class KernelFit:
     """Nadaraya-Watson with an isotropic Gaussian kernel (truncated at 5b) on (m, 4 var), binned + FFT."""
 
     def __init__(self, mean, var, zs, b):
-        self.b = b
+        self.b = check_float(b, "b", "KernelFit", 0.0, 1e6, lo_open=True)
+        mean, var, zs = _fit_inputs("KernelFit", mean, var, zs)
         G = int(min(2048, max(64, math.ceil(4.0 / b))))  # grid spacing <= b/4
         self.G = G
         x, y = mean * (G - 1), var * 4 * (G - 1)
@@ -145,6 +157,10 @@ def _baseline(kind, func, mean, var, labels, counts, h, holdout, rng):
     # the hold-out split from uniforms keyed by the items' content (distinct within a content): the same items and
     # seed give the same split, and the same estimate, in any row order
     va = keyed_uniforms(item_keys(m, v, a, k, rng), stream_salt(10, 0)) < holdout
+    held = int(va.sum())
+    if min(held, n - held) < 10:  # a split of a few items selects the constant on noise (holdout=0.999: 3 to fit)
+        raise ValueError(f"The 'holdout' parameter of {func} ({holdout:g}) leaves {n - held} item(s) to fit and "
+                         f"{held} to validate on; each split needs at least 10.")
     _, c, errs = select_baseline(kind, (m[~va], v[~va], zs[~va]), (m[va], v[va], zs[va]), h=h)
     fit = _make(kind, m, v, zs, c, n, h)  # refit on all items at the chosen constant
     pred = np.clip(fit.predict(m, v), 0.0, 1.0)

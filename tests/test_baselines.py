@@ -65,3 +65,20 @@ def test_the_holdout_split_does_not_depend_on_the_row_order(fn, monkeypatch):
     monkeypatch.setattr(bl, "keyed_uniforms", lambda keys, salt: real(np.arange(keys.size, dtype=np.uint64), salt))
     c, d = fn(m, v, y, h=1 / 16, rng=4), fn(m[p], v[p], y[p], h=1 / 16, rng=4)
     assert np.max(np.abs(c.selection.cv_error - d.selection.cv_error)) > 1e-6
+
+
+def test_a_split_too_small_to_select_on_and_bad_fit_constants_are_refused():
+    """bucketing_ce2(holdout=0.999) fitted 3 items and returned 0.634 on the toy population (0.17 at the default);
+    BucketingFit(K=0) raised numpy's "'list' argument must have no negative elements" and KernelFit(b=0) a
+    ZeroDivisionError.  Each is a ValueError naming the argument now."""
+    m, v, y = synthetic.toy_population().sample(3000, h=1 / 16, rng=0)
+    for fn in (bucketing_ce2, kernel_ce2):
+        with pytest.raises(ValueError, match="'holdout' parameter of .* leaves 3 item\\(s\\) to fit"):
+            fn(m, v, y, h=1 / 16, holdout=0.999, rng=0)
+    z = np.column_stack([y.mean(axis=1), y[:, 0] * y[:, 1]])
+    with pytest.raises(ValueError, match="'K' parameter of BucketingFit"):
+        BucketingFit(m, v, z, 0)
+    with pytest.raises(ValueError, match="'b' parameter of KernelFit"):
+        KernelFit(m, v, z, 0.0)
+    with pytest.raises(ValueError, match="'zs' parameter of KernelFit must have one row per score"):
+        KernelFit(m, v, z[:10], 0.1)
