@@ -761,30 +761,17 @@ def poisson_weights(keys, seed, B):
     The inverse CDF is read from a table on the uniform's top 16 bits, which settles it except in the few bins that
     hold a CDF value; there (a share of about 1e-4) it is computed from the whole uniform, so the weights are those
     of ``searchsorted(cdf, u, side='right')`` exactly.  The hashes are mixed in place (:func:`mix64_inplace`) and
-    read through one table with ``np.take``: the same numbers at a third of the cost of the plain expressions.  They
-    are computed in blocks of about _WEIGHT_BLOCK hashes, whose two buffers stay in the core's cache through the
-    mixing's eight passes: the same numbers again, in half the time (5,000 rows x 200 replicates: 5.4 ms against
-    11.2 ms; ``python benchmarks/cost.py``)."""
+    read through one table with ``np.take``: the same numbers at a third of the cost of the plain expressions."""
     keys = np.asarray(keys, dtype=np.uint64)
-    n = keys.shape[0]
-    salts = _weight_salts(B)
-    out = np.empty((n, B), dtype=np.uint8)
-    rows = max(1, _WEIGHT_BLOCK // B)
-    h = np.empty((min(rows, n), B), dtype=np.uint64)
+    h = np.bitwise_xor(keys[:, None], _weight_salts(B))
     scratch = np.empty_like(h)
-    for start in range(0, n, rows):
-        stop = min(start + rows, n)
-        hb, sb, ob = h[: stop - start], scratch[: stop - start], out[start:stop]
-        np.bitwise_xor(keys[start:stop, None], salts, out=hb)
-        mix64_inplace(hb, sb)
-        np.take(_POISSON_TABLE, np.right_shift(hb, np.uint64(48), out=sb).astype(np.uint16), out=ob)
-        fix = ob == 255
-        if fix.any():
-            ob[fix] = np.searchsorted(_POISSON_CDF, to_unit_interval(hb[fix]), side="right")
+    mix64_inplace(h, scratch)
+    top = np.right_shift(h, np.uint64(48), out=scratch).astype(np.uint16)
+    out = np.take(_POISSON_TABLE, top)
+    fix = out == 255
+    if fix.any():
+        out[fix] = np.searchsorted(_POISSON_CDF, to_unit_interval(h[fix]), side="right")
     return out
-
-
-_WEIGHT_BLOCK = 2**16  # hashes per block of poisson_weights (two 512 KB buffers)
 
 
 class PoissonWeights:
