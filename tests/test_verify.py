@@ -372,3 +372,13 @@ def test_run_reads_quick_and_progress_as_true_or_false():
         with pytest.raises(ValueError, match=f"The '{name}' parameter of run must be True or False"):
             verify.run("posreal", **{name: bad})
     assert [r.verdict for _, r in verify.run("posreal", quick=np.bool_(True))] == [verify.Verdict.HOLDS]
+
+
+def test_a_claim_named_twice_runs_once(capsys):
+    """run(['posreal', 'posreal']) and `socal audit --only posreal,posreal` ran the claim twice and counted it twice
+    ("HOLDS: 2", "2 claims"); each id now runs once, in the order first named."""
+    from socal.cli import main
+
+    assert [c.id for c, _ in verify.run(["posreal", "covering", "posreal"], quick=True)] == ["posreal", "covering"]
+    assert main(["audit", "--quick", "--no-progress", "--only", "posreal,posreal"]) == 0
+    assert "1 claims in" in capsys.readouterr().out

@@ -255,7 +255,7 @@ def run(ids=None, *, quick=False, progress=False):
     if isinstance(ids, str):  # one id (iterating it would read its letters as ids)
         ids = [ids]
     if ids is not None:
-        ids = list(ids)
+        ids = list(dict.fromkeys(ids))  # an id named twice runs once (it was run and counted twice)
         if not ids:  # an empty selection ran every claim
             raise ValueError("The 'ids' parameter of run must name at least one claim; None runs them all.")
     chosen = list(REGISTRY.values()) if ids is None else [get(i) for i in ids]

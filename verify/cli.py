@@ -52,7 +52,7 @@ def audit(args):
     check_output_paths(args, "json", "markdown")  # before the audit's minutes of work (one file for both refused)
     ids = None
     if args.only is not None:
-        ids = [s.strip() for s in args.only.split(",") if s.strip()]
+        ids = list(dict.fromkeys(s.strip() for s in args.only.split(",") if s.strip()))  # each id once
         if not ids:
             raise ValueError("--only needs at least one claim id (comma-separated); omit it for the full audit")
     if args.backend == "dask":
