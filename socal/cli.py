@@ -435,15 +435,25 @@ def _save_figure(draw, path):
     print(f"figure: {path}")
 
 
-def _reproduce_decision(args):
+def _out_folder(args, create=True):
+    """The folder of --out, created with its parents unless ``create`` is False (the experiment creates it); a file
+    there is a ValueError naming it, before any work (mkdir's "[Errno 17] File exists" before)."""
     import pathlib
 
+    out = pathlib.Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {args.out} is a file; give a folder for the figures and tables")
+    if create:
+        out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _reproduce_decision(args):
     from .experiments.decision import plot_decision, report, run_decision, shape_checks
 
     repeats = _quick(args, "repeats", 20, 200)
     _require_backend(args)
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _out_folder(args)
     with _backend_of(args):
         res = run_decision(repeats=repeats, rng=args.seed, progress=True, n_jobs=args.jobs)
     rows = res.to_rows()
@@ -460,15 +470,12 @@ def _reproduce_decision(args):
 
 
 def _reproduce_recalibration(args):
-    import pathlib
-
     require_extra("reproduce recalibration", "experiments", "sklearn")
     from .experiments.recalibration import PAPER, plot_recalibration, report, run_recalibration
 
     seeds = _quick(args, "seeds", 3, 20)
     _require_backend(args)
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _out_folder(args)
     with _backend_of(args):
         res = run_recalibration(seeds=seeds, rng=args.seed, log2_sobol=14 if args.quick else 18, progress=True,
                                 n_jobs=args.jobs)
@@ -480,7 +487,6 @@ def _reproduce_recalibration(args):
 
 
 def _reproduce_rate(args):
-    import pathlib
     import time
 
     require_extra("reproduce rate", "experiments", "sklearn", "joblib")
@@ -488,7 +494,7 @@ def _reproduce_rate(args):
     _require_backend(args)
     from .experiments.rate import plot_rate, report, run_rate
 
-    out = pathlib.Path(args.out)
+    out = _out_folder(args, create=False)  # run_rate creates it, after the backend's options are checked
     t0 = time.perf_counter()
     with _backend_of(args):
         if args.quick:
@@ -518,8 +524,7 @@ def _reproduce_real_labels(args):
     if args.positive is not None and len(names) > 1:  # it was ignored: each data set has its own classes
         raise ValueError(f"--positive {args.positive} names one data set's class, and --dataset all runs "
                          f"{len(names)} data sets with their own; drop --positive, or name one --dataset")
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _out_folder(args)
     summary = {}
     for name in names:
         with warnings.catch_warnings(record=True) as caught:

@@ -133,3 +133,14 @@ def test_estimate_leaves_out_rows_with_missing_votes_as_evaluate_does(tmp_path, 
     assert got["ce2"]["n"] == 598 and got["ce2"]["estimate"] == ref["ce2"]["estimate"]
     assert main(base + ["--min-labels", "3"]) == 2
     assert "every row of" in capsys.readouterr().err
+
+
+def test_reproduce_out_naming_a_file_is_refused_before_work(tmp_path, capsys):
+    """reproduce ... --out FILE failed with mkdir's "[Errno 17] File exists: 'FILE'"; it is named as a file now,
+    before any work, for every experiment."""
+    target = tmp_path / "taken.csv"
+    target.write_text("x\n")
+    for exp in ("decision", "rate"):
+        assert main(["reproduce", exp, "--quick", "--out", str(target)]) == 2
+        assert f"--out {target} is a file; give a folder" in capsys.readouterr().err
+    assert target.read_text() == "x\n"
