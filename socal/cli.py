@@ -130,7 +130,7 @@ def _estimate(args):
         raise ValueError(f"--no-interval runs no bootstrap, so {', '.join(given)} would do nothing; drop "
                          f"{'them' if len(given) > 1 else 'it'}, or drop --no-interval")
     reader = _EnoughLabels(read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows,
-                                      **_label_columns(args)), args.min_labels, args.file)
+                                      **_label_columns(args)), args.min_labels, args.file, _why_few(args))
     ci = None if args.no_interval else _or(args.ci, CI)
     upper = None if args.no_interval else _or(args.upper, UPPER)
     kw = dict(h=args.h, ci=ci, upper=upper, debias=not args.no_interval, n_boot=_or(args.n_boot, N_BOOT),
@@ -214,13 +214,18 @@ def _label_columns(args):
     raise ValueError("give the label columns (--labels Y1,Y2) or the count columns (--positives P --trials K)")
 
 
+def _why_few(args):
+    """Why a row has fewer labels than --min-labels: empty label cells, or the trials column's own count."""
+    return "missing votes" if args.labels is not None else f"column {args.trials!r} below it"
+
+
 class _EnoughLabels:
     """A reader's chunks without the rows of fewer than ``least`` labels (missing votes: empty label cells), so
     that 'estimate' streams what 'evaluate' keeps in memory; every pass leaves out the same rows, and counts them
     (``dropped``, ``rows``, the data rows of the first few in ``first``)."""
 
-    def __init__(self, reader, least, name):
-        self.reader, self.least, self.name = reader, least, name
+    def __init__(self, reader, least, name, why="missing votes"):
+        self.reader, self.least, self.name, self.why = reader, least, name, why
         self.dropped = self.rows = 0
         self.first = []
 
@@ -252,7 +257,7 @@ class _EnoughLabels:
 
     def note(self):
         first = ", ".join(map(str, self.first)) + (", ..." if self.dropped > len(self.first) else "")
-        return (f"left out {self.dropped} of {self.rows} rows with fewer than {self.least} labels (missing votes; "
+        return (f"left out {self.dropped} of {self.rows} rows with fewer than {self.least} labels ({self.why}; "
                 f"data rows {first}); --min-labels sets the threshold (at least 2)")
 
 
@@ -287,7 +292,7 @@ def _evaluate(args):
             rows = np.flatnonzero(few)
             first = ", ".join(str(int(r) + 1) for r in rows[:5]) + (", ..." if rows.size > 5 else "")
             print(f"socal evaluate: note: dropped {rows.size} of {few.size} rows with fewer than {args.min_labels} "
-                  f"labels (missing votes; data rows {first}); --min-labels sets the threshold (at least 2)",
+                  f"labels ({_why_few(args)}; data rows {first}); --min-labels sets the threshold (at least 2)",
                   file=sys.stderr)
             keep = ~few
             m, v, counts = m[keep], v[keep], (counts[0][keep], counts[1][keep])

@@ -144,3 +144,20 @@ def test_reproduce_out_naming_a_file_is_refused_before_work(tmp_path, capsys):
         assert main(["reproduce", exp, "--quick", "--out", str(target)]) == 2
         assert f"--out {target} is a file; give a folder" in capsys.readouterr().err
     assert target.read_text() == "x\n"
+
+
+def test_rows_below_min_labels_from_count_columns_are_not_called_missing_votes(tmp_path, capsys):
+    """A row whose trials column says 1 was reported as "(missing votes; ...)" when left out: there is no empty
+    cell; the note names the column instead (estimate and evaluate alike)."""
+    m, v, y = synthetic.toy_population().sample(300, h=1 / 16, rng=1)
+    path = tmp_path / "counts.csv"
+    with open(path, "w") as fh:
+        fh.write("m,v,p,t\n")
+        for i, (a, b, c) in enumerate(zip(m, v, y.sum(axis=1))):
+            trials, pos = (1, min(int(c), 1)) if i == 7 else (2, int(c))
+            fh.write(f"{float(a)!r},{float(b)!r},{pos},{trials}\n")
+    assert main(["estimate", str(path), "--mean", "m", "--var", "v", "--positives", "p", "--trials", "t",
+                 "--no-interval"]) == 0
+    err = capsys.readouterr().err
+    assert "left out 1 of 300 rows with fewer than 2 labels (column 't' below it; data rows 8)" in err
+    assert "missing votes" not in err
