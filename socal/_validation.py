@@ -24,6 +24,7 @@ __all__ = [
     "check_scores",
     "check_mean",
     "check_labels",
+    "VoteCounts",
     "check_bandwidth",
     "bandwidth_axes",
     "check_int",
@@ -173,6 +174,13 @@ def check_scores(mean, var, func, *, raw=False):
     return m, v
 
 
+class VoteCounts(tuple):
+    """(positives, trials) that a file reader counted from label columns with empty cells (missing votes): a tuple
+    like any ``counts``, marked so that a row left with too few votes is explained as such."""
+
+    __slots__ = ()
+
+
 def check_labels(labels, n, func, *, counts=None, min_k=2):
     """Return per-item positive counts ``a`` and trial counts ``k`` (both float64 arrays of length n).
 
@@ -186,8 +194,11 @@ def check_labels(labels, n, func, *, counts=None, min_k=2):
             raise _fail("counts", func, "a pair (positives, trials) of arrays", type(counts).__name__)
         a = check_array(counts[0], "counts[0] (positives)", func, lo=0.0, hi=MAX_TRIALS,
                         rule=f"in [0, {MAX_TRIALS}]")
+        why = (" (a k-snapshot needs k >= 2)" if min_k == 2 else "") + (
+            "; these counts were read from label columns with empty cells (missing votes): leave out the rows with "
+            f"fewer than {min_k} votes ('socal estimate' does, --min-labels)" if isinstance(counts, VoteCounts) else "")
         k = check_array(counts[1], "counts[1] (trials)", func, lo=float(min_k), hi=MAX_TRIALS,
-                        rule=f"in [{min_k}, {MAX_TRIALS}]" + (" (a k-snapshot needs k >= 2)" if min_k == 2 else ""))
+                        rule=f"in [{min_k}, {MAX_TRIALS}]{why}")
         for arr, nm in ((a, "counts[0] (positives)"), (k, "counts[1] (trials)")):
             if np.any(arr != np.round(arr)):
                 raise _fail(nm, func, "whole numbers", "non-integer values")

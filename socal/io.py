@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import labels_to_counts
+from ._validation import VoteCounts, labels_to_counts
 
 __all__ = ["CSVChunks", "ParquetChunks", "read_chunks", "read_all", "MissingVotesWarning"]
 
@@ -113,7 +113,8 @@ class _Reader:
             missing = np.isnan(y)
             if missing.any():
                 self._missing += int(missing.sum())
-                out["counts"] = (np.where(missing, 0.0, y).sum(axis=1), (~missing).sum(axis=1).astype(float))
+                out["counts"] = VoteCounts((np.where(missing, 0.0, y).sum(axis=1),
+                                            (~missing).sum(axis=1).astype(float)))
             else:
                 out["labels"] = y
         else:

@@ -1136,3 +1136,22 @@ def test_n_boot_without_the_bootstrap_is_refused(small):
     with pytest.raises(ValueError, match="'n_boot' parameter of ce1"):
         socal.ce1(m, y, debias=False, n_boot=40)
     assert socal.ce2(m, v, y, debias=False).ci is None
+
+
+def test_a_reader_row_left_with_one_vote_is_explained_as_missing_votes(small, tmp_path):
+    """ce2(chunks=read_chunks(csv_with_an_empty_cell)) said only "'counts[1] (trials)' ... must be in [2, ...]": the
+    reader had turned the label columns into counts.  The message now says where the counts came from and what to
+    do; counts a caller passes keep the plain message."""
+    from socal import io
+
+    m, v, y = small
+    rows = [f"{float(a)!r},{float(b)!r},{c},{d}" for a, b, c, d in zip(m, v, y[:, 0], y[:, 1])]
+    rows[4] = rows[4].rsplit(",", 1)[0] + ","
+    path = tmp_path / "votes.csv"
+    path.write_text("m,v,y1,y2\n" + "\n".join(rows) + "\n")
+    reader = io.read_chunks(path, mean="m", var="v", labels=["y1", "y2"])
+    with pytest.raises(ValueError, match="read from label columns with empty cells \\(missing votes\\)"):
+        socal.ce2(chunks=reader, debias=False)
+    with pytest.raises(ValueError) as exc:
+        socal.ce2(m, v, counts=(y.sum(axis=1), np.r_[1, np.full(len(m) - 1, 2)]), debias=False)
+    assert "missing votes" not in str(exc.value)
