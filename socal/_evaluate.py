@@ -303,7 +303,7 @@ class RecalibratedEvaluation:
 
 def _reference(tv):
     """A reference value as the summary prints it: four decimals, with its quadrature error where that shows in
-    them (narrow bandwidths on the variance axis; the default bandwidths' errors are below 1e-6)."""
+    them (a bandwidth near the quadrature's resolution limit)."""
     return f"{tv.value:.4f}" if tv.error < 5e-5 else f"{tv.value:.4f} +- {tv.error:.4f}"
 
 

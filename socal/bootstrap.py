@@ -472,9 +472,9 @@ def _gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     sliver of the square (a predictor whose outputs barely vary) leave most coordinates' variances below the
     moments' rounding (the NUFFT's relative 1e-13 of the whole sum), so the covariance assembled from them is not
     positive definite; :func:`bootstrap` then draws every label set (:class:`LabelSetsPass`), which needs no
-    factorisation.  (A jitter large enough to factor it, a share of the largest variance on every coordinate, puts
-    noise where the fit's Gram is nearly singular, which its inverse amplifies: on such scores it moved the
-    corrected estimate from the truth's 0.05 to 0.002.)
+    factorisation.  A jitter large enough to factor it, a share of the largest variance on every coordinate, is not
+    the remedy: it puts noise where the fit's Gram is nearly singular, which the Gram's inverse amplifies into the
+    refits (docs/numbers.md, "Why each rule of the estimator is there").
 
     The covariance is factorised in the tensor layout of the Chebyshev coefficients and the draws are permuted to
     the basis' order after (the same law: P L xi has covariance P L L' P').  Everything is float64: the moments S
