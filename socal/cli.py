@@ -275,27 +275,15 @@ def _evaluate(args):
 
     reader = read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows,
                          **_label_columns(args))
+    enough = _EnoughLabels(reader, args.min_labels, args.file, _why_few(args))  # as 'estimate' streams them
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MissingVotesWarning)  # reported below, with the rows dropped
-        parts = list(reader.chunks())
+        warnings.simplefilter("ignore", MissingVotesWarning)  # reported below, with the rows left out
+        parts = list(enough.chunks())
     if not parts:
         raise ValueError(f"{args.file} has no data rows")
+    if enough.dropped:
+        print(f"socal evaluate: note: {enough.note()}", file=sys.stderr)
     m, v, labels, counts = read_all(parts)
-    if counts is None and labels.shape[1] < args.min_labels:  # complete label columns: every row has that many
-        raise ValueError(f"every row of {args.file} has fewer than {args.min_labels} labels (--min-labels): it has "
-                         f"{labels.shape[1]} label columns")
-    if counts is not None:
-        few = counts[1] < args.min_labels
-        if few.all():
-            raise ValueError(f"every row of {args.file} has fewer than {args.min_labels} labels (--min-labels)")
-        if few.any():
-            rows = np.flatnonzero(few)
-            first = ", ".join(str(int(r) + 1) for r in rows[:5]) + (", ..." if rows.size > 5 else "")
-            print(f"socal evaluate: note: dropped {rows.size} of {few.size} rows with fewer than {args.min_labels} "
-                  f"labels ({_why_few(args)}; data rows {first}); --min-labels sets the threshold (at least 2)",
-                  file=sys.stderr)
-            keep = ~few
-            m, v, counts = m[keep], v[keep], (counts[0][keep], counts[1][keep])
     res = evaluate(m, v, labels, counts=counts, h=args.h, ci=_or(args.ci, CI), n_boot=_or(args.n_boot, N_BOOT),
                    rng=args.seed,
                    progress=_progress_flag(args))
@@ -313,7 +301,9 @@ def _evaluate(args):
                 w.writerow(["perturbed_mean", "perturbed_var"])
                 w.writerows(zip(res.mean.tolist(), res.var.tolist()))
             if not args.json:
-                print(f"perturbed scores (one row per input row, same order): {args.out}")
+                rows = ("one row per input row" if not enough.dropped else
+                        f"one row per input row kept: {enough.dropped} left out, see the note")
+                print(f"perturbed scores ({rows}, same order): {args.out}")
         except OSError as exc:
             print(f"socal evaluate: could not write --out {args.out}: {exc.strerror or exc}", file=sys.stderr)
             failed = 1

@@ -235,9 +235,13 @@ def test_cli_missing_votes_are_dropped_with_one_note(tmp_path, capsys):
     args = ["evaluate", str(path), "--mean", "mean", "--var", "var", "--labels", "y1,y2", "--n-boot", "20"]
     assert main(args) == 0
     out = capsys.readouterr()
-    assert "dropped 1 of 400 rows with fewer than 2 labels" in out.err and "data rows 3" in out.err
+    assert "left out 1 of 400 rows with fewer than 2 labels" in out.err and "data rows 3" in out.err
     assert "parts = list" not in out.err and "Warning" not in out.err  # one plain note, no source line
     assert "n = 399 items" in out.out
+    scores = tmp_path / "p.csv"  # the perturbed scores: the rows kept, and said so
+    assert main(args + ["--out", str(scores)]) == 0
+    assert "one row per input row kept: 1 left out" in capsys.readouterr().out
+    assert len(scores.read_text().splitlines()) == 1 + 399
 
 
 def test_cli_bad_output_paths_fail_before_any_work_and_a_failed_figure_keeps_the_numbers(tmp_path, capsys,
