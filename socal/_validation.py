@@ -91,7 +91,8 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
     if arr.ndim != ndim:
         raise _fail(name, func, f"a {ndim}-dimensional array", f"an array of shape {arr.shape}")
     if arr.shape[0] < min_len:
-        raise _fail(name, func, f"an array with at least {min_len} rows", f"an array of shape {arr.shape}")
+        raise _fail(name, func, f"an array with at least {min_len} row{'s' if min_len != 1 else ''}",
+                    f"an array of shape {arr.shape}")
     if finite and not np.all(np.isfinite(arr)):
         bad = int(np.count_nonzero(~np.isfinite(arr)))
         raise _fail(name, func, "finite (no NaN or inf)", f"{bad} non-finite value(s)")
@@ -170,7 +171,8 @@ def check_scores(mean, var, func, *, raw=False):
         if np.any(over):
             i = int(np.flatnonzero(over)[0])
             raise _fail("var", func, "at most mean*(1-mean) for raw scores (the feasible region)",
-                        f"{int(np.count_nonzero(over))} value(s) above it, e.g. var={v[i]!r} at mean={m[i]!r}")
+                        f"{int(np.count_nonzero(over))} value(s) above it, e.g. var={float(v[i])!r} at "
+                        f"mean={float(m[i])!r}")
     return m, v
 
 

@@ -27,6 +27,13 @@ def _is_int(x, lo, hi):
     return isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi
 
 
+class _Described(str):
+    """A description printed as it is in an error message (its repr is the text, unquoted)."""
+
+    def __repr__(self):
+        return str(self)
+
+
 def _is_real(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
@@ -38,6 +45,9 @@ def check_saved(d: Any, cls_name: str, param_names: tuple, R: int) -> tuple[dict
 
     def bad(field, rule, got):
         return ValueError(f"The field '{field}' of {where} must be {rule}. Got {got!r} instead.")
+
+    def keys_of(x):  # a dict is described by its keys, anything else by its value
+        return _Described(f"a dict with the keys {sorted(x)}") if isinstance(x, dict) else x
 
     if not isinstance(d, dict):
         raise bad("d", "a dict (the output of to_dict)", type(d).__name__)
@@ -52,8 +62,7 @@ def check_saved(d: Any, cls_name: str, param_names: tuple, R: int) -> tuple[dict
         raise bad("class", repr(cls_name), d["class"])
     params = d["params"]
     if not isinstance(params, dict) or set(params) != set(param_names):
-        raise bad("params", f"a dict with exactly the keys {list(param_names)}",
-                  sorted(params) if isinstance(params, dict) else params)
+        raise bad("params", f"a dict with exactly the keys {list(param_names)}", keys_of(params))
     nf = d["n_samples_fit"]
     if isinstance(nf, bool) or not isinstance(nf, int) or nf < 1:
         raise bad("n_samples_fit", "an int >= 1", nf)
@@ -71,7 +80,7 @@ def check_saved(d: Any, cls_name: str, param_names: tuple, R: int) -> tuple[dict
             raise bad(f"params.{key}", "of the type and range the constructor takes", params[key])
     mp = d["map"]
     if not isinstance(mp, dict) or set(mp) != {"degree", "ndim", "alpha", "beta"}:
-        raise bad("map", "a dict with keys degree, ndim, alpha, beta", mp if not isinstance(mp, dict) else sorted(mp))
+        raise bad("map", "a dict with keys degree, ndim, alpha, beta", keys_of(mp))
     if not _is_int(mp["degree"], 0, MAX_DEGREE):
         raise bad("map.degree", f"an int in [0, {MAX_DEGREE}]", mp["degree"])
     if mp["ndim"] != params["ndim"] or isinstance(mp["ndim"], bool):
