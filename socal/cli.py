@@ -191,13 +191,21 @@ def _run_args(parser, seed_help):
     parser.add_argument("--chunk-rows", type=_int_in(1000, 10**9), default=1_000_000,
                         help="rows read at a time (memory is bounded by this; default 1,000,000)")
     parser.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help=seed_help)
+    _progress_arg(parser, "rows read, bootstrap replicates; default: on when stderr is a terminal and --json is not "
+                          "given")
+
+
+def _progress_arg(parser, what="default: on when stderr is a terminal"):
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="progress bars on stderr (rows read, bootstrap replicates; default: on when stderr is a "
-                             "terminal and --json is not given)")
+                        help=f"progress bars on stderr ({what})")
 
 
 def _progress_flag(args):
-    return args.progress if args.progress is not None else (not args.json and sys.stderr.isatty())
+    """--progress or --no-progress as given; else on when stderr is a terminal (a log file or a pipe would collect
+    every redraw of the bars) and no --json is printed."""
+    if args.progress is not None:
+        return args.progress
+    return not getattr(args, "json", False) and sys.stderr.isatty()
 
 
 def _label_columns(args):
@@ -262,13 +270,13 @@ class _EnoughLabels:
 
 
 def _evaluate(args):
-    import csv as _csv
     import warnings
 
     from ._evaluate import evaluate
-    from .io import MissingVotesWarning, read_all, read_chunks
+    from .io import MissingVotesWarning, read_all, read_chunks, write_table
 
     check_output_paths(args, "out", "plot")
+    check_table_path(args.out, "--out")
     if args.plot:
         require_extra("evaluate --plot", "plot", "matplotlib")
         _check_image_format(args.plot, "--plot")
@@ -296,10 +304,7 @@ def _evaluate(args):
     failed = 0
     if args.out:
         try:
-            with open(args.out, "w", newline="") as fh:
-                w = _csv.writer(fh)
-                w.writerow(["perturbed_mean", "perturbed_var"])
-                w.writerows(zip(res.mean.tolist(), res.var.tolist()))
+            write_table(args.out, {"perturbed_mean": res.mean, "perturbed_var": res.var})
             if not args.json:
                 rows = ("one row per input row" if not enough.dropped else
                         f"one row per input row kept: {enough.dropped} left out, see the note")
@@ -362,6 +367,28 @@ def _check_image_format(path, flag):
                          f"{', '.join(sorted(kinds))}); nothing was computed")
 
 
+def check_table_path(path, flag):
+    """Refuse, before any work, a table file socal cannot write in the format its name says: a Parquet name
+    without pyarrow, or a compressed Parquet name (:func:`socal.io.write_table`)."""
+    import pathlib
+
+    from .io import table_format
+
+    if not path:
+        return
+    fmt, packed = table_format(pathlib.Path(path))
+    if fmt != "parquet":
+        return
+    if packed is not None:
+        raise ValueError(f"{flag} {path}: a Parquet file is compressed inside; drop the {pathlib.Path(path).suffix} "
+                         f"ending (nothing was computed)")
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ValueError(f"{flag} {path}: writing Parquet needs pyarrow (pip install 'socal[parquet]'), or give a "
+                         f".csv name (nothing was computed)") from None
+
+
 def check_output_path(path, flag):
     """Raise ValueError (naming ``flag``) unless ``path`` can be written: its folder exists and is writable and it
     is not a folder.  Called before any work, so a typo costs nothing (``socal evaluate``, ``socal audit``)."""
@@ -383,6 +410,7 @@ def check_output_path(path, flag):
 def _demo(args):
     from . import synthetic
     from .estimators import ce1, ce2
+    from .io import write_table
 
     pop = synthetic.toy_population()
     if args.write:
@@ -390,11 +418,9 @@ def _demo(args):
             raise ValueError("--write saves the raw (unperturbed) scores, so --h would do nothing; drop --h (and "
                              "give it to 'socal evaluate' instead)")
         check_output_path(args.write, "--write")
+        check_table_path(args.write, "--write")
         m, v, _, y = pop.sample_raw(args.n, rng=args.seed)
-        with open(args.write, "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["mean", "var", "y1", "y2"])
-            w.writerows(zip(m.tolist(), v.tolist(), y[:, 0].astype(int).tolist(), y[:, 1].astype(int).tolist()))
+        write_table(args.write, {"mean": m, "var": v, "y1": y[:, 0].astype(int), "y2": y[:, 1].astype(int)})
         print(f"wrote {args.n} rows of raw (unperturbed) scores and two labels per item to {args.write}; evaluate "
               f"them with: socal evaluate {args.write} --mean mean --var var --labels y1,y2")
         return 0
@@ -405,8 +431,8 @@ def _demo(args):
         raise ValueError(f"--h {h:g} is narrower than the demo's exact truth resolves: {exc}") from None
     print(f"A synthetic predictor with 6 raw scores, sech-perturbed at h = {h:g}; n = {args.n} 2-snapshots.")
     m, v, y = pop.sample(args.n, h=h, rng=args.seed)
-    r2 = ce2(m, v, y, h=h, ci=0.9, upper=0.95, rng=args.seed, progress=True)
-    r1 = ce1(m, y, h=h, ci=0.9, upper=0.95, rng=args.seed, progress=True)
+    r2 = ce2(m, v, y, h=h, ci=0.9, upper=0.95, rng=args.seed, progress=_progress_flag(args))
+    r1 = ce1(m, y, h=h, ci=0.9, upper=0.95, rng=args.seed, progress=_progress_flag(args))
     print(_fmt(r2) + f"\n    exact CE2^pert = {truth2.value:.4f}")
     print(_fmt(r1) + f"\n    exact CE1^pert = {truth1.value:.4f}")
     return 0
@@ -450,7 +476,7 @@ def _reproduce_decision(args):
     _require_backend(args)
     out = _out_folder(args)
     with _backend_of(args):
-        res = run_decision(repeats=repeats, rng=args.seed, progress=True, n_jobs=args.jobs)
+        res = run_decision(repeats=repeats, rng=args.seed, progress=_progress_flag(args), n_jobs=args.jobs)
     rows = res.to_rows()
     with open(out / "decision.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
@@ -472,8 +498,8 @@ def _reproduce_recalibration(args):
     _require_backend(args)
     out = _out_folder(args)
     with _backend_of(args):
-        res = run_recalibration(seeds=seeds, rng=args.seed, log2_sobol=14 if args.quick else 18, progress=True,
-                                n_jobs=args.jobs)
+        res = run_recalibration(seeds=seeds, rng=args.seed, log2_sobol=14 if args.quick else 18,
+                                progress=_progress_flag(args), n_jobs=args.jobs)
     summ = res.summary()
     (out / "recalibration.json").write_text(json.dumps({"ours": summ, "paper": PAPER}, indent=2))
     print(report(res, seeds))
@@ -494,9 +520,9 @@ def _reproduce_rate(args):
     with _backend_of(args):
         if args.quick:
             rows = run_rate(seeds=seeds, sizes=(500, 2000, 10_000), out=out / "quick", n_jobs=args.jobs, log2_sobol=15,
-                            progress=True)
+                            progress=_progress_flag(args))
         else:
-            rows = run_rate(seeds=seeds, out=out, n_jobs=args.jobs, progress=True)
+            rows = run_rate(seeds=seeds, out=out, n_jobs=args.jobs, progress=_progress_flag(args))
     print(report(rows, time.perf_counter() - t0, out))
     _save_figure(lambda: plot_rate(rows), out / "rate.png")
     return 0
@@ -531,8 +557,8 @@ def _reproduce_real_labels(args):
         if isinstance(data.classes[0], int) and isinstance(positive, str) and positive.isdigit():
             positive = int(positive)
         with _backend_of(args):
-            res = run_real_labels(data, positive=positive, repeats=args.repeats, rng=args.seed, progress=True,
-                                  n_jobs=args.jobs)
+            res = run_real_labels(data, positive=positive, repeats=args.repeats, rng=args.seed,
+                                  progress=_progress_flag(args), n_jobs=args.jobs)
         at5 = res.at(0.05)
         lift = res.auc_lift()
         summary[name] = {"positive": str(positive), "cohorts": res.cohort_sizes, "yield_at_5pct": at5,
@@ -610,7 +636,8 @@ def build_parser():
     _run_args(ev, "seed of the perturbation and the bootstrap (same seed, same numbers)")
     ev.add_argument("--min-labels", type=_int_in(2, 10**6), default=2,
                     help="rows with fewer labels (empty cells are missing votes) are dropped, with a note (default 2)")
-    ev.add_argument("--out", help="write the perturbed scores (the ones to deploy) to this CSV file")
+    ev.add_argument("--out", help="write the perturbed scores (the ones to deploy) to this file (.csv, .tsv, "
+                                  ".parquet; .gz, .bz2 or .xz compresses a text file)")
     ev.add_argument("--plot", metavar="FILE.png", help="also draw second-order reliability diagrams (before and "
                     "after recalibration) and a residual map to this image file (needs matplotlib)")
     ev.add_argument("--json", action="store_true", help="print JSON")
@@ -625,8 +652,9 @@ def build_parser():
                    help="how much the scores are blurred before measuring (the perturbation bandwidth; default 1/16)")
     d.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
     d.add_argument("--write", metavar="FILE.csv",
-                   help="instead of estimating, write the demo predictor's raw scores and labels to a CSV file "
-                        "(input for 'socal evaluate')")
+                   help="instead of estimating, write the demo predictor's raw scores and labels to a file "
+                        "(input for 'socal evaluate'; .csv, .tsv, .parquet, and .gz, .bz2 or .xz compresses text)")
+    _progress_arg(d)
     d.set_defaults(func=_demo)
     r = sub.add_parser("reproduce", help="reproduce an experiment of the paper")
     rsub = r.add_subparsers(dest="experiment", required=True)
@@ -636,6 +664,7 @@ def build_parser():
     dec.add_argument("--quick", action="store_true", help="20 repeats")
     dec.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
     dec.add_argument("--out", default="out/decision", help="folder for the table, checks and figure")
+    _progress_arg(dec)
     _parallel_args(dec)
     dec.set_defaults(func=_reproduce_decision)
     rec = rsub.add_parser("recalibration", help="Experiment 2: recalibrated variance against the truth (Figure 2)")
@@ -644,6 +673,7 @@ def build_parser():
     rec.add_argument("--quick", action="store_true", help="3 seeds, 2^14 Sobol points for the ground truth")
     rec.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
     rec.add_argument("--out", default="out/recalibration", help="folder for the summary and figure")
+    _progress_arg(rec)
     _parallel_args(rec)
     rec.set_defaults(func=_reproduce_recalibration)
     rat = rsub.add_parser("rate", help="Experiment 1: error against n for the polynomial estimator and baselines")
@@ -651,6 +681,7 @@ def build_parser():
                      help="independent data sets per sample size (default 20, the paper's)")
     rat.add_argument("--quick", action="store_true", help="3 seeds, n in {500, 2000, 10000}")
     rat.add_argument("--out", default="out/rate", help="folder; finished seeds found there are not recomputed")
+    _progress_arg(rat)
     _parallel_args(rat, jobs=2)
     rat.set_defaults(func=_reproduce_rate)
     rl = rsub.add_parser("real-labels", help="Experiment 4: audit yield on real multi-annotator labels (Figure 4)")
@@ -661,6 +692,7 @@ def build_parser():
                     help="random splits into calibration and audit halves (default 1000)")
     rl.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
     rl.add_argument("--out", default="out/real_labels", help="folder for the summary and figures")
+    _progress_arg(rl)
     _parallel_args(rl)
     rl.set_defaults(func=_reproduce_real_labels)
     for ep in entry_points(group="socal.commands"):

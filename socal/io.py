@@ -24,7 +24,7 @@ import numpy as np
 
 from ._validation import VoteCounts, labels_to_counts
 
-__all__ = ["CSVChunks", "ParquetChunks", "read_chunks", "read_all", "MissingVotesWarning"]
+__all__ = ["CSVChunks", "ParquetChunks", "read_chunks", "read_all", "write_table", "MissingVotesWarning"]
 
 DEFAULT_CHUNK_ROWS = 1_000_000
 
@@ -39,6 +39,10 @@ def _file_path(path, func):
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"The 'path' parameter of {func} must be a file path (str or os.PathLike). Got "
                         f"{type(path).__name__} instead.")
+    if str(path) == "-" and not pathlib.Path(path).exists():  # the command-line habit for standard input
+        raise ValueError(f"The 'path' parameter of {func} must be a file: '-' (standard input) cannot be read, as "
+                         f"the estimate passes over the rows more than once (the bootstrap's passes). Save the data "
+                         f"to a file first (compressed .gz, .bz2 and .xz files are read as they are).")
     return pathlib.Path(path)
 
 
@@ -151,6 +155,9 @@ class _Reader:
         return cols + (list(self.labels) if self.labels is not None else [self.positives, self.trials])
 
 
+_BOOLEANS = {"true": 1.0, "false": 0.0}  # a label column's boolean cells (lower-cased), as pandas writes them
+
+
 class CSVChunks(_Reader):
     """Chunks of a CSV file with a header row (UTF-8, a byte-order mark allowed).
 
@@ -161,7 +168,8 @@ class CSVChunks(_Reader):
     mean, var : str
         Column names of the perturbed scores (``var`` None for first-order use).
     labels : list of str, optional
-        0/1 label columns (k >= 2 for CE2); an empty cell is a missing vote.
+        0/1 label columns (k >= 2 for CE2); an empty cell is a missing vote.  True and False (any case) are read
+        as 1 and 0 there, as a Parquet file's boolean columns are (pandas writes booleans so).
     positives, trials : str, optional
         Instead of ``labels``: count columns.
     chunk_rows : int
@@ -222,8 +230,8 @@ class CSVChunks(_Reader):
                                  f"{max(self._index) + 1}: a short or cut row.")
             for j, (name, idx) in enumerate(zip(names, self._index)):
                 cell = row[idx].strip()
-                if cell == "" and name in label_cols:
-                    out[r, j] = np.nan
+                if name in label_cols and (cell == "" or cell.lower() in _BOOLEANS):
+                    out[r, j] = _BOOLEANS[cell.lower()] if cell else np.nan
                     continue
                 try:
                     out[r, j] = float(cell)
@@ -335,16 +343,52 @@ def read_chunks(path: str | os.PathLike, **kw: Any) -> CSVChunks | ParquetChunks
     """A reader for ``path`` by its suffix: ``.parquet``/``.pq`` -> :class:`ParquetChunks`, else :class:`CSVChunks`
     (tab-separated for ``.tsv``/``.tab`` unless ``delimiter`` is given)."""
     path = _file_path(path, "read_chunks")
-    suffixes = [x.lower() for x in path.suffixes]
-    if suffixes and suffixes[-1] in _COMPRESSED:  # x.tsv.gz is a .tsv file, compressed
-        suffixes.pop()
-    suffix = suffixes[-1] if suffixes else ""
-    if suffix in (".parquet", ".pq"):
+    fmt, _ = table_format(path)
+    if fmt == "parquet":
         kw.pop("delimiter", None)
         return ParquetChunks(path, **kw)
-    if suffix in (".tsv", ".tab"):
+    if fmt == "tsv":
         kw.setdefault("delimiter", "\t")
     return CSVChunks(path, **kw)
+
+
+def table_format(path):
+    """(format, compression module or None) of ``path`` by its suffixes, as :func:`read_chunks` reads it: 'parquet'
+    for .parquet/.pq, 'tsv' for .tsv/.tab, else 'csv'; x.tsv.gz is a .tsv file, compressed."""
+    suffixes = [x.lower() for x in path.suffixes]
+    packed = _COMPRESSED.get(suffixes.pop()) if suffixes and suffixes[-1] in _COMPRESSED else None
+    suffix = suffixes[-1] if suffixes else ""
+    return ("parquet" if suffix in (".parquet", ".pq") else "tsv" if suffix in (".tsv", ".tab") else "csv"), packed
+
+
+def write_table(path: str | os.PathLike, columns: dict[str, Any]) -> None:
+    """Write named columns to ``path`` in the format :func:`read_chunks` reads from that name: Parquet for
+    .parquet/.pq (needs pyarrow), tab-separated for .tsv/.tab, else comma-separated with a header row; a .gz, .bz2
+    or .xz ending compresses the text.  So a file socal writes is read back by socal as the same columns (a
+    .parquet name on comma-separated text, or a .gz name on plain text, was not).  Integer columns stay integers."""
+    path = _file_path(path, "write_table")
+    fmt, packed = table_format(path)
+    if fmt == "parquet":
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise ImportError("Writing Parquet needs pyarrow: pip install 'socal[parquet]' (or write a .csv file)") \
+                from None
+        if packed is not None:
+            raise ValueError(f"{path}: a Parquet file is compressed inside; drop the {path.suffix} ending.")
+        pq.write_table(pa.table({k: np.asarray(v) for k, v in columns.items()}), path)
+        return
+    if packed is None:
+        fh = open(path, "w", newline="", encoding="utf-8")
+    else:
+        import importlib
+
+        fh = importlib.import_module(packed).open(path, "wt", newline="", encoding="utf-8")
+    with fh:
+        w = csv.writer(fh, delimiter="\t" if fmt == "tsv" else ",")
+        w.writerow(list(columns))
+        w.writerows(zip(*(np.asarray(v).tolist() for v in columns.values())))
 
 
 def read_all(chunks: Any) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, tuple | None]:
