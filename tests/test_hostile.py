@@ -4,6 +4,7 @@ domain edge within round-off, a clipped answer; none hangs, crashes with an unre
 import json
 import math
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -1155,3 +1156,112 @@ def test_a_reader_row_left_with_one_vote_is_explained_as_missing_votes(small, tm
     with pytest.raises(ValueError) as exc:
         socal.ce2(m, v, counts=(y.sum(axis=1), np.r_[1, np.full(len(m) - 1, 2)]), debias=False)
     assert "missing votes" not in str(exc.value)
+
+
+# -- hostile sweep 8 ------------------------------------------------------------------------------------------------
+
+def test_an_infeasible_raw_score_is_named_in_plain_numbers():
+    """The message printed numpy 2's repr, "var=np.float64(0.1288...) at mean=np.float64(0.8679...)"."""
+    with pytest.raises(ValueError) as exc:
+        socal.calibration_test([0.5, 0.9] * 10, [0.1, 0.2] * 10, np.ones((20, 2)))
+    msg = str(exc.value)
+    assert "e.g. var=0.2 at mean=0.9" in msg and "np.float64" not in msg
+
+
+def test_a_saved_field_with_other_keys_is_described_by_its_keys(small):
+    """from_dict with params={} said "must be a dict with exactly the keys [...]. Got [] instead": a list for a dict."""
+    m, v, y = small
+    d = socal.SecondOrderPlatt(degree=2, alpha=1e-3, rng=0).fit(m, v, y).to_dict()
+    with pytest.raises(ValueError, match="Got a dict with the keys \\[\\] instead"):
+        socal.SecondOrderPlatt.from_dict({**d, "params": {}})
+    with pytest.raises(ValueError, match="Got a dict with the keys \\['beta'\\] instead"):
+        socal.SecondOrderPlatt.from_dict({**d, "map": {"beta": []}})
+    with pytest.raises(ValueError, match="Got 'x' instead"):  # anything else is shown as before
+        socal.SecondOrderPlatt.from_dict({**d, "map": "x"})
+
+
+def test_from_members_names_class_probabilities_and_warns_on_a_transposed_array():
+    """(n, M, 2) class probabilities were refused as "must be a 2-dimensional array" with no hint, and an (M, n)
+    stack of members (np.stack(member_predictions)) was read silently as M items of n members each."""
+    p = np.random.default_rng(0).random((50, 4))
+    with pytest.raises(ValueError, match="pass probabilities\\[\\.\\.\\., 1\\]"):
+        socal.from_members(np.stack([1 - p, p], axis=-1))
+    with pytest.warns(UserWarning, match="4 item rows.*pass probabilities.T"):
+        m, _ = socal.from_members(p.T)
+    assert m.shape == (4,)  # read as given
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        socal.from_members(p)  # items as rows: no warning
+        socal.from_members(p[:4])  # as many members as items: no warning
+
+
+def test_csv_label_cells_true_and_false_read_as_one_and_zero(small, tmp_path):
+    """pandas writes boolean label columns as True/False; the CSV reader refused them ("'True' is not a number")
+    while the same data as Parquet were read.  Only label columns take them; other words stay refused."""
+    from socal import io
+
+    m, v, y = small
+    words = {0: ["False", "false", "FALSE"], 1: ["True", "true", "TRUE"]}
+    plain, boolean = tmp_path / "plain.csv", tmp_path / "bool.csv"
+    rows = [(f"{float(a)!r},{float(b)!r}", int(c), int(d)) for a, b, c, d in zip(m, v, y[:, 0], y[:, 1])]
+    plain.write_text("m,v,y1,y2\n" + "\n".join(f"{s},{c},{d}" for s, c, d in rows) + "\n")
+    boolean.write_text("m,v,y1,y2\n" + "\n".join(f"{s},{words[c][i % 3]},{words[d][(i + 1) % 3]}"
+                                                 for i, (s, c, d) in enumerate(rows)) + "\n")
+    kw = dict(mean="m", var="v", labels=["y1", "y2"])
+    a, b = io.read_all(io.read_chunks(plain, **kw)), io.read_all(io.read_chunks(boolean, **kw))
+    assert np.array_equal(a[2], b[2]) and np.array_equal(a[0], b[0])
+    other = tmp_path / "yes.csv"
+    other.write_text("m,v,y1,y2\n0.5,0.1,yes,no\n")
+    with pytest.raises(ValueError, match="'yes' is not a number"):
+        io.read_all(io.read_chunks(other, **kw))
+    mean_word = tmp_path / "meanword.csv"
+    mean_word.write_text("m,v,y1,y2\nTrue,0.1,1,0\n")
+    with pytest.raises(ValueError, match="column 'm': 'True' is not a number"):
+        io.read_all(io.read_chunks(mean_word, **kw))
+
+
+def test_standard_input_is_refused_with_the_reason(tmp_path, monkeypatch, capsys):
+    """'socal evaluate -' said "must be an existing file. Got '-' (not found)": the habit of reading standard input
+    is now named, with why it cannot work here (the rows are read more than once)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["evaluate", "-", "--mean", "m", "--var", "v", "--labels", "a,b"]) == 2
+    assert "'-' (standard input) cannot be read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["d.csv", "d.csv.gz", "d.tsv.bz2", "d.xz", "d.parquet"])
+def test_demo_write_and_evaluate_out_write_the_format_their_name_says(tmp_path, capsys, name):
+    """'socal demo --write d.csv.gz' (or d.parquet) wrote plain comma-separated text under that name, which
+    'socal evaluate' then refused ("cannot be decompressed as its name says", "not a readable Parquet file").  A
+    file socal writes is now read back by socal as the same columns; so is evaluate --out."""
+    from socal import io
+
+    if name.endswith(".parquet"):
+        pytest.importorskip("pyarrow")
+    path, plain = tmp_path / name, tmp_path / "plain.csv"
+    for p in (path, plain):
+        assert main(["demo", "--n", "400", "--write", str(p)]) == 0
+    kw = dict(mean="mean", var="var", labels=["y1", "y2"])
+    a, b = io.read_all(io.read_chunks(path, **kw)), io.read_all(io.read_chunks(plain, **kw))
+    assert all(np.array_equal(x, z) for x, z in zip(a[:3], b[:3]))
+    out = tmp_path / ("out_" + name)
+    assert main(["evaluate", str(plain), "--mean", "mean", "--var", "var", "--labels", "y1,y2", "--n-boot", "20",
+                 "--out", str(out)]) == 0
+    pd = pytest.importorskip("pandas")
+    back = pd.read_parquet(out) if name.endswith(".parquet") else pd.read_csv(out, sep="\t" if ".tsv" in name
+                                                                                else ",")
+    assert list(back.columns) == ["perturbed_mean", "perturbed_var"] and len(back) == 400
+
+
+def test_a_compressed_parquet_name_is_refused_before_any_work(tmp_path, capsys):
+    assert main(["demo", "--n", "400", "--write", str(tmp_path / "d.parquet.gz")]) == 2
+    assert "compressed inside" in capsys.readouterr().err
+    assert not (tmp_path / "d.parquet.gz").exists()
+
+
+def test_demo_shows_progress_bars_only_on_a_terminal_unless_asked(capsys):
+    """'socal demo' and 'socal reproduce' drew their bars whatever stderr was, so a log file or a pipe collected
+    every redraw; estimate and evaluate already drew them on a terminal only.  --progress forces them."""
+    assert main(["demo", "--n", "400"]) == 0
+    assert "rows/s" not in capsys.readouterr().err  # pytest's captured stderr is not a terminal
+    assert main(["demo", "--n", "400", "--progress"]) == 0
+    assert "rows/s" in capsys.readouterr().err
