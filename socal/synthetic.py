@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_bandwidth, check_bool, check_float, check_int, check_rng, check_scores
+from ._validation import check_array, check_bandwidth, check_bool, check_float, check_int, check_rng, check_scores
 from .perturb import perturb_from_stream
 from .truth import CE2_PANELS, discrete_calibration_functions, discrete_ce1, discrete_ce2, discrete_recalibrated_ce2
 
@@ -29,18 +29,25 @@ class DiscretePopulation:
     fprobs: np.ndarray
 
     def __post_init__(self):
-        m, v = check_scores(self.means, self.vars, "DiscretePopulation", raw=True)
-        w = np.asarray(self.weights, dtype=float)
-        fs = np.atleast_2d(np.asarray(self.fstar, dtype=float))
-        fp = np.atleast_2d(np.asarray(self.fprobs, dtype=float))
-        if w.shape != m.shape or np.any(w < 0) or not np.isclose(w.sum(), 1.0):
-            raise ValueError("The 'weights' parameter of DiscretePopulation must be non-negative, one per atom, "
-                             f"summing to 1. Got {w!r} instead.")
-        if fs.shape != fp.shape or fs.shape[0] != m.shape[0] or np.any((fs < 0) | (fs > 1)):
-            raise ValueError("The 'fstar' parameter of DiscretePopulation must be an array of values in [0, 1] with "
-                             f"one row per atom, shaped like 'fprobs'. Got shape {fs.shape} instead.")
-        if np.any(fp < 0) or not np.allclose(fp.sum(axis=1), 1.0):
-            raise ValueError("The 'fprobs' parameter of DiscretePopulation must have non-negative rows summing to 1.")
+        func = "DiscretePopulation"
+        try:
+            m, v = check_scores(self.means, self.vars, func, raw=True)
+        except ValueError as exc:  # the validators name the scores 'mean' and 'var'; the fields are plural
+            raise ValueError(str(exc).replace("'mean'", "'means'").replace("'var'", "'vars'")) from None
+        w = check_array(self.weights, "weights", func, lo=0.0, rule=">= 0 (one probability per atom)")
+        fs = check_array(np.atleast_2d(np.asarray(self.fstar, dtype=float)), "fstar", func, ndim=2, lo=0.0, hi=1.0,
+                         rule="in [0, 1] (the values of f* at each atom)")
+        fp = check_array(np.atleast_2d(np.asarray(self.fprobs, dtype=float)), "fprobs", func, ndim=2, lo=0.0,
+                         rule=">= 0 (the probabilities of fstar's values)")
+        if w.shape != m.shape or not np.isclose(w.sum(), 1.0):
+            raise ValueError(f"The 'weights' parameter of {func} must be non-negative, one per atom, summing to 1. "
+                             f"Got {w!r} instead.")
+        if fs.shape != fp.shape or fs.shape[0] != m.shape[0]:
+            raise ValueError(f"The 'fstar' parameter of {func} must have one row per atom ({m.shape[0]}) and the "
+                             f"shape of 'fprobs' {fp.shape}. Got shape {fs.shape} instead.")
+        if not np.allclose(fp.sum(axis=1), 1.0):
+            raise ValueError(f"The 'fprobs' parameter of {func} must have rows summing to 1. Got row sums "
+                             f"{fp.sum(axis=1)!r} instead.")
         # probabilities given to a few digits (sums within np.isclose of 1) are divided by their sum, so that the
         # exact truth (socal.truth, which holds sums to 1e-9) is that of the population meant; sums off by
         # round-off alone keep their bits
@@ -136,7 +143,7 @@ def beta_calibrated_sample(n, rng=None, k=2):
     - 1, whose mean is m and variance var: E[Y | S] = m and E[f*^2 | S] = m^2 + var, so CE2 = CE1 = 0 exactly for
     these scores as given (unperturbed; ``benchmarks/calibrated_coverage.py``).  ``k`` labels per item.
     """
-    n = check_int(n, "n", "beta_calibrated_sample", 0, 10**9)
+    n = check_int(n, "n", "beta_calibrated_sample", 1, 10**9)
     k = check_int(k, "k", "beta_calibrated_sample", 1, 10**6)
     rng = check_rng(rng)
     m = rng.uniform(0.05, 0.95, n)

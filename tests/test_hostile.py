@@ -1265,3 +1265,26 @@ def test_demo_shows_progress_bars_only_on_a_terminal_unless_asked(capsys):
     assert "rows/s" not in capsys.readouterr().err  # pytest's captured stderr is not a terminal
     assert main(["demo", "--n", "400", "--progress"]) == 0
     assert "rows/s" in capsys.readouterr().err
+
+
+def test_a_population_names_its_own_fields_and_refuses_nan_where_it_is_built():
+    """DiscretePopulation named its fields 'mean' and 'var' (they are 'means' and 'vars'), said "Got shape (2, 2)"
+    for an f* value of 1.4 in a well-shaped array, and took a NaN in 'fstar', which failed only in .ce2() as
+    "The 'e1' parameter of discrete_ce2", a parameter the user never gave."""
+    from socal.synthetic import DiscretePopulation
+
+    ok = dict(means=[0.3, 0.7], vars=[0.01, 0.02], weights=[0.5, 0.5], fstar=[[0.2, 0.4], [0.6, 0.8]],
+              fprobs=[[0.5, 0.5], [0.5, 0.5]])
+    DiscretePopulation(**ok)
+    cases = [("vars", [0.3, 0.02], "'vars' parameter of DiscretePopulation must be in \\[0, 1/4\\]"),
+             ("means", [float("nan"), 0.7], "'means' parameter of DiscretePopulation must be finite"),
+             ("fstar", [[0.2, 1.4], [0.6, 0.8]], "'fstar' .* must be in \\[0, 1\\].*e.g. 1.4"),
+             ("fstar", [[0.2, float("nan")], [0.6, 0.8]], "'fstar' parameter of DiscretePopulation must be finite"),
+             ("fstar", [[0.2], [0.6]], "'fstar' .* one row per atom \\(2\\) and the shape of 'fprobs' \\(2, 2\\)"),
+             ("fprobs", [[0.5, 0.4], [0.5, 0.5]], "'fprobs' .* rows summing to 1. Got row sums"),
+             ("weights", [float("nan"), 1.0], "'weights' parameter of DiscretePopulation must be finite")]
+    for field, value, match in cases:
+        with pytest.raises(ValueError, match=match):
+            DiscretePopulation(**{**ok, field: value})
+    with pytest.raises(ValueError, match="'n' parameter of beta_calibrated_sample"):  # returned empty arrays
+        socal.synthetic.beta_calibrated_sample(0, rng=0)
