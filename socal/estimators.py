@@ -260,7 +260,9 @@ def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: 
     """Fit eta1(s) = E[Y | S = s] and eta2(s) = E[f*(X)^2 | S = s] of a sech-perturbed predictor.
 
     The regressions of :func:`ce2` (Eq. (erm1), (erm2)), returned as callables.  ``mean``, ``var`` are the
-    perturbed scores the deployed predictor outputs.  Parameters as in :func:`ce2`.
+    perturbed scores the deployed predictor outputs.  Parameters as in :func:`ce2`, except that
+    :class:`SufficientStats` need no ``chunks`` here: the fit reads the statistics alone (:func:`ce2` passes over
+    the rows again for the CE average), as :meth:`SecondOrderPlatt.fit` does.
 
     Examples
     --------
@@ -275,6 +277,6 @@ def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: 
     check_bool(project, "project", "calibration_functions")
     opts = estimator_settings("calibration_functions", h, degree, alpha, folds, holdout, max_degree, rng, None,
                               N_BOOT, search)
-    source, stats = data_source("calibration_functions", 2, mean, var, labels, counts, chunks)
+    source, stats = data_source("calibration_functions", 2, mean, var, labels, counts, chunks, second_pass=False)
     fit, _ = fit_from(source, stats, opts, 2, "calibration_functions")
     return CalibrationFunctions(fit.calmap, bool(project))

@@ -74,12 +74,17 @@ def estimator_settings(func, h, degree, alpha, folds, holdout, max_degree, rng, 
                     ci=ci, n_boot=n_boot, search=check_choice(search, "search", func, SEARCHES), upper=upper)
 
 
-def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None):
-    """(source, prebuilt statistics or None) from arrays, dask collections, SufficientStats or a chunk source."""
+def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None, second_pass=True):
+    """(source, prebuilt statistics or None) from arrays, dask collections, SufficientStats or a chunk source.
+
+    ``second_pass`` False: the caller needs the fit alone (:func:`socal.calibration_functions`), so statistics
+    need no 'chunks' (the source is then None)."""
     if isinstance(mean, SufficientStats):
         if var is not None or labels is not None or counts is not None:
             raise ValueError(f"With SufficientStats as the first argument of {func}, the data come from 'chunks'; "
                              f"'var', 'labels' and 'counts' must be None.")
+        if chunks is None and not second_pass:
+            return None, mean.view(ndim, responses or ndim)
         if chunks is None:
             raise ValueError(f"The 'chunks' parameter of {func} is needed with SufficientStats: the CE average is a "
                              f"second pass over the data (the absolute deviations at the fitted functions).")

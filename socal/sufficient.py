@@ -460,12 +460,17 @@ class SufficientStats:
         return out
 
     def to_bytes(self) -> bytes:
+        """What :meth:`save` writes, as bytes (to send the statistics of a chunk to another process)."""
         buf = io.BytesIO()
         self.save(buf)
         return buf.getvalue()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> SufficientStats:
+        """The statistics :meth:`to_bytes` wrote, checked as :meth:`load` checks a file."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"The 'data' parameter of SufficientStats.from_bytes must be bytes (the output of "
+                            f"to_bytes). Got {type(data).__name__} instead.")
         return cls.load(io.BytesIO(data))
 
     def __repr__(self):

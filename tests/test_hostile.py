@@ -1288,3 +1288,20 @@ def test_a_population_names_its_own_fields_and_refuses_nan_where_it_is_built():
             DiscretePopulation(**{**ok, field: value})
     with pytest.raises(ValueError, match="'n' parameter of beta_calibrated_sample"):  # returned empty arrays
         socal.synthetic.beta_calibrated_sample(0, rng=0)
+
+
+def test_calibration_functions_read_statistics_without_chunks(small):
+    """calibration_functions(stats) demanded 'chunks' "for the CE average", which it does not compute; the
+    recalibrators' fit(stats) never did.  The fit from the statistics alone is the fit from the arrays."""
+    m, v, y = small
+    st = socal.SufficientStats(max_degree=6, folds=5, rng=3).update(m, v, y)
+    from_stats = socal.calibration_functions(st, degree=3, alpha=1e-3, rng=3)
+    from_arrays = socal.calibration_functions(m, v, y, degree=3, alpha=1e-3, rng=3)
+    assert np.allclose(from_stats(m[:5], v[:5]), from_arrays(m[:5], v[:5]), rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="'chunks' parameter of ce2 is needed"):  # ce2 does pass over the rows
+        socal.ce2(st, debias=False)
+
+
+def test_statistics_from_bytes_names_a_wrong_type(small):
+    with pytest.raises(TypeError, match="'data' parameter of SufficientStats.from_bytes must be bytes"):
+        socal.SufficientStats.from_bytes("not bytes")
