@@ -581,7 +581,7 @@ class TestPass:
         self.order, self.checked, self.covariance = order, checked, covariance
 
     def __call__(self, index, m, v, a, k):
-        if self.order == 2 and not self.checked:
+        if self.order == 2 and not self.checked and m.shape[0]:  # an empty chunk or partition adds nothing
             m, v = check_scores(m, v, "calibration_test", raw=True)  # sources check var <= 1/4; raw needs m (1 - m)
         stats = CalibrationTestStats(order=self.order, covariance=self.covariance)
         if self.order == 2 and self.checked:

@@ -1305,3 +1305,26 @@ def test_calibration_functions_read_statistics_without_chunks(small):
 def test_statistics_from_bytes_names_a_wrong_type(small):
     with pytest.raises(TypeError, match="'data' parameter of SufficientStats.from_bytes must be bytes"):
         socal.SufficientStats.from_bytes("not bytes")
+
+
+def test_an_empty_chunk_or_partition_adds_nothing_everywhere(small):
+    """An empty dask partition (a filter's) was skipped by ce2 but made calibration_test fail ("'mean' ... must be
+    an array with at least 1 row"), and an empty chunk in a list (a reader's last batch) made ce2 fail.  Both now
+    add nothing, in every estimator."""
+    m, v, y = small
+    empty = dict(mean=m[:0], var=v[:0], labels=y[:0])
+    parts = [dict(mean=m[i::3], var=v[i::3], labels=y[i::3]) for i in range(3)]
+    plain = socal.ce2(chunks=parts, rng=0)
+    padded = socal.ce2(chunks=[empty] + parts + [empty], rng=0)
+    assert padded.estimate == plain.estimate and padded.ci == plain.ci
+    assert socal.ce1(chunks=[empty] + parts, rng=0).estimate == socal.ce1(chunks=parts, rng=0).estimate
+    with pytest.raises(ValueError, match="at least 10 items"):  # nothing but empty chunks: still refused
+        socal.ce2(chunks=[empty, empty], debias=False)
+    rm, rv, _, ry = socal.synthetic.toy_population().sample_raw(400, rng=1)
+    raw = [dict(mean=rm[:0], var=rv[:0], labels=ry[:0]), dict(mean=rm, var=rv, labels=ry)]
+    assert socal.calibration_test(chunks=raw).pvalue == socal.calibration_test(rm, rv, ry).pvalue
+    da = pytest.importorskip("dask.array")
+    rows = (150, 0, 250)
+    got = socal.calibration_test(da.from_array(rm, chunks=(rows,)), da.from_array(rv, chunks=(rows,)),
+                                 da.from_array(ry, chunks=(rows, 2)))
+    assert got.pvalue == pytest.approx(socal.calibration_test(rm, rv, ry).pvalue, rel=1e-9)
