@@ -217,6 +217,9 @@ def iter_chunks(source, func, ndim=2, min_k=None, one_pass=False):
         it = source.chunks()
     elif callable(source):
         it = source()
+    elif isinstance(source, Mapping):  # one chunk where a list of them belongs: iterating it would read its keys
+        raise TypeError(f"The 'chunks' parameter of {func} must be a list of chunks. Got one chunk (a mapping with "
+                        f"keys {sorted(map(str, source))}): pass [chunk], or the arrays themselves.")
     elif isinstance(source, (str, bytes, np.ndarray)) or not hasattr(source, "__iter__"):
         raise TypeError(f"The 'chunks' parameter of {func} must be a list of chunks, a callable returning an "
                         f"iterator of chunks, or a socal.io reader. Got {type(source).__name__} instead.")

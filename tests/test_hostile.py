@@ -1328,3 +1328,10 @@ def test_an_empty_chunk_or_partition_adds_nothing_everywhere(small):
     got = socal.calibration_test(da.from_array(rm, chunks=(rows,)), da.from_array(rv, chunks=(rows,)),
                                  da.from_array(ry, chunks=(rows, 2)))
     assert got.pvalue == pytest.approx(socal.calibration_test(rm, rv, ry).pvalue, rel=1e-9)
+
+
+def test_one_chunk_where_a_list_belongs_is_named(small):
+    """chunks={'mean': m, ...} was iterated as its keys: "A chunk of ce2 (chunk 0) must be a mapping ... Got str"."""
+    m, v, y = small
+    with pytest.raises(TypeError, match="must be a list of chunks. Got one chunk .*pass \\[chunk\\]"):
+        socal.ce2(chunks=dict(mean=m, var=v, labels=y), debias=False)
