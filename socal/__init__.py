@@ -58,3 +58,19 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+# submodules loaded on first use, as scipy's are (socal.io.read_chunks after import socal): importing socal stays
+# numpy and scipy only
+_LAZY = ("io", "datasets", "baselines", "experiments", "parallel")
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'socal' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -1335,3 +1335,18 @@ def test_one_chunk_where_a_list_belongs_is_named(small):
     m, v, y = small
     with pytest.raises(TypeError, match="must be a list of chunks. Got one chunk .*pass \\[chunk\\]"):
         socal.ce2(chunks=dict(mean=m, var=v, labels=y), debias=False)
+
+
+def test_the_documented_submodules_are_reachable_after_import_socal():
+    """README's `socal.io.read_chunks` raised "module 'socal' has no attribute 'io'" after `import socal`.  The
+    submodules now load on first use (as scipy's do); importing socal still loads none of them."""
+    import subprocess
+    import sys
+
+    code = ("import sys, socal; assert 'socal.io' not in sys.modules and 'socal.datasets' not in sys.modules; "
+            "assert callable(socal.io.read_chunks) and callable(socal.datasets.load); "
+            "assert 'io' in dir(socal); print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr
+    with pytest.raises(AttributeError, match="no attribute 'nothere'"):
+        socal.nothere  # noqa: B018
