@@ -1350,3 +1350,19 @@ def test_the_documented_submodules_are_reachable_after_import_socal():
     assert out.stdout.strip() == "ok", out.stderr
     with pytest.raises(AttributeError, match="no attribute 'nothere'"):
         socal.nothere  # noqa: B018
+
+
+def test_experiment_2_with_one_seed_reports_no_spread_instead_of_nan():
+    """'socal reproduce recalibration --seeds 1' printed "0.037+-nan" and wrote NaN into recalibration.json, which
+    is not JSON; with one seed there is no spread, and the summary says so (None, "(1 seed)")."""
+    pytest.importorskip("sklearn")
+    from socal.experiments.recalibration import report, run_recalibration
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # numpy's "Degrees of freedom <= 0" before
+        res = run_recalibration(seeds=1, n_cal=2000, n_eval=2000, members=3, epochs=5, log2_sobol=10, rng=0)
+        summ = res.summary()
+    assert summ["ce2_after_sd"] is None and summ["pearson_recal_sd"] is None
+    json.dumps(summ, allow_nan=False)
+    text = report(res, 1)
+    assert "(1 seed)" in text and "nan" not in text

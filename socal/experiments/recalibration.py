@@ -40,9 +40,14 @@ class RecalibrationResult:
     conditioning_warnings: int = 0  # fits whose ridge system had reciprocal condition number < 1e-10
 
     def summary(self):
+        """The figures of the report; an SD over the seeds is None with one seed (no spread to measure, where
+        numpy's ddof=1 gives NaN, which is not JSON)."""
+        def sd(x):
+            return float(x.std(ddof=1)) if len(x) > 1 else None
+
         return {"pearson_raw": float(self.pearson_raw.mean()), "pearson_recal": float(self.pearson_recal.mean()),
-                "pearson_recal_sd": float(self.pearson_recal.std(ddof=1)), "ce2_before": self.ce2_before,
-                "ce2_after": float(self.ce2_after.mean()), "ce2_after_sd": float(self.ce2_after.std(ddof=1)),
+                "pearson_recal_sd": sd(self.pearson_recal), "ce2_before": self.ce2_before,
+                "ce2_after": float(self.ce2_after.mean()), "ce2_after_sd": sd(self.ce2_after),
                 "truth_replicate_spread": self.truth_error, "seeds": int(len(self.ce2_after)),
                 "conditioning_warnings": self.conditioning_warnings}
 
@@ -125,7 +130,8 @@ def report(res, seeds):
                        ("Pearson(recalibrated var, truth)", "pearson_recal")):
         lines.append(f"  {label:<34}{summ[key]:>10.2f}{PAPER[key]:>10.2f}")
     lines.append(f"  {'CE2 before':<34}{summ['ce2_before']:>10.3f}{PAPER['ce2_before']:>10.2f}")
-    lines.append(f"  {'CE2 after (mean +- sd)':<34}{summ['ce2_after']:>6.3f}+-{summ['ce2_after_sd']:.3f}"
+    spread = "(1 seed)" if summ["ce2_after_sd"] is None else f"+-{summ['ce2_after_sd']:.3f}"
+    lines.append(f"  {'CE2 after (mean +- sd)':<34}{summ['ce2_after']:>6.3f}{spread}"
                  f"{PAPER['ce2_after']:>6.2f}+-{PAPER['ce2_after_sd']:.2f}")
     lines.append(f"  ground-truth replicate spread {summ['truth_replicate_spread']:.1e}; "
                  f"{summ['conditioning_warnings']} fits had rcond < 1e-10 (the paper's floor-only ridge)")
