@@ -7,7 +7,7 @@ import numpy as np
 from ._typing import ArrayLike, Seed
 from ._validation import bandwidth_axes, check_array, check_bandwidth, check_mean, check_rng, check_scores
 from .kernels import SechKernel
-from .rowkeys import distinct_keys, keyed_uniforms, row_hash, stream_salt
+from .rowkeys import distinct_keys, keyed_uniforms, row_hash, stream_salt, text_columns
 
 __all__ = ["perturb", "perturb_mean", "MEAN_DOMAIN", "VAR_DOMAIN"]
 
@@ -17,10 +17,22 @@ _AXIS_SALTS = np.array([stream_salt(7, 0), stream_salt(7, 1)], dtype=np.uint64) 
 
 
 def _key_columns(key, n, func):
-    """``key`` (None, (n,) or (n, c) real values) as an (n, c) float64 array of the columns that enter the rows'
-    keys beside the scores."""
+    """``key`` (None, (n,) or (n, c) real values or strings) as an (n, c') float64 array of the columns that enter
+    the rows' keys beside the scores; strings enter by a hash of their text (:func:`socal.rowkeys.text_columns`)."""
     if key is None:
         return np.empty((n, 0))
+    arr = key if isinstance(key, np.ndarray) else None
+    if arr is None and isinstance(key, (list, tuple)) and key and all(isinstance(e, str) for e in np.ravel(key)):
+        arr = np.asarray(key)
+    if arr is not None and (arr.dtype.kind in "US" or (arr.dtype.kind == "O" and arr.size
+                                                       and all(isinstance(e, str) for e in arr.ravel()))):
+        if arr.ndim not in (1, 2):
+            raise ValueError(f"The 'key' parameter of {func} must be an (n,) or (n, c) array. Got shape {arr.shape} "
+                             f"instead.")
+        if arr.shape[0] != n:
+            raise ValueError(f"The 'key' parameter of {func} must have one row per score ({n}). Got {arr.shape[0]} "
+                             f"rows instead.")
+        return text_columns(arr)
     x = check_array(key, "key", func, ndim=2 if np.ndim(key) == 2 else 1, min_len=0)
     if x.ndim == 1:
         x = x[:, None]
@@ -78,7 +90,8 @@ def perturb(mean: ArrayLike, var: ArrayLike, *, h: float, rng: Seed = None,
     rng : numpy.random.Generator or int or None
         The seed of the keyed draws (a Generator gives one number to it; None: fresh entropy).
     key : array_like, shape (n,) or (n, c), optional
-        Further per-row values hashed into each row's key with the scores, e.g. the (n, k) labels.
+        Further per-row values hashed into each row's key with the scores, e.g. the (n, k) labels, or strings such
+        as item ids (hashed by their text, so the draws follow the items in any order).
 
     Returns
     -------

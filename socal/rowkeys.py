@@ -20,7 +20,7 @@ import numpy as np
 
 __all__ = ["mix64", "mix64_inplace", "row_hash", "row_uniform", "row_keys", "stream_salt", "keyed_uniforms",
            "to_unit_interval", "distinct_keys", "item_keys", "KeyCensus", "CensusPass", "CENSUS_CAP",
-           "RowsFingerprint"]
+           "RowsFingerprint", "text_columns"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -47,6 +47,27 @@ def mix64_inplace(x, scratch):
         if mult is not None:
             x *= mult
     return x
+
+
+def text_columns(x):
+    """(n, 2c) float64 columns that stand for an (n,) or (n, c) array of strings (item ids, say) in a row's key:
+    each string's UTF-8 bytes and length hashed to 64 bits, split into two 32-bit halves (exact in float64).  A
+    string's columns depend on the string alone, so equal strings give equal columns in any order and any chunk, as
+    numbers do; codes made by numbering the strings (pandas.factorize) would depend on the order they came in."""
+    s = np.asarray(x)
+    if s.dtype.kind == "O":
+        s = s.astype(str)
+    b = np.ascontiguousarray(np.char.encode(s, "utf-8") if s.dtype.kind == "U" else s)
+    flat = b.reshape(-1)
+    width = flat.dtype.itemsize
+    u8 = flat.view(np.uint8).reshape(flat.size, width)
+    with np.errstate(over="ignore"):
+        h = mix64(np.char.str_len(flat).astype(np.uint64) ^ np.uint64(0x9E3779B97F4A7C15))
+        for j in range(width):  # the bytes past a string's end are 0 in numpy's fixed width: the length tells
+            h = mix64(h ^ u8[:, j].astype(np.uint64))
+    h = h.reshape(s.shape[0], -1)
+    return np.concatenate([(h >> np.uint64(32)).astype(np.float64), (h & np.uint64(0xFFFFFFFF)).astype(np.float64)],
+                          axis=1)
 
 
 def row_hash(mean, var, zs, salt):

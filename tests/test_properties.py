@@ -228,6 +228,26 @@ def test_perturbation_is_a_function_of_the_rows_as_a_multiset(data, n, atoms):
 
 
 @SETTINGS
+@given(ids=st.lists(st.text(st.characters(blacklist_characters="\x00"), max_size=12), min_size=1, max_size=40,
+                    unique=True), data=st.data())
+def test_string_item_ids_key_the_perturbation_by_their_text(ids, data):
+    """Item ids as ``key`` (any unicode text, the empty string included): the draws follow the ids in any order,
+    list, str array and object array give the same draws, and rows of equal scores get draws of their own.  (A
+    trailing NUL character is dropped, as numpy's string arrays drop it.)"""
+    n = len(ids)
+    m, v = np.full(n, 0.3), np.full(n, 0.01)  # equal scores: the ids alone tell the rows apart
+    perm = np.asarray(data.draw(st.permutations(range(n))), dtype=np.intp)
+    arr = np.array(ids, dtype=str)
+    a = socal.perturb(m, v, h=1 / 16, rng=4, key=arr)
+    b = socal.perturb(m, v, h=1 / 16, rng=4, key=arr[perm])
+    assert np.array_equal(a[0][perm], b[0]) and np.array_equal(a[1][perm], b[1])
+    for other in (list(ids), arr.astype(object)):
+        c = socal.perturb(m, v, h=1 / 16, rng=4, key=other)
+        assert np.array_equal(a[0], c[0])
+    assert np.unique(a[0]).size == n
+
+
+@SETTINGS
 @given(data=st.data(), n=st.integers(1, 2300), newline=st.sampled_from(["\n", "\r\n"]),
        trailing=st.integers(0, 3), hole=st.booleans())
 def test_a_csv_file_reads_back_as_written_or_names_its_line(tmp_path_factory, data, n, newline, trailing, hole):
