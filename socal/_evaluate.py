@@ -356,8 +356,9 @@ def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, la
     """
     func = "evaluate_recalibrated"
     if not hasattr(recalibrator, "transform") or not hasattr(recalibrator, "predict_moments"):
-        raise ValueError(f"The 'recalibrator' parameter of {func} must be a fitted socal.SecondOrderPlatt. Got "
-                         f"{type(recalibrator).__name__} instead.")
+        hint = " (a saved map: pass SecondOrderPlatt.from_dict(d))" if isinstance(recalibrator, dict) else ""
+        raise ValueError(f"The 'recalibrator' parameter of {func} must be a fitted socal.SecondOrderPlatt or "
+                         f"FirstOrderPlatt. Got {type(recalibrator).__name__} instead{hint}.")
     m, v = check_scores(mean, var, func)
     counts = check_labels(labels, m.shape[0], func, counts=counts)  # (positives, trials), in memory
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)

@@ -1366,3 +1366,11 @@ def test_experiment_2_with_one_seed_reports_no_spread_instead_of_nan():
     json.dumps(summ, allow_nan=False)
     text = report(res, 1)
     assert "(1 seed)" in text and "nan" not in text
+
+
+def test_evaluate_recalibrated_names_both_recalibrators_and_a_saved_map(small):
+    """The message named SecondOrderPlatt alone, though FirstOrderPlatt is taken too; a saved map (a dict) now gets
+    the call that loads it."""
+    m, v, y = small
+    with pytest.raises(ValueError, match="SecondOrderPlatt or FirstOrderPlatt. Got dict instead \\(a saved map"):
+        socal.evaluate_recalibrated({"format": "socal.recalibrator"}, m, v, y)
