@@ -18,6 +18,9 @@ class ConfidenceInterval:
     def __iter__(self):  # allows ``low, high = result.ci``
         return iter((self.low, self.high))
 
+    def __contains__(self, value):  # ``truth in result.ci``: the closed interval [low, high]
+        return bool(self.low <= float(value) <= self.high)
+
 
 @dataclass(frozen=True)
 class UpperBound:
@@ -28,6 +31,9 @@ class UpperBound:
 
     def __float__(self):
         return float(self.value)
+
+    def __format__(self, spec):  # f"{result.upper:.3f}" formats the bound; an empty spec keeps the repr
+        return format(float(self.value), spec) if spec else str(self)
 
 
 @dataclass(frozen=True)
@@ -144,6 +150,9 @@ class CalibrationError:
 
     def __float__(self):
         return float(self.estimate)
+
+    def __format__(self, spec):  # f"CE2 = {result:.3f}" formats the estimate; an empty spec keeps the repr
+        return format(float(self.estimate), spec) if spec else str(self)
 
     def to_dict(self) -> dict:
         """JSON-safe summary."""

@@ -1374,3 +1374,13 @@ def test_evaluate_recalibrated_names_both_recalibrators_and_a_saved_map(small):
     m, v, y = small
     with pytest.raises(ValueError, match="SecondOrderPlatt or FirstOrderPlatt. Got dict instead \\(a saved map"):
         socal.evaluate_recalibrated({"format": "socal.recalibrator"}, m, v, y)
+
+
+def test_results_format_as_numbers_and_intervals_hold_values(small):
+    """f"{result:.3f}" raised "unsupported format string passed to CalibrationError.__format__" though
+    float(result) works; `truth in result.ci` was unsupported."""
+    m, v, y = small
+    r = socal.ce2(m, v, y, rng=0, ci=0.9, upper=0.95)
+    assert f"{r:.3f}" == f"{r.estimate:.3f}" and f"{r.upper:.4f}" == f"{r.upper.value:.4f}"
+    assert f"{r}" == str(r)
+    assert r.ci.low in r.ci and r.ci.high in r.ci and (r.ci.high + 1e-9) not in r.ci
