@@ -32,14 +32,14 @@ DEFAULT_CHUNK_ROWS = 1_000_000
 _COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}  # read as the text inside them
 
 
-def _file_path(path, func):
+def _file_path(path, func, reading=True):
     """``path`` (a str, bytes or os.PathLike) as a pathlib.Path; anything else is a TypeError naming it."""
     if isinstance(path, bytes):
         path = os.fsdecode(path)
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"The 'path' parameter of {func} must be a file path (str or os.PathLike). Got "
                         f"{type(path).__name__} instead.")
-    if str(path) == "-" and not pathlib.Path(path).exists():  # the command-line habit for standard input
+    if reading and str(path) == "-" and not pathlib.Path(path).exists():  # the habit for standard input
         raise ValueError(f"The 'path' parameter of {func} must be a file: '-' (standard input) cannot be read, as "
                          f"the estimate passes over the rows more than once (the bootstrap's passes). Save the data "
                          f"to a file first (compressed .gz, .bz2 and .xz files are read as they are).")
@@ -366,7 +366,7 @@ def write_table(path: str | os.PathLike, columns: dict[str, Any]) -> None:
     .parquet/.pq (needs pyarrow), tab-separated for .tsv/.tab, else comma-separated with a header row; a .gz, .bz2
     or .xz ending compresses the text.  So a file socal writes is read back by socal as the same columns (a
     .parquet name on comma-separated text, or a .gz name on plain text, was not).  Integer columns stay integers."""
-    path = _file_path(path, "write_table")
+    path = _file_path(path, "write_table", reading=False)
     fmt, packed = table_format(path)
     if fmt == "parquet":
         try:

@@ -91,7 +91,8 @@ def perturb(mean: ArrayLike, var: ArrayLike, *, h: float, rng: Seed = None,
         The seed of the keyed draws (a Generator gives one number to it; None: fresh entropy).
     key : array_like, shape (n,) or (n, c), optional
         Further per-row values hashed into each row's key with the scores, e.g. the (n, k) labels, or strings such
-        as item ids (hashed by their text, so the draws follow the items in any order).
+        as item ids (hashed by their text, so the draws follow the items in any order; the string '1' is text, not
+        the number 1).
 
     Returns
     -------
