@@ -722,8 +722,18 @@ def _unavailable(name, exc):
 _USER_ERRORS = (ValueError, TypeError, ImportError, OSError)
 
 
+def _attach_negative_fractions(argv):
+    """'--h -1/16' as '--h=-1/16': argparse reads a token starting with '-' as an option unless it looks like a
+    number ('-1', '-0.5'), so a negative fraction made "expected one argument" instead of --h's own message."""
+    out = list(argv)
+    for i in range(len(out) - 1):
+        if out[i] == "--h" and out[i + 1][:1] == "-" and out[i + 1][1:2].isdigit():
+            out[i:i + 2] = [f"--h={out[i + 1]}", None]
+    return [a for a in out if a is not None]
+
+
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_attach_negative_fractions(sys.argv[1:] if argv is None else argv))
     try:
         return args.func(args)
     except _USER_ERRORS as exc:

@@ -1384,3 +1384,11 @@ def test_results_format_as_numbers_and_intervals_hold_values(small):
     assert f"{r:.3f}" == f"{r.estimate:.3f}" and f"{r.upper:.4f}" == f"{r.upper.value:.4f}"
     assert f"{r}" == str(r)
     assert r.ci.low in r.ci and r.ci.high in r.ci and (r.ci.high + 1e-9) not in r.ci
+
+
+def test_a_negative_fraction_for_h_gets_h_s_own_message(capsys):
+    """'--h -1/16' made argparse say "expected one argument" (a token starting with '-' that does not look like a
+    number is read as an option); it now gets --h's rule, as '--h=-1/16' did."""
+    with pytest.raises(SystemExit):
+        main(["demo", "--h", "-1/16"])
+    assert "must be a positive number such as 0.0625 or 1/16" in capsys.readouterr().err
