@@ -57,7 +57,8 @@ def text_columns(x):
     s = np.asarray(x)
     if s.dtype.kind == "O":
         s = s.astype(str)
-    b = np.ascontiguousarray(np.char.encode(s, "utf-8") if s.dtype.kind == "U" else s)
+    # surrogatepass: a lone surrogate (a str from bytes decoded with surrogateescape) still has bytes of its own
+    b = np.ascontiguousarray(np.char.encode(s, "utf-8", "surrogatepass") if s.dtype.kind == "U" else s)
     flat = b.reshape(-1)
     width = flat.dtype.itemsize
     u8 = flat.view(np.uint8).reshape(flat.size, width)
