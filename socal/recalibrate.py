@@ -329,8 +329,10 @@ class SecondOrderPlatt(_PlattBase):
 class FirstOrderPlatt(_PlattBase):
     """First-order Platt scaling in 1-D (mean only) or 2-D (mean and var): eta1-hat, with eta2 := eta1^2.
 
-    ``transform`` returns (eta1-hat, 0): a first-order method asserts no epistemic variance.  ``labels`` may have
-    k >= 1 columns.  Parameters as in :class:`SecondOrderPlatt`.
+    ``transform`` returns (eta1-hat, 0): a first-order method asserts no epistemic variance.  With ``ndim=1``,
+    ``transform(mean, var)`` checks ``var`` and does not read it, so the call is the same as
+    :class:`SecondOrderPlatt`'s and the two swap in one line.  ``labels`` may have k >= 1 columns.  Parameters as
+    in :class:`SecondOrderPlatt`.
     """
 
     _second_order = False
