@@ -7,6 +7,8 @@ tensor-Chebyshev ridge regressions of :func:`socal.ce2` fitted on perturbed scor
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Any
 
 import numpy as np
@@ -258,6 +260,42 @@ class _PlattBase(TransformerConventions):
         obj.n_samples_fit_ = nf
         obj.fit_rows_ = RowsFingerprint.from_hex(d.get("fit_rows"), f"{cls.__name__}.from_dict")
         return obj
+
+    def save(self, file: str | os.PathLike | Any) -> None:
+        """Write :meth:`to_dict` as JSON to ``file`` (a path, or a text file object); :meth:`load` reads it back
+        with bit-identical output.  JSON, not pickle: loading a map never runs code from the file."""
+        text = json.dumps(self.to_dict(), indent=1)
+        if isinstance(file, (str, os.PathLike)):
+            with open(file, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        elif hasattr(file, "write"):
+            file.write(text)
+        else:
+            raise TypeError(f"The 'file' parameter of {type(self).__name__}.save must be a path or a text file object. "
+                            f"Got {type(file).__name__} instead.")
+
+    @classmethod
+    def load(cls, file: str | os.PathLike | Any) -> _PlattBase:
+        """Read what :meth:`save` wrote (a path, or a text file object), checked field by field as
+        :meth:`from_dict` checks a dict; a file that is not JSON is a ValueError naming it."""
+        where = f"{cls.__name__}.load"
+        if isinstance(file, (str, os.PathLike)):
+            try:
+                with open(file, encoding="utf-8") as fh:
+                    text = fh.read()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ValueError(f"{where}: {os.fspath(file)} cannot be read ({exc}).") from None
+            name = os.fspath(file)
+        elif hasattr(file, "read"):
+            text, name = file.read(), "the file object"
+        else:
+            raise TypeError(f"The 'file' parameter of {where} must be a path or a text file object. Got "
+                            f"{type(file).__name__} instead.")
+        try:
+            d = json.loads(text)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{where}: {name} is not a saved recalibrator (not JSON: {exc}).") from None
+        return cls.from_dict(d)
 
 
 def _counts_pair(counts, name):
