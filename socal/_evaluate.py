@@ -267,6 +267,11 @@ class RecalibratedEvaluation:
         True when the items are the very rows the map was fitted on (their fingerprint,
         :class:`socal.rowkeys.RowsFingerprint`, is the one the map recorded): the test and CE2 are then in-sample
         and biased towards calibration, and the summary says so first.
+    fit_overlap : (float, int) or None
+        Otherwise, the estimated share of the items whose content (mean and labels) is among the rows the map was
+        fitted on, and how many items the estimate read (the fingerprint's sketch; exact when the map was fitted on
+        fewer than 256 distinct rows).  Above 0, the test and CE2 are partly in-sample and the summary says so
+        first.  None for a map saved without a sketch, or when the sketch's range holds none of the items.
     """
 
     test: CalibrationTest
@@ -275,6 +280,7 @@ class RecalibratedEvaluation:
     var: np.ndarray = field(repr=False)
     second_order: bool = True
     in_sample: bool = False
+    fit_overlap: tuple | None = None
 
     def summary(self) -> str:
         r = self.ce2
@@ -282,6 +288,12 @@ class RecalibratedEvaluation:
         if self.in_sample:
             lines = textwrap.wrap(f"Recalibrated scores on the {r.n} items the recalibrator was fitted on: the test "
                                   f"and CE2 below are in-sample, biased towards calibration; evaluate on items it was "
+                                  f"not fitted on.", 110)
+        elif self.fit_overlap is not None and self.fit_overlap[0] > 0:
+            share, read = self.fit_overlap
+            lines = textwrap.wrap(f"Recalibrated scores on {r.n} items, about {share:.0%} of which match rows the "
+                                  f"recalibrator was fitted on (estimated from {read} of them): the test and CE2 "
+                                  f"below are partly in-sample, biased towards calibration; evaluate on items it was "
                                   f"not fitted on.", 110)
         else:
             lines = [f"Recalibrated scores on {r.n} held-out items (test of their own calibration):"]
@@ -298,7 +310,10 @@ class RecalibratedEvaluation:
 
     def to_dict(self) -> dict:
         return {"n": self.ce2.n, "second_order": self.second_order, "reference": 0.0 if self.second_order else None,
-                "in_sample": self.in_sample, "test": self.test.to_dict(), "ce2": self.ce2.to_dict()}
+                "in_sample": self.in_sample,
+                "fit_overlap": None if self.fit_overlap is None else {"share": self.fit_overlap[0],
+                                                                      "items_read": self.fit_overlap[1]},
+                "test": self.test.to_dict(), "ce2": self.ce2.to_dict()}
 
 
 def _reference(tv):
@@ -325,7 +340,8 @@ def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, la
     recalibrator : SecondOrderPlatt
         Fitted on *other* items' perturbed scores and labels (on the same items the test is biased towards
         calibration: given the very rows it was fitted on, in any order, the result says so, ``in_sample``, with
-        a warning; a partial overlap is not detected).  A :class:`socal.FirstOrderPlatt` is evaluated too; its
+        a warning; a partial overlap is estimated from the map's sketch of its fit rows, ``fit_overlap``, with a
+        warning when any item matches).  A :class:`socal.FirstOrderPlatt` is evaluated too; its
         scores claim var' = 0, and its CE2 has no reference 0 (:attr:`RecalibratedEvaluation.second_order`).
     mean, var : array_like, shape (n,)
         The held-out items' perturbed scores (what :func:`socal.evaluate` returns as ``Evaluation.mean, .var``).
@@ -365,13 +381,19 @@ def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, la
     n_boot = check_replicates(n_boot, func, ci=ci)
     fitted_on = getattr(recalibrator, "fit_rows_", None)
     in_sample = fitted_on is not None and RowsFingerprint.of(m, None, *counts) == fitted_on
+    overlap = None if fitted_on is None or in_sample else fitted_on.overlap(m, *counts)
     if in_sample:
         warnings.warn(f"{func}: these {m.shape[0]} items are the ones the recalibrator was fitted on; its test and "
                       f"CE2 on them are in-sample, biased towards calibration.", UserWarning, stacklevel=2)
+    elif overlap is not None and overlap[0] > 0:
+        warnings.warn(f"{func}: about {overlap[0]:.0%} of these {m.shape[0]} items match rows the recalibrator was "
+                      f"fitted on (estimated from {overlap[1]} of them); its test and CE2 on them are partly "
+                      f"in-sample, biased towards calibration.", UserWarning, stacklevel=2)
     mt, vt = recalibrator.transform(m, v)
     mt = np.clip(mt, 0.0, 1.0)
     vt = np.minimum(vt, mt * (1.0 - mt))  # (eta1, eta2) projected: var' <= m'(1 - m') up to round-off
     test = calibration_test(mt, vt, counts=counts)
     r2 = ce2(mt, vt, counts=counts, ci=ci, n_boot=n_boot, rng=rng)
     return RecalibratedEvaluation(test=test, ce2=r2, mean=mt, var=vt,
-                                  second_order=not isinstance(recalibrator, FirstOrderPlatt), in_sample=in_sample)
+                                  second_order=not isinstance(recalibrator, FirstOrderPlatt), in_sample=in_sample,
+                                  fit_overlap=overlap)

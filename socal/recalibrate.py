@@ -246,7 +246,8 @@ class _PlattBase(TransformerConventions):
         rows = getattr(self, "fit_rows_", None)
         return {"format": FORMAT, "version": FORMAT_VERSION, "class": type(self).__name__, "params": params,
                 "map": self.map_.to_dict(), "n_samples_fit": self.n_samples_fit_,
-                "fit_rows": None if rows is None else rows.to_hex()}
+                "fit_rows": None if rows is None else rows.to_hex(),
+                "fit_sketch": None if rows is None else rows.sketch_hex()}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> _PlattBase:
@@ -258,7 +259,7 @@ class _PlattBase(TransformerConventions):
         obj.degree_, obj.alpha_ = obj.map_.degree, obj.map_.alpha
         obj.selection_ = None
         obj.n_samples_fit_ = nf
-        obj.fit_rows_ = RowsFingerprint.from_hex(d.get("fit_rows"), f"{cls.__name__}.from_dict")
+        obj.fit_rows_ = RowsFingerprint.from_hex(d.get("fit_rows"), f"{cls.__name__}.from_dict", d.get("fit_sketch"))
         return obj
 
     def save(self, file: str | os.PathLike | Any) -> None:

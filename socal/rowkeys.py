@@ -14,7 +14,7 @@ they are (:meth:`socal.SufficientStats.add_targets`, :class:`socal.bootstrap.Ref
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -269,45 +269,90 @@ class CensusPass:
 
 
 _FINGERPRINT = re.compile(r"^([0-9a-f]{1,16}):([0-9a-f]{16}):([0-9a-f]{16})$")
+SKETCH_SIZE = 256  # the smallest distinct keys a fingerprint keeps (a bottom-k sketch: 4 kB of hexadecimal saved)
+
+
+def _bottom(keys, size=SKETCH_SIZE):
+    """The ``size`` smallest distinct uint64 keys, ascending, as a tuple of ints."""
+    keys = np.unique(np.asarray(keys, dtype=np.uint64))
+    return tuple(int(x) for x in keys[:size])
 
 
 @dataclass(frozen=True)
 class RowsFingerprint:
     """An order-free fingerprint of a multiset of rows: their count, and the wrapping sum and the xor of the rows'
-    keys (:func:`row_keys` of the mean and the labels, seed 0).
+    keys (:func:`row_keys` of the mean and the labels, seed 0), and a bottom-k sketch of the keys.
 
     Two sets of rows with equal fingerprints are the same rows, whatever their order or chunking (for different
     rows, equal sums and xors of 64-bit hashes are a chance of about 2^-128).  The recalibrators record the
     fingerprint of the rows they were fitted on, so that :func:`socal.evaluate_recalibrated` can say when it is
     given those very rows: there the test and CE2 are in-sample, and biased towards calibration.  The scores'
-    variance is left out, since a first-order map is fitted on the means alone.  A partial overlap is not
-    detected."""
+    variance is left out, since a first-order map is fitted on the means alone.
+
+    A partial overlap is estimated from the sketch, the SKETCH_SIZE smallest distinct keys (:meth:`overlap`): the
+    keys are hashes, so the evaluation rows whose key is at most the sketch's largest are a uniform sample of them,
+    and for each of those the sketch holds every recorded key in that range, so whether it was recorded is known
+    exactly.  The share of the sample found is unbiased for the share of the rows whose content (mean and labels)
+    was recorded; a sketch holding fewer than SKETCH_SIZE keys holds them all, and the share is exact.  The sketch
+    takes no part in equality (maps saved without one compare by count, sum and xor)."""
 
     n: int = 0
     total: int = 0  # the keys' sum mod 2^64
     xor: int = 0
+    sketch: tuple = field(default=(), compare=False)  # the SKETCH_SIZE smallest distinct keys, ascending
 
     @classmethod
     def of(cls, m, v, a, k):
         """The fingerprint of validated rows (``v`` is read by neither: see the class)."""
         keys = row_keys(m, None, a, k, 0)
-        return cls(int(keys.size), int(np.add.reduce(keys, dtype=np.uint64)), int(np.bitwise_xor.reduce(keys)))
+        return cls(int(keys.size), int(np.add.reduce(keys, dtype=np.uint64)), int(np.bitwise_xor.reduce(keys)),
+                   _bottom(keys))
 
     def add(self, other):
         """The fingerprint of both sets of rows together."""
-        return RowsFingerprint(self.n + other.n, (self.total + other.total) % 2**64, self.xor ^ other.xor)
+        return RowsFingerprint(self.n + other.n, (self.total + other.total) % 2**64, self.xor ^ other.xor,
+                               _bottom(np.array(self.sketch + other.sketch, dtype=np.uint64)))
+
+    def overlap(self, m, a, k):
+        """(share, sampled): the estimated share of these validated rows (``m``, counts ``a``, ``k``) whose content
+        is among the recorded rows, and how many rows the estimate read (see the class); None without a sketch
+        (a map saved before sketches) or when no row falls in the sketch's range."""
+        if not self.sketch:
+            return None
+        keys = row_keys(m, None, a, k, 0)
+        recorded = np.array(self.sketch, dtype=np.uint64)
+        sample = keys if len(self.sketch) < SKETCH_SIZE else keys[keys <= recorded[-1]]
+        if sample.size == 0:
+            return None
+        return float(np.isin(sample, recorded).mean()), int(sample.size)
 
     def to_hex(self):
         return f"{self.n:x}:{self.total:016x}:{self.xor:016x}"
 
+    def sketch_hex(self):
+        """The sketch as one hexadecimal string, 16 digits a key (what ``to_dict`` saves as 'fit_sketch')."""
+        return "".join(f"{x:016x}" for x in self.sketch)
+
     @classmethod
-    def from_hex(cls, text, where):
-        """What :meth:`to_hex` wrote, or None for None (a map saved without one); anything else is a ValueError
-        naming ``where``."""
+    def from_hex(cls, text, where, sketch=None):
+        """What :meth:`to_hex` (and :meth:`sketch_hex`, optional) wrote, or None for None (a map saved without a
+        fingerprint); anything else is a ValueError naming ``where``."""
         if text is None:
+            if sketch is not None:
+                raise ValueError(f"The field 'fit_sketch' of {where} must be null when 'fit_rows' is. Got a sketch "
+                                 f"instead.")
             return None
         match = _FINGERPRINT.match(text) if isinstance(text, str) else None
         if match is None:
             raise ValueError(f"The field 'fit_rows' of {where} must be null or 'count:sum:xor' in hexadecimal (16 "
                              f"digits each for the sum and the xor). Got {text!r} instead.")
-        return cls(*(int(g, 16) for g in match.groups()))
+        keys = ()
+        if sketch is not None:
+            ok = (isinstance(sketch, str) and len(sketch) % 16 == 0 and len(sketch) <= 16 * SKETCH_SIZE
+                  and re.fullmatch(r"[0-9a-f]*", sketch) is not None)
+            keys = tuple(int(sketch[i:i + 16], 16) for i in range(0, len(sketch), 16)) if ok else ()
+            if not ok or list(keys) != sorted(set(keys)):
+                raise ValueError(f"The field 'fit_sketch' of {where} must be null or up to {SKETCH_SIZE} distinct "
+                                 f"keys in ascending order, 16 hexadecimal digits each. Got {str(sketch)[:40]!r} "
+                                 f"instead.")
+        return cls(*(int(g, 16) for g in match.groups()), keys)

@@ -358,7 +358,8 @@ def test_evaluate_recalibrated_says_when_given_the_rows_the_map_was_fitted_on():
     """evaluate_recalibrated on the very rows a SecondOrderPlatt was fitted on printed "Recalibrated scores on 2000
     held-out items" and its in-sample test.  The map now records its rows' fingerprint (count, sum and xor of
     their content keys: any order), which survives to_dict/from_dict and partial_fit; those rows give
-    ``in_sample``, a warning and a first line that says so, and other rows (even all but one of them) do not."""
+    ``in_sample``, a warning and a first line that says so; other rows do not, and a set of rows that shares most
+    of them (all but one, and one more) is a partial overlap, estimated and said (``fit_overlap``)."""
     m, v, y = synthetic.toy_population().sample(3000, h=1 / 16, rng=2)
     platt = socal.SecondOrderPlatt(degree=3, rng=0).fit(m[:1500], v[:1500], y[:1500])
     perm = np.random.default_rng(0).permutation(1500)
@@ -369,8 +370,10 @@ def test_evaluate_recalibrated_says_when_given_the_rows_the_map_was_fitted_on():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         other = socal.evaluate_recalibrated(platt, m[1500:], v[1500:], y[1500:], rng=0, n_boot=20)
+    with pytest.warns(UserWarning, match="about 100% of these 1500 items match rows the recalibrator"):
         shifted = socal.evaluate_recalibrated(platt, m[1:1501], v[1:1501], y[1:1501], rng=0, n_boot=20)
     assert not other.in_sample and not shifted.in_sample and "held-out" in other.summary()
+    assert other.fit_overlap[0] == 0.0 and shifted.fit_overlap[0] > 0.95
     saved = socal.SecondOrderPlatt.from_dict(json.loads(json.dumps(platt.to_dict())))
     streamed = socal.SecondOrderPlatt(degree=3, rng=0)
     for c in np.array_split(np.arange(1500), 3):

@@ -1425,3 +1425,32 @@ def test_a_recalibrator_saves_and_loads_as_the_readme_says(small, tmp_path):
         socal.SecondOrderPlatt.load(tmp_path / "x.json")
     with pytest.raises(ValueError, match="field 'class' of FirstOrderPlatt.from_dict"):
         socal.FirstOrderPlatt.load(tmp_path / "platt.json")
+
+
+def test_a_partial_overlap_with_the_fit_rows_is_estimated_and_said():
+    """evaluate_recalibrated on items half of which the map was fitted on printed "held-out items" (only the very
+    fit rows were detected).  The fingerprint's bottom-256 sketch of the fit rows' keys estimates the share that
+    match; it survives to_dict/from_dict and partial_fit, and fresh items read 0."""
+    m, v, y = socal.synthetic.toy_population().sample(8000, h=1 / 16, rng=1)
+    fit, fresh = np.arange(4000), np.arange(4000, 8000)
+    platt = socal.SecondOrderPlatt(degree=3, alpha=1e-3, rng=0).fit(m[fit], v[fit], y[fit])
+    half = np.r_[fit[:2000], fresh[:2000]]
+    with pytest.warns(UserWarning, match="about [45][0-9]% of these 4000 items match rows the recalibrator"):
+        r = socal.evaluate_recalibrated(platt, m[half], v[half], y[half], rng=0, n_boot=20)
+    share, read = r.fit_overlap
+    assert not r.in_sample and abs(share - 0.5) < 4 * math.sqrt(0.25 / read) and read > 150
+    assert r.summary().startswith("Recalibrated scores on 4000 items, about")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clean = socal.evaluate_recalibrated(platt, m[fresh], v[fresh], y[fresh], rng=0, n_boot=20)
+    assert clean.fit_overlap[0] == 0.0 and clean.summary().startswith("Recalibrated scores on 4000 held-out items")
+    saved = socal.SecondOrderPlatt.from_dict(json.loads(json.dumps(platt.to_dict())))
+    with pytest.warns(UserWarning, match="match rows the recalibrator"):
+        again = socal.evaluate_recalibrated(saved, m[half], v[half], y[half], rng=0, n_boot=20)
+    assert again.fit_overlap == r.fit_overlap
+    stream = socal.SecondOrderPlatt(degree=3, alpha=1e-3, rng=0)
+    for i in range(4):
+        stream.partial_fit(m[fit][i::4], v[fit][i::4], y[fit][i::4])
+    assert stream.fit_rows_.sketch == platt.fit_rows_.sketch
+    with pytest.raises(ValueError, match="'fit_sketch' of SecondOrderPlatt.from_dict must be null or up to 256"):
+        socal.SecondOrderPlatt.from_dict({**platt.to_dict(), "fit_sketch": "zz"})
