@@ -228,6 +228,19 @@ def test_perturbation_is_a_function_of_the_rows_as_a_multiset(data, n, atoms):
 
 
 @SETTINGS
+@given(values=st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=60), repeats=st.integers(1, 40),
+       size=st.integers(1, 70))
+def test_the_fingerprint_sketch_is_the_smallest_distinct_keys(values, repeats, size):
+    """The bottom-k sketch (a partition, widened while repeats crowd the smallest keys) equals the definition, the
+    ``size`` smallest distinct keys, whatever the repeats."""
+    from socal.rowkeys import _bottom
+
+    keys = np.repeat(np.array(values, dtype=np.uint64), repeats)
+    np.random.default_rng(0).shuffle(keys)
+    assert _bottom(keys, size) == tuple(int(x) for x in np.unique(keys)[:size])
+
+
+@SETTINGS
 @given(ids=st.lists(st.text(st.characters(blacklist_characters="\x00"), max_size=12), min_size=1, max_size=40,
                     unique=True), data=st.data())
 def test_string_item_ids_key_the_perturbation_by_their_text(ids, data):
