@@ -397,12 +397,20 @@ def sample_truth(sampler, h, *, log2_n=18, replicates=2, rng=None, shape=GRID_SH
     """GridTruth from ``replicates`` independent scrambled-Sobol samples of 2^log2_n points.
 
     ``sampler(u)`` maps a (N, d) array of points in [0, 1)^d to (raw_mean, raw_var, fstar).  The returned truth
-    averages the replicates' grids; ``error`` is the largest difference of CE2 between two replicates.
+    averages the replicates' grids; ``error`` is the largest difference of CE2 between two replicates, so at least
+    two are drawn (one gave an error of NaN).  ``log2_n`` is at most 26: 2^26 points of 5 coordinates are 2.7 GB,
+    and a larger value failed in numpy's allocation (40 TiB at 40) after the caller's wait.
     """
     from scipy.stats import qmc
 
     from ._validation import check_rng
 
+    func = "sample_truth"
+    if not callable(sampler):
+        raise TypeError(f"The 'sampler' parameter of {func} must be a callable mapping points in [0, 1)^d to "
+                        f"(raw_mean, raw_var, fstar). Got {type(sampler).__name__} instead.")
+    log2_n = check_int(log2_n, "log2_n", func, 1, 26)
+    replicates = check_int(replicates, "replicates", func, 2, 1000)
     rng = check_rng(rng)
     truths = []
     dim = getattr(sampler, "dim", 5)
@@ -413,7 +421,7 @@ def sample_truth(sampler, h, *, log2_n=18, replicates=2, rng=None, shape=GRID_SH
     ces = [t.ce2 for t in truths]
     return GridTruth(h, truths[0].t1, truths[0].t2, avg["density"], avg["eta1"], avg["eta2"],
                      float(np.mean(ces)), float(np.mean([t.ce1 for t in truths])),
-                     float(max(ces) - min(ces)) if replicates > 1 else float("nan"))
+                     float(max(ces) - min(ces)))
 
 
 # -- the reference value of socal.evaluate: a perfectly calibrated raw predictor with given raw scores -----------

@@ -1454,3 +1454,16 @@ def test_a_partial_overlap_with_the_fit_rows_is_estimated_and_said():
     assert stream.fit_rows_.sketch == platt.fit_rows_.sketch
     with pytest.raises(ValueError, match="'fit_sketch' of SecondOrderPlatt.from_dict must be null or up to 256"):
         socal.SecondOrderPlatt.from_dict({**platt.to_dict(), "fit_sketch": "zz"})
+
+
+def test_sample_truth_checks_its_arguments_before_the_draws():
+    """sample_truth(None) raised "'NoneType' object is not callable", log2_n=40 failed in numpy's allocation of
+    40 TiB, and one replicate gave an error of NaN (the error is the spread between replicates)."""
+    from socal.truth import sample_truth
+
+    with pytest.raises(TypeError, match="'sampler' parameter of sample_truth must be a callable"):
+        sample_truth(None, 1 / 16)
+    with pytest.raises(ValueError, match="'log2_n' parameter of sample_truth must be an int in the range \\[1, 26\\]"):
+        sample_truth(lambda u: None, 1 / 16, log2_n=40)
+    with pytest.raises(ValueError, match="'replicates' parameter of sample_truth must be an int in the range \\[2,"):
+        sample_truth(lambda u: None, 1 / 16, replicates=1)
