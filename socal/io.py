@@ -364,8 +364,8 @@ def table_format(path):
 def write_table(path: str | os.PathLike, columns: dict[str, Any]) -> None:
     """Write named columns to ``path`` in the format :func:`read_chunks` reads from that name: Parquet for
     .parquet/.pq (needs pyarrow), tab-separated for .tsv/.tab, else comma-separated with a header row; a .gz, .bz2
-    or .xz ending compresses the text.  So a file socal writes is read back by socal as the same columns (a
-    .parquet name on comma-separated text, or a .gz name on plain text, was not).  Integer columns stay integers."""
+    or .xz ending compresses the text.  So a file socal writes is read back by socal as the same columns, whatever
+    its name.  Integer columns stay integers."""
     path = _file_path(path, "write_table", reading=False)
     fmt, packed = table_format(path)
     if fmt == "parquet":

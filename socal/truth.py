@@ -398,8 +398,8 @@ def sample_truth(sampler, h, *, log2_n=18, replicates=2, rng=None, shape=GRID_SH
 
     ``sampler(u)`` maps a (N, d) array of points in [0, 1)^d to (raw_mean, raw_var, fstar).  The returned truth
     averages the replicates' grids; ``error`` is the largest difference of CE2 between two replicates, so at least
-    two are drawn (one gave an error of NaN).  ``log2_n`` is at most 26: 2^26 points of 5 coordinates are 2.7 GB,
-    and a larger value failed in numpy's allocation (40 TiB at 40) after the caller's wait.
+    two are drawn (one has no spread to measure).  ``log2_n`` is at most 26: 2^26 points of 5 coordinates are
+    2.7 GB, and each doubling beyond doubles it.
     """
     from scipy.stats import qmc
 
