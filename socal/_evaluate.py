@@ -198,8 +198,10 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
         Level of the bootstrap intervals.
     n_boot : int
         Bootstrap replicates: at least 20 and 2 / (1 - ci) (see :func:`socal.ce2`).
-    rng : numpy.random.Generator or int, default 0
-        Perturbation and bootstrap (same seed, same numbers; the CLI's ``--seed`` has the same default).
+    rng : numpy.random.Generator, int or None, default 0
+        Perturbation and bootstrap (same seed, same numbers; the CLI's ``--seed`` has the same default).  None
+        draws the perturbation from fresh entropy, as :func:`socal.perturb` does, so the numbers change from call
+        to call (unlike :func:`socal.ce2`, whose None is a fixed seed: it has no perturbation to randomise).
     progress : bool
         Progress bars on stderr counting the work done (rows read, rows of the bootstrap world, rows evaluated under
         the refits), kept with their elapsed time; tqdm's when it is installed, a plain counter otherwise.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,7 +19,16 @@ class ConfidenceInterval:
     def __iter__(self):  # allows ``low, high = result.ci``
         return iter((self.low, self.high))
 
-    def __contains__(self, value):  # ``truth in result.ci``: the closed interval [low, high]
+    def __contains__(self, value):
+        """``truth in result.ci``: the closed interval [low, high].  Anything but a real number is not in it (as
+        ``'a' in range(3)`` is False), rather than an error from converting it; an array of several values is a
+        TypeError, as one answer for many would be a guess."""
+        if isinstance(value, np.ndarray) and value.size != 1:
+            raise TypeError(f"'in' tests one value; for an array of {value.size} use (ci.low <= x) & (x <= ci.high).")
+        if isinstance(value, np.ndarray):
+            value = value.reshape(())[()]
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            return False
         return bool(self.low <= float(value) <= self.high)
 
 

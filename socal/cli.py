@@ -369,13 +369,17 @@ def _check_image_format(path, flag):
 
 def check_table_path(path, flag):
     """Refuse, before any work, a table file socal cannot write in the format its name says: a Parquet name
-    without pyarrow, or a compressed Parquet name (:func:`socal.io.write_table`)."""
+    without pyarrow, or a compressed Parquet name (:func:`socal.io.write_table`); and '-', which means standard
+    output to Unix tools, where socal prints its report."""
     import pathlib
 
     from .io import table_format
 
     if not path:
         return
+    if path == "-":  # the Unix name of standard output, which carries the report: a file named '-' would surprise
+        raise ValueError(f"{flag} -: standard output carries the report; give the table a file name (nothing was "
+                         f"computed)")
     fmt, packed = table_format(pathlib.Path(path))
     if fmt != "parquet":
         return

@@ -171,6 +171,12 @@ class CalibrationTest:
 
     __test__ = False
 
+    def __bool__(self):
+        """Refused: ``if calibration_test(...):`` reads as "if rejected" but would test the object, which is always
+        true; the verdict needs a level."""
+        raise TypeError("The truth value of a CalibrationTest is ambiguous: use test.pvalue < alpha, or pass alpha= "
+                        "and read test.rejected.")
+
     @property
     def rejected(self) -> bool | None:
         """p-value below ``alpha`` (None when no level was given)."""
@@ -330,7 +336,12 @@ class CalibrationTestStats:
 
     def update(self, mean: ArrayLike, var: ArrayLike | None = None, labels: ArrayLike | None = None, *,
                counts: Counts | None = None) -> CalibrationTestStats:
-        """Add a chunk of raw scores and labels (or ``counts=(positives, trials)``); returns ``self``."""
+        """Add a chunk of raw scores and labels (or ``counts=(positives, trials)``); returns ``self``.  At order 1
+        ``var`` must be None, as in :func:`calibration_test`: the means alone are tested, and a variance passed
+        here would be silently unread."""
+        if self.order == 1 and var is not None:
+            raise ValueError("The 'var' parameter of CalibrationTestStats.update must be None for order=1 (the means "
+                             "alone are tested): call update(mean, labels=labels) or update(mean, None, labels).")
         rows = check_rows("CalibrationTestStats.update", self.order, mean, var, labels, counts, self.order, raw=True)
         return self.add_validated(*rows)
 
@@ -411,11 +422,15 @@ class CalibrationTestStats:
 
     def test(self, *, alpha: float | None = None, degree: int | None = None) -> CalibrationTest:
         """The test from these statistics (see :func:`calibration_test`)."""
-        func = "calibration_test"
+        return self._test("CalibrationTestStats.test", alpha, degree)
+
+    def _test(self, func, alpha, degree):
+        """:meth:`test`, with ``func`` (the caller the user called) in the messages."""
         alpha = check_float(alpha, "alpha", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True)
         n = self.n + self.impossible
         if n < 10:
-            raise ValueError(f"The 'mean' parameter of {func} must have at least 10 items. Got {n} instead.")
+            what = "the statistics hold" if func.startswith("CalibrationTestStats") else "the data hold"
+            raise ValueError(f"{func} needs at least 10 items; {what} {n}.")
         degree = default_degree(n, self.order) if degree is None else check_int(degree, "degree", func, 0, 20)
         return _score_test(self, n, degree, alpha)
 
@@ -662,7 +677,7 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
         if mean.order != order:
             raise ValueError(f"The 'order' parameter of {func} must match the statistics' order ({mean.order}). "
                              f"Got {order} instead.")
-        return mean.test(alpha=alpha, degree=degree)
+        return mean._test(func, alpha, degree)
     if order == 1 and var is not None:
         raise ValueError(f"The 'var' parameter of {func} must be None for order=1 (the means alone are tested). "
                          f"Got an array instead.")
@@ -679,4 +694,4 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
                          f"instead.")
     stats = source.map_reduce(TestPass(order, isinstance(source, ArraySource), covariance), progress=progress,
                            desc=f"calibration test (order {order})")
-    return stats.test(alpha=alpha, degree=degree)
+    return stats._test(func, alpha, degree)

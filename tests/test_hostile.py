@@ -1467,3 +1467,52 @@ def test_sample_truth_checks_its_arguments_before_the_draws():
         sample_truth(lambda u: None, 1 / 16, log2_n=40)
     with pytest.raises(ValueError, match="'replicates' parameter of sample_truth must be an int in the range \\[2,"):
         sample_truth(lambda u: None, 1 / 16, replicates=1)
+
+
+# -- hostile sweep 9 ------------------------------------------------------------------------------------------------
+
+def test_a_calibration_test_has_no_truth_value():
+    """``if socal.calibration_test(...):`` read as "if rejected" and was always true (the object's truth, even at
+    p = 1): it is now a TypeError that names the two ways to ask."""
+    m, v, _, y = socal.synthetic.calibrated_population().sample_raw(500, rng=0)
+    res = socal.calibration_test(m, v, y)
+    assert res.pvalue > 0.05
+    with pytest.raises(TypeError, match="use test.pvalue < alpha, or pass alpha= and read test.rejected"):
+        bool(res)
+    assert socal.calibration_test(m, v, y, alpha=0.05).rejected is False
+
+
+def test_test_statistics_refuse_an_unread_variance_and_name_themselves():
+    """CalibrationTestStats(order=1).update(m, v, y) dropped v without a word while calibration_test refuses it;
+    and .test() on too few rows named calibration_test's 'mean', which the user had not passed."""
+    m, v, _, y = socal.synthetic.calibrated_population().sample_raw(200, rng=0)
+    with pytest.raises(ValueError, match="'var' parameter of CalibrationTestStats.update must be None for order=1"):
+        socal.CalibrationTestStats(order=1).update(m, v, y)
+    first = socal.CalibrationTestStats(order=1).update(m, labels=y)
+    assert first.test().pvalue == socal.calibration_test(m, None, y, order=1).pvalue
+    with pytest.raises(ValueError, match="CalibrationTestStats.test needs at least 10 items; the statistics hold 0"):
+        socal.CalibrationTestStats().test()
+    with pytest.raises(ValueError, match="calibration_test needs at least 10 items; the data hold 5"):
+        socal.calibration_test(m[:5], v[:5], y[:5])
+
+
+def test_membership_in_an_interval_is_false_for_what_is_not_a_number():
+    """``'a' in result.ci`` raised "could not convert string to float"; ``None in ci`` a TypeError from float().
+    What is not a real number is not in the interval; one value in an array is read; many are refused."""
+    ci = socal.ConfidenceInterval(0.1, 0.2, 0.9)
+    assert 0.15 in ci and np.float32(0.15) in ci and np.array([0.15]) in ci and 0.2 in ci
+    assert not any(x in ci for x in ("a", None, True, float("nan"), 1, np.array(["a"]), 0.25))
+    with pytest.raises(TypeError, match="for an array of 2 use"):
+        np.array([0.15, 0.3]) in ci  # noqa: B015
+
+
+def test_a_table_written_to_standard_output_is_refused_before_any_work(tmp_path, monkeypatch, capsys, csv_file):
+    """'socal evaluate --out -' (and 'demo --write -') wrote a file named '-' next to the user's data, where a Unix
+    user expects standard output, which carries the report."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(capsys, ["demo", "--n", "400", "--write", "-"])
+    assert code == 2 and "--write -: standard output carries the report" in err
+    code, _, err = _run(capsys, ["evaluate", str(csv_file), "--mean", "m", "--var", "v", "--labels", "y1,y2",
+                                 "--out", "-"])
+    assert code == 2 and "--out -: standard output carries the report" in err and "nothing was computed" in err
+    assert not (tmp_path / "-").exists()
