@@ -142,14 +142,19 @@ def check_mean(mean, func, name="mean"):
 
 
 def percent_hint(x, ndim=1):
-    """' (percentages? divide by 100)' when every value lies in [0, 100] and some above 1; only for an array of the
-    expected ``ndim``, whose failure is then its values (a scalar 1.5 passed for an array is refused for its shape,
-    and the hint would send the user the wrong way)."""
+    """' (percentages? divide by 100)' when every value lies in [0, 100] and some above 1, and ' (logits? ...)'
+    when some are negative and some positive (log-odds are signed; probabilities and percentages never are); only
+    for an array of the expected ``ndim``, whose failure is then its values (a scalar 1.5 passed for an array is
+    refused for its shape, and the hint would send the user the wrong way)."""
     if np.ndim(x) != ndim or np.asarray(x).dtype.kind not in "iuf":
         return ""
     arr = np.asarray(x, dtype=np.float64)
-    if arr.size and np.all(np.isfinite(arr)) and arr.min() >= 0 and 1 < arr.max() <= 100:
+    if not (arr.size and np.all(np.isfinite(arr))):
+        return ""
+    if arr.min() >= 0 and 1 < arr.max() <= 100:
         return " (percentages? divide by 100)"
+    if arr.min() < 0 < arr.max():
+        return " (logits? map them to probabilities with scipy.special.expit)"
     return ""
 
 

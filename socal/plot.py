@@ -128,9 +128,14 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     bins = check_int(bins, "bins", func, 2, 1000)
     n_boot, level = _check_bands(n_boot, level, func)
-    min_count = max(20, m.shape[0] // 500) if min_count is None else check_int(min_count, "min_count", func, 1,
-                                                                                10**12)
-    rng = check_rng(rng)
+    min_count = None if min_count is None else check_int(min_count, "min_count", func, 1, 10**12)
+    return _reliability(m, v, a, k, h, degree, alpha, bins, min_count, n_boot, level, check_rng(rng), func)
+
+
+def _reliability(m, v, a, k, h, degree, alpha, bins, min_count, n_boot, level, rng, func):
+    """:func:`reliability` on checked arguments; ``func`` (the function the user called) names the caller in the
+    messages."""
+    min_count = max(20, m.shape[0] // 500) if min_count is None else min_count
     cnt = (a, k)
     cf = calibration_functions(m, v, counts=cnt, h=h, degree=degree, alpha=alpha, rng=rng)
     medges, vedges = np.linspace(0, 1, bins + 1), np.linspace(0, 0.25, bins + 1)
@@ -150,10 +155,11 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
 
         coefs = (cf.degree + 1) ** 2
         if m.shape[0] < 2 * coefs:
+            advice = ("items: pass n_boot=0 for the curves alone, or a smaller 'degree'." if func == "plot.reliability"
+                      else "items (the held-out half): pass n_boot=0 for the curves alone, or more items.")
             raise ValueError(f"The 'n_boot' parameter of {func} asks for bootstrap bands, which need at least "
                              f"2 (degree + 1)^2 = {2 * coefs} items at the fitted degree {cf.degree} (each refit's "
-                             f"resample must hold its {coefs} coefficients). Got {m.shape[0]} items: pass n_boot=0 "
-                             f"for the curves alone, or a smaller 'degree'.")
+                             f"resample must hold its {coefs} coefficients). Got {m.shape[0]} {advice}")
         reps1, reps2 = [], []
         weights = poisson_weights(item_keys(m, v, a, k, rng), 0, n_boot)  # (n, n_boot)
         rows = np.arange(m.shape[0])
@@ -342,9 +348,9 @@ def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None 
     test = ~fit
     platt = SecondOrderPlatt(h=h, rng=rng).fit(m[fit], v[fit], counts=(a[fit], k[fit]))
     m2, v2 = platt.transform(m[test], v[test])
-    held = dict(counts=(a[test], k[test]), n_boot=n_boot, rng=rng)
-    before = reliability(m[test], v[test], h=h, **held)
-    after = reliability(m2, v2, h=h, **held)
+    at, kt = a[test], k[test]
+    before = _reliability(m[test], v[test], at, kt, h, None, None, 20, None, n_boot, 0.9, rng, func)
+    after = _reliability(m2, v2, at, kt, h, None, None, 20, None, n_boot, 0.9, rng, func)
     fig, axes = plt.subplots(2, 2, figsize=(10, 8))
     plot_before_after(before, after, axes=axes[0])
     plot_residual_map(residual_map(m, v, counts=(a, k), h=h, rng=rng), axes=axes[1])

@@ -1516,3 +1516,30 @@ def test_a_table_written_to_standard_output_is_refused_before_any_work(tmp_path,
                                  "--out", "-"])
     assert code == 2 and "--out -: standard output carries the report" in err and "nothing was computed" in err
     assert not (tmp_path / "-").exists()
+
+
+def test_the_evaluation_figure_names_itself_when_its_held_out_half_is_too_small():
+    """evaluation_figure on 30 items said "The 'n_boot' parameter of plot.reliability ... or a smaller 'degree'":
+    a function the user had not called, and a parameter evaluation_figure does not have."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(30, rng=0)
+    with pytest.raises(ValueError, match=r"'n_boot' parameter of plot\.evaluation_figure .* \(the held-out half\): "
+                                         r"pass n_boot=0 for the curves alone, or more items\.$"):
+        socal.plot.evaluation_figure(m, v, y, rng=0)
+    with pytest.raises(ValueError, match=r"parameter of plot\.reliability .* or a smaller 'degree'\.$"):
+        socal.plot.reliability(m[:12], v[:12], y[:12], rng=0)
+    assert socal.plot.evaluation_figure(m, v, y, n_boot=0, rng=0) is not None
+
+
+def test_signed_scores_are_named_as_possible_logits():
+    """Members' logits passed as probabilities were refused with no hint (percentages get one): a signed array is
+    now named as possible log-odds, and an array of one sign is not."""
+    logits = np.random.default_rng(0).normal(size=(100, 3))
+    with pytest.raises(ValueError, match=r"\(logits\? map them to probabilities with scipy\.special\.expit\)$"):
+        socal.from_members(logits)
+    with pytest.raises(ValueError, match="'mean' parameter of ce2 must be in \\[0, 1\\]") as err:
+        socal.ce2(np.full(100, -0.1), np.full(100, 0.1), np.zeros((100, 2)))
+    assert "logits" not in str(err.value)
