@@ -472,8 +472,15 @@ def _pooled_variance(S, occ):
     conservative); a cell's variance is floored at half its aleatoric part."""
     cnt = S[0, occ]
     bins = int(min(_POOL_BINS, max(1, cnt.sum() // _POOL_ROWS)))
-    cum = np.cumsum(cnt) / cnt.sum()
-    b = np.minimum((cum * bins - 1e-9).astype(np.intp), bins - 1)
+    # each cell's bin from the share s of rows below its middle, counted from the nearer end: swapping the classes
+    # (m -> 1 - m) mirrors the cells and their shares (s -> 1 - s), so it mirrors the bins too, a cell on a bin
+    # boundary included, and the test keeps its statistic (the shares at the cells' right ends, as before, put the
+    # same cell in another bin the other way round).  2 N s is an integer (counts of rows): no rounding decides
+    total = cnt.sum()
+    twice = 2.0 * np.cumsum(cnt) - cnt  # 2 N s
+    low = np.floor(twice * bins / (2.0 * total)).astype(np.intp)
+    high = bins - 1 - np.floor((2.0 * total - twice) * bins / (2.0 * total)).astype(np.intp)
+    b = np.clip(np.where(twice < total, low, high), 0, bins - 1)
     num = np.bincount(b, weights=S[4, occ], minlength=bins)
     den = np.bincount(b, weights=S[3, occ], minlength=bins)
     rho = np.clip(np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0), -0.5, 1.0)

@@ -223,7 +223,8 @@ def test_bad_data():
         socal.calibration_test(m, v, y, chunks=[dict(mean=m, var=v, labels=y)])
 
 
-scores = st.integers(min_value=20, max_value=300).flatmap(
+# up to 300 items, and 2,000-12,000, where order 1 pools the epistemic ratio over 2-10 equal-count bins of the mean
+scores = st.one_of(st.integers(20, 300), st.integers(2000, 12000)).flatmap(
     lambda n: st.tuples(st.just(n), st.integers(0, 2**32 - 1), st.sampled_from([1, 2])))
 
 
@@ -232,7 +233,8 @@ scores = st.integers(min_value=20, max_value=300).flatmap(
 def test_properties_p_in_unit_interval_and_label_flip_invariance(case):
     """p in [0, 1], T >= 0, and flipping the classes (m -> 1 - m, labels -> 1 - labels, var kept) leaves the
     statistic unchanged: the residuals transform linearly, (r1, r2) -> (-r1, r2 - 2 r1), the null covariance with
-    them, and the basis on the mirrored ranks spans the same functions."""
+    them, and the basis on the mirrored ranks spans the same functions; order 1's equal-count bins of the mean
+    mirror too (at n = 5,000 their former boundaries moved T by 0.2% under the flip)."""
     n, seed, order = case
     rng = np.random.default_rng(seed)
     m = rng.uniform(0.02, 0.98, n)
