@@ -216,6 +216,7 @@ class CSVChunks(_Reader):
                         f"{self.delimiter!r} (CSVChunks' 'delimiter'; socal reads .tsv and .tab files as "
                         f"tab-separated).")
             raise ValueError(f"{self.path}: column(s) {missing} not found; the header has {header}.{hint}")
+        self._width = len(header)
         return [header.index(c) for c in self.columns]
 
     def _parse_slow(self, lines, first_line):
@@ -228,6 +229,12 @@ class CSVChunks(_Reader):
             if len(row) <= max(self._index):
                 raise ValueError(f"{self.path}, line {line}: {len(row)} field(s), but column {names[-1]!r} is field "
                                  f"{max(self._index) + 1}: a short or cut row.")
+            if len(row) > self._width and any(cell.strip() for cell in row[self._width:]):
+                # more fields than the header names: a delimiter inside an unquoted field (a decimal comma, a
+                # comma in a text) has shifted the cells, and the named columns may hold their neighbours' values
+                raise ValueError(f"{self.path}, line {line}: {len(row)} field(s), but the header has {self._width}: "
+                                 f"a {self.delimiter!r} inside an unquoted field (a decimal comma, a comma in a "
+                                 f"text)? The cells may have shifted; quote that field.")
             for j, (name, idx) in enumerate(zip(names, self._index)):
                 cell = row[idx].strip()
                 if name in label_cols and (cell == "" or cell.lower() in _BOOLEANS):
@@ -268,9 +275,14 @@ class CSVChunks(_Reader):
                         if line_no == 2:
                             raise ValueError(f"{self.path} has a header row but no data rows.")
                         return
+                text = "".join(lines)
                 try:
-                    arr = np.loadtxt(io.StringIO("".join(lines)), delimiter=self.delimiter, usecols=self._index,
-                                     ndmin=2, dtype=float)
+                    # the fast parse reads the named columns alone; it is taken only where every row has the
+                    # header's fields (the delimiters count them), so a row with more is checked row by row
+                    if text.count(self.delimiter) != len(lines) * (self._width - 1):
+                        raise ValueError("fields")
+                    arr = np.loadtxt(io.StringIO(text), delimiter=self.delimiter, usecols=self._index, ndmin=2,
+                                     dtype=float)
                     if not np.all(np.isfinite(arr)):
                         raise ValueError("non-finite")
                 except ValueError:

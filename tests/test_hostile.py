@@ -1543,3 +1543,25 @@ def test_signed_scores_are_named_as_possible_logits():
     with pytest.raises(ValueError, match="'mean' parameter of ce2 must be in \\[0, 1\\]") as err:
         socal.ce2(np.full(100, -0.1), np.full(100, 0.1), np.zeros((100, 2)))
     assert "logits" not in str(err.value)
+
+
+@pytest.mark.parametrize("row,fine", [
+    ("0,5,0,1,1,0", False),  # decimal commas: m read as 0, v as 5, the labels as 0, 1 (the old reading)
+    ("0.5,0.1,1,0,a note, with a comma", False),  # an unquoted comma in a text column after the named ones
+    ("0.5,0.1,1,0,", True),  # a trailing delimiter (as spreadsheets write): the extra field is empty
+    ('0.5,0.1,1,0,"a note, quoted"', True),
+])
+def test_a_row_with_more_fields_than_the_header_is_refused(tmp_path, row, fine):
+    """A row with more fields than the header was read by position without a word: a comma inside an unquoted field
+    (a decimal comma, a text) shifts the cells, and the named columns then hold their neighbours' values (pandas
+    refuses such rows: "Expected 5 fields, saw 6").  Empty extra fields (trailing delimiters) stay accepted."""
+    path = tmp_path / "s.csv"
+    path.write_text("m,v,y1,y2,note\n0.4,0.05,0,0,ok\n" + row + "\n")
+    reader = socal.io.read_chunks(path, mean="m", var="v", labels=["y1", "y2"])
+    if fine:
+        m, v, y, _ = socal.io.read_all(reader)
+        assert m.tolist() == [0.4, 0.5] and v.tolist() == [0.05, 0.1] and y.tolist() == [[0, 0], [1, 0]]
+    else:
+        with pytest.raises(ValueError, match=r"s\.csv, line 3: 6 field\(s\), but the header has 5: a ',' inside an "
+                                             r"unquoted field"):
+            socal.io.read_all(reader)
