@@ -11,8 +11,8 @@ import numpy as np
 
 from ._results import CalibrationError
 from ._typing import ArrayLike, Counts, Seed
-from ._validation import (check_bandwidth, check_bool, check_float, check_labels, check_replicates, check_rng,
-                          check_scores)
+from ._validation import (check_aligned, check_bandwidth, check_bool, check_float, check_labels, check_replicates,
+                          check_rng, check_scores)
 from .estimators import ce1, ce2
 from .perturb import perturb
 from .recalibrate import FirstOrderPlatt
@@ -221,6 +221,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     (True, 'within reference')
     """
     func = "evaluate"
+    check_aligned(func, (("raw_mean", raw_mean), ("raw_var", raw_var), ("labels", labels), ("counts", counts)))
     m, v = check_scores(raw_mean, raw_var, func, raw=True)
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     h = check_bandwidth(h, func, per_axis=True)
@@ -377,6 +378,7 @@ def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, la
         hint = " (a saved map: pass SecondOrderPlatt.from_dict(d))" if isinstance(recalibrator, dict) else ""
         raise ValueError(f"The 'recalibrator' parameter of {func} must be a fitted socal.SecondOrderPlatt or "
                          f"FirstOrderPlatt. Got {type(recalibrator).__name__} instead{hint}.")
+    check_aligned(func, (("mean", mean), ("var", var), ("labels", labels), ("counts", counts)))
     m, v = check_scores(mean, var, func)
     counts = check_labels(labels, m.shape[0], func, counts=counts)  # (positives, trials), in memory
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)

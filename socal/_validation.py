@@ -34,6 +34,7 @@ __all__ = [
     "check_probability",
     "edge_tolerance",
     "percent_hint",
+    "check_aligned",
 ]
 
 MAX_TRIALS = 2**53  # labels per item: whole numbers above 2^53 are not exact in float64
@@ -158,12 +159,47 @@ def percent_hint(x, ndim=1):
     return ""
 
 
+def _pandas_index(x):
+    """The index of a pandas Series or DataFrame, else None (numpy arrays, lists, dask collections: their rows are
+    their positions; dask's partitions are checked where they are read)."""
+    if type(x).__module__.split(".")[0] != "pandas":
+        return None
+    return getattr(x, "index", None)
+
+
+def check_aligned(func, named):
+    """A ValueError unless the pandas objects among ``named`` ((name, object) pairs; a pair of arrays, as
+    ``counts``, counts as its items) share one index.  socal reads rows by position, as numpy and scikit-learn do:
+    two Series whose indexes differ (one sorted, one filtered) would be paired row by row, not label by label,
+    where pandas itself would align them, and the answer would be a plausible wrong one."""
+    flat = []
+    for name, obj in named:
+        if isinstance(obj, (tuple, list)) and len(obj) == 2 and name == "counts":
+            flat += [(f"{name}[{i}]", x) for i, x in enumerate(obj)]
+        else:
+            flat.append((name, obj))
+    first = None
+    for name, obj in flat:
+        index = _pandas_index(obj)
+        if index is None:
+            continue
+        if first is None:
+            first = (name, index)
+        elif not index.equals(first[1]):
+            raise ValueError(f"The '{name}' parameter of {func} has another pandas index than '{first[0]}': socal "
+                             f"pairs rows by position, as numpy and scikit-learn do, not by index label. Align them "
+                             f"first (e.g. {name}.loc[{first[0]}.index]), or pass .to_numpy() if the positions "
+                             f"already match.")
+
+
 def check_scores(mean, var, func, *, raw=False):
     """Validate the score pair ``(mean, var)``.
 
     ``raw=False`` (perturbed scores, the inputs of the estimators): ``var`` in [0, 1/4].
     ``raw=True`` (the predictor's own scores, the inputs of the perturbation): ``var`` in [0, m(1-m)].
+    Two pandas objects must share their index (:func:`check_aligned`).
     """
+    check_aligned(func, (("mean", mean), ("var", var)))
     m = check_mean(mean, func)
     if var is None:
         raise ValueError(f"The 'var' parameter of {func} must be an array of variances in [0, 1/4]. Got None "

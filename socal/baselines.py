@@ -22,7 +22,8 @@ from .rowkeys import item_keys, keyed_uniforms, stream_salt
 from .sufficient import targets
 from .deviations import ce_terms
 from ._results import CalibrationError, SelectionReport
-from ._validation import check_array, check_bandwidth, check_float, check_int, check_labels, check_rng, check_scores
+from ._validation import (check_aligned, check_array, check_bandwidth, check_float, check_int, check_labels, check_rng,
+                          check_scores)
 
 __all__ = ["bucketing_ce2", "kernel_ce2", "BucketingFit", "KernelFit", "C_GRID"]
 
@@ -145,6 +146,7 @@ def select_baseline(kind, train, valid, *, h, c_grid=C_GRID):
 
 
 def _baseline(kind, func, mean, var, labels, counts, h, holdout, rng):
+    check_aligned(func, (("mean", mean), ("var", var), ("labels", labels), ("counts", counts)))
     m, v = check_scores(mean, var, func)
     n = m.shape[0]
     a, k = check_labels(labels, n, func, counts=counts)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ._typing import ArrayLike, Counts, Degree, Alpha, Seed
-from ._validation import check_bandwidth, check_float, check_int, check_labels, check_rng, check_scores
+from ._validation import check_aligned, check_bandwidth, check_float, check_int, check_labels, check_rng, check_scores
 from .estimators import calibration_functions
 from .rowkeys import item_keys, keyed_uniforms, stream_salt
 
@@ -124,6 +124,7 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     ((20,), True)
     """
     func = "plot.reliability"
+    check_aligned(func, (("mean", mean), ("var", var), ("labels", labels), ("counts", counts)))
     m, v = check_scores(mean, var, func)
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     bins = check_int(bins, "bins", func, 2, 1000)
@@ -187,6 +188,7 @@ def residual_map(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = Non
     max(10, n / 2000)) are NaN.  Other parameters as in :func:`reliability`.
     """
     func = "plot.residual_map"
+    check_aligned(func, (("mean", mean), ("var", var), ("labels", labels), ("counts", counts)))
     m, v = check_scores(mean, var, func)
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     if not (isinstance(bins, (tuple, list)) and len(bins) == 2):
@@ -339,6 +341,7 @@ def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None 
 
     plt = _pyplot()
     func = "plot.evaluation_figure"
+    check_aligned(func, (("mean", mean), ("var", var), ("labels", labels), ("counts", counts)))
     m, v = check_scores(mean, var, func)
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     h = check_bandwidth(h, func, allow_none=True, per_axis=True)  # checked here, before the fit and the bands

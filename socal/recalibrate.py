@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._typing import ArrayLike, Counts, Seed
-from ._validation import check_array, check_choice, check_labels, check_mean, check_scores
+from ._validation import check_aligned, check_array, check_choice, check_labels, check_mean, check_scores
 from .degrees import DEFAULT_MAX_DEGREE, stream_cap
 from .fitting import CalibrationMap
 from .pipeline import N_BOOT, data_source, estimator_settings, fit_from
@@ -86,6 +86,7 @@ class _PlattBase(TransformerConventions):
         if y is None and counts is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None: {name}(X, y) "
                              f"needs the (n, k) 0/1 labels as y (or counts=(positives, trials)).")
+        check_aligned(name, (("X", X), ("y", y), ("counts", counts)))
         m, v = self._columns(X, name, fitting=fitting)
         counts = _counts_pair(counts, name)
         if y is not None and np.ndim(y) == 1 and not self._second_order:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._progress import Bar
-from ._validation import check_labels, check_mean, check_scores
+from ._validation import check_aligned, check_labels, check_mean, check_scores
 
 __all__ = ["ArraySource", "ChunkSource", "DaskSource", "is_dask", "check_rows", "iter_chunks", "validate_chunk"]
 
@@ -28,6 +28,7 @@ def check_rows(func, ndim, mean, var, labels, counts=None, min_k=None, *, raw=Fa
     predictor's raw scores, var <= m (1 - m)), 1-D the mean alone (a ``var`` the rows carry is not read: one file
     serves CE2 and CE1); then the labels (0/1, at least ``min_k`` per item, default ``ndim``) or ``counts``.
     ``func`` names the caller in the messages."""
+    check_aligned(func, (("mean", mean), ("var", var if ndim == 2 else None), ("labels", labels), ("counts", counts)))
     if ndim == 2:
         m, v = check_scores(mean, var, func, raw=raw)
     else:

@@ -1565,3 +1565,27 @@ def test_a_row_with_more_fields_than_the_header_is_refused(tmp_path, row, fine):
         with pytest.raises(ValueError, match=r"s\.csv, line 3: 6 field\(s\), but the header has 5: a ',' inside an "
                                              r"unquoted field"):
             socal.io.read_all(reader)
+
+
+def test_pandas_inputs_with_other_indexes_are_refused_not_paired_by_position():
+    """ce2(df["m"].sort_values(), df["v"], df[["y1", "y2"]]) paired each sorted mean with another row's variance and
+    labels and returned 0.43 for a predictor whose CE2 is 0.12 (pandas would have aligned them by index).  Pandas
+    inputs must now share one index; numpy arrays, and pandas objects with one index, are read as before."""
+    pd = pytest.importorskip("pandas")
+    m, v, y = socal.synthetic.toy_population().sample(2000, h=1 / 16, rng=0)
+    df = pd.DataFrame({"m": m, "v": v, "y1": y[:, 0], "y2": y[:, 1]})
+    labels = df[["y1", "y2"]]
+    rule = "has another pandas index than '{}': socal pairs rows by position"
+    with pytest.raises(ValueError, match="'var' parameter of ce2 " + rule.format("mean")):
+        socal.ce2(df["m"].sort_values(), df["v"], labels, debias=False)
+    with pytest.raises(ValueError, match="'labels' parameter of ce1 " + rule.format("mean")):
+        socal.ce1(df["m"], labels.iloc[::-1], debias=False)
+    with pytest.raises(ValueError, match=r"'counts\[1\]' parameter of calibration_test " + rule.format("mean")):
+        socal.calibration_test(df["m"], df["v"] * 0, counts=(labels.sum(axis=1), pd.Series(2, index=df.index + 1)))
+    with pytest.raises(ValueError, match="'labels' parameter of evaluate " + rule.format("raw_mean")):
+        socal.evaluate(df["m"], df["v"] * 0, labels.sample(frac=1, random_state=0))
+    with pytest.raises(ValueError, match="'y' parameter of SecondOrderPlatt.fit " + rule.format("X")):
+        socal.SecondOrderPlatt().fit(df[["m", "v"]], labels.iloc[::-1])
+    plain = socal.ce2(m, v, y, debias=False).estimate
+    assert socal.ce2(df["m"], df["v"], labels, debias=False).estimate == plain
+    assert socal.ce2(df["m"].to_numpy(), df["v"], labels.iloc[::-1].to_numpy()[::-1], debias=False).estimate == plain
