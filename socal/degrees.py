@@ -157,10 +157,16 @@ def training_rows(n, folds, holdout):
     return int(n * (1 - holdout)) if holdout is not None else n - -(-n // folds)
 
 
-def check_n(func, n, folds):
+def check_n(func, n, folds, holdout=None):
+    """At least 2 items per fold, as many as a split needs on each side to train and validate anything; with a
+    hold-out fraction, at least 2 expected on each side of it (n holdout and n (1 - holdout))."""
     if n < 2 * folds:
         raise ValueError(f"The 'mean' parameter of {func} must have at least {2 * folds} items (2 per fold). "
                          f"Got {n} instead.")
+    if holdout is not None and min(n * holdout, n * (1.0 - holdout)) < 2.0:
+        raise ValueError(f"The 'holdout' parameter of {func} must leave at least 2 of the {n} items on each side "
+                         f"(a fraction in [{2.0 / n:.3g}, {1.0 - 2.0 / n:.3g}]). Got {holdout!r} instead, "
+                         f"{n * (1.0 - holdout):.4g} items to train on and {n * holdout:.4g} to validate.")
 
 
 def stream_cap(func, opts):

@@ -163,7 +163,7 @@ def fit_from(source, stats, opts, ndim, func, progress=False, responses=None, us
     if stats is None:
         if isinstance(source, ArraySource):  # n is known: statistics only up to the degree that will be used
             n = source.chunk[0].shape[0]
-            check_n(func, n, 2 if opts.holdout is not None else opts.folds)
+            check_n(func, n, 2 if opts.holdout is not None else opts.folds, opts.holdout)
             cap = resolve_degrees(func, opts.degree, opts.h, n, training_rows(n, opts.folds, opts.holdout),
                                   opts.max_degree, ndim, use_h_floor)[0][0]
         else:
@@ -179,7 +179,7 @@ def fit_from(source, stats, opts, ndim, func, progress=False, responses=None, us
         if census is not None:
             same_rows(func, stats.n, census.rows, "the census of rows of one content", built=True)
     n = stats.n
-    check_n(func, n, stats.folds)
+    check_n(func, n, stats.folds, stats.holdout)
     n_train = training_rows(n, stats.folds, stats.holdout)
     cap = min(opts.max_degree, stats.max_degree) if opts.degree is None else opts.max_degree
     degs, sel_d = resolve_degrees(func, opts.degree, opts.h, n, n_train, cap, ndim, use_h_floor)

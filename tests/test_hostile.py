@@ -1589,3 +1589,17 @@ def test_pandas_inputs_with_other_indexes_are_refused_not_paired_by_position():
     plain = socal.ce2(m, v, y, debias=False).estimate
     assert socal.ce2(df["m"], df["v"], labels, debias=False).estimate == plain
     assert socal.ce2(df["m"].to_numpy(), df["v"], labels.iloc[::-1].to_numpy()[::-1], debias=False).estimate == plain
+
+
+def test_a_holdout_split_leaving_a_side_empty_is_refused():
+    """holdout=0.999 on 500 items trained on half an item: selection fell back to a constant fit and returned 0.43
+    (the default CE2 estimate is 0.21); holdout=0.001 validated on none.  As K folds need 2 items each, each side of
+    a hold-out split now needs 2."""
+    m, v, y = socal.synthetic.toy_population().sample(500, h=1 / 16, rng=0)
+    for holdout, sides in ((0.999, "0.5 items to train on and 499.5 to validate"),
+                           (0.001, "499.5 items to train on and 0.5 to validate")):
+        with pytest.raises(ValueError, match=r"'holdout' parameter of ce2 must leave at least 2 of the 500 items on "
+                                             r"each side \(a fraction in \[0\.004, 0\.996\]\)\. Got "
+                                             + f"{holdout} instead, {sides}"):
+            socal.ce2(m, v, y, holdout=holdout, debias=False)
+    assert 0 < socal.ce2(m, v, y, holdout=0.996, debias=False).estimate < 1
