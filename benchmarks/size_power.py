@@ -4,6 +4,7 @@
     python benchmarks/size_power.py --power         # power curves (docs/_static/power.png) and their table
     python benchmarks/size_power.py --timing        # calibration_test vs one SufficientStats pass, n = 1e6
     python benchmarks/size_power.py --sandwich      # why the null covariance: its size against a sandwich's
+    python benchmarks/size_power.py --labels 3,10,50   # size with k labels per item (the covariance's free moments)
 
 Populations with exact truth: the calibrated members of the validation zoo (calibrated-few, calibrated-many,
 nearly-calibrated) and smooth ensemble-like calibrated populations (socal.synthetic.EnsembleLikePopulation) with
@@ -11,7 +12,9 @@ average Var f* in {1e-4, 1e-3, 1e-2, 0.05}.  Every replicate draws k = 2 labels 
 runs the order-2 test (both labels), the order-1 test (both labels, and the first label alone) and the two classical
 first-order tests on the first label: Spiegelhalter's z (two-sided) and Hosmer-Lemeshow (10 groups by deciles of
 the mean, chi-square on 10 df: the predictions are external, not fitted).  Seeds: replicate r of cell c draws from
-numpy.random.default_rng([c, r]).
+numpy.random.default_rng([c, r]).  ``--labels`` draws k labels per item instead (seeds [c, k, r]), on five of these
+populations and a calibrated law far from any Beta (:class:`BernoulliOrPoint`), and runs the order-2 test with
+both covariances and the order-1 test.
 """
 
 from __future__ import annotations
@@ -176,6 +179,54 @@ def power_figure(results, sizes, path):
     fig.savefig(path, dpi=110)
 
 
+class BernoulliOrPoint:
+    """A calibrated population whose f* is far from any Beta law: mean m ~ U(0.1, 0.9), and f* = Bernoulli(m) with
+    probability ``lam``, else m (Var f* = lam m (1 - m), reported exactly).  Its E[f*^4 | S] is the largest of the
+    laws with these two moments that keep an atom at m: the hardest case for a covariance that must estimate it."""
+
+    def __init__(self, lam):
+        self.lam = lam
+
+    def sample_raw(self, n, k=2, rng=None):
+        rng = np.random.default_rng(rng)
+        m = rng.uniform(0.1, 0.9, n)
+        f = np.where(rng.random(n) < self.lam, (rng.random(n) < m).astype(float), m)
+        y = (rng.random((n, k)) < f[:, None]).astype(float)
+        return m, self.lam * m * (1.0 - m), f, y
+
+
+def _labels_cell(args):
+    cell, pop, n, k, reps = args
+    out = np.empty((reps, 3))
+    for r in range(reps):
+        m, v, _, y = pop.sample_raw(n, k=k, rng=np.random.default_rng([cell, k, r]))
+        out[r] = [socal.calibration_test(m, v, y).pvalue,
+                  socal.calibration_test(m, v, y, covariance="sandwich").pvalue,
+                  socal.calibration_test(m, None, y, order=1).pvalue]
+    return out
+
+
+def labels(ks, n, reps, jobs):
+    """Size at 0.05 / 0.10 with k labels per item: the order-2 null covariance estimates E[f*^3 | S] and
+    E[f*^4 | S] from the rows (k >= 3), so its size depends on k and on the law of f* in the level sets."""
+    pops = populations_null()
+    pops = {nm: pops[nm] for nm in ("calibrated-few", "calibrated-many", "nearly-calibrated",
+                                   "ensemble Var f* 0.01", "ensemble Var f* 0.0001")}
+    pops["Bernoulli(m) or m, lam 0.5"] = BernoulliOrPoint(0.5)
+    pops["Bernoulli(m) or m, lam 0.2"] = BernoulliOrPoint(0.2)
+    tasks = [(7000 + i, pop, n, k, reps) for i, pop in enumerate(pops.values()) for k in ks]
+    with ProcessPoolExecutor(jobs) as ex:
+        res = list(ex.map(_labels_cell, tasks))
+    print(f"Rejection rate of calibrated populations with k labels per item, n = {n:,}, {reps} replicates per "
+          f"cell, at 0.05 / 0.10:\n")
+    print("| population | k | order 2 | order 2 sandwich | order 1 |")
+    print("| --- | --- | --- | --- | --- |")
+    names = list(pops)
+    for (cell, _, _, k, _), ps in zip(tasks, res):
+        cols = " | ".join(f"{np.mean(ps[:, j] < 0.05):.3f} / {np.mean(ps[:, j] < 0.10):.3f}" for j in range(3))
+        print(f"| {names[cell - 7000]} | {k} | {cols} |")
+
+
 def _sandwich_cell(args):
     cell, pop, n, reps = args
     out = np.empty((reps, 4))
@@ -229,6 +280,7 @@ def main(argv=None):
     p.add_argument("--power", action="store_true")
     p.add_argument("--timing", action="store_true")
     p.add_argument("--sandwich", action="store_true")
+    p.add_argument("--labels", default=None, help="comma-separated k: the size with k labels per item")
     p.add_argument("--reps", type=int, default=None, help="replicates per cell (size 2000, power 500)")
     p.add_argument("--sizes", default=None, help="comma-separated n")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -265,6 +317,8 @@ def main(argv=None):
         timing(int(float(args.sizes or 1e6)), args.reps or 5)
     if args.sandwich:
         sandwich(args.reps or 1000, args.jobs)
+    if args.labels:
+        labels([int(x) for x in args.labels.split(",")], int(float(args.sizes or 3000)), args.reps or 400, args.jobs)
 
 
 if __name__ == "__main__":
