@@ -22,7 +22,7 @@ For k >= 3 the covariance also involves E[f*^3 | S] and E[f*^4 | S], which the n
 k >= 3 labels contributes its own residual products r_i r_i' (unbiased for C_i under the null whatever f*'s law):
 T is then self-normalized on those rows, which keeps its size where the moments' estimates are noisier than the
 variance conditions' own spread.  (The former plug-in of the rows' unbiased estimates of E f*^3 and E f*^4 kept
-E[V] exact but rejected 11-21% of calibrated draws at level 0.05 with k = 10 labels; the moments of a Beta law
+E[V] exact but rejected 10-24% of calibrated draws at level 0.05 with k = 10 labels; the moments of a Beta law
 with the null's mean and variance, label-free, were exact for Beta-distributed f* and rejected up to 44% of draws
 where f* is Bernoulli(m) or m; docs/calibration_test.md.)  Given the scores, the rows are independent with mean-zero
 residuals under the null, so T is asymptotically chi-square with df = rank V degrees of freedom (the p-value's
