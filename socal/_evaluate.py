@@ -222,7 +222,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     """
     func = "evaluate"
     check_aligned(func, (("raw_mean", raw_mean), ("raw_var", raw_var), ("labels", labels), ("counts", counts)))
-    m, v = check_scores(raw_mean, raw_var, func, raw=True)
+    m, v = check_scores(raw_mean, raw_var, func, raw=True, names=("raw_mean", "raw_var"))
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     h = check_bandwidth(h, func, per_axis=True)
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)

@@ -192,26 +192,28 @@ def check_aligned(func, named):
                              f"already match.")
 
 
-def check_scores(mean, var, func, *, raw=False):
-    """Validate the score pair ``(mean, var)``.
+def check_scores(mean, var, func, *, raw=False, names=("mean", "var")):
+    """Validate the score pair ``(mean, var)``; ``names`` are the caller's names of the two parameters (evaluate's
+    ``raw_mean`` and ``raw_var``), which the messages use.
 
     ``raw=False`` (perturbed scores, the inputs of the estimators): ``var`` in [0, 1/4].
     ``raw=True`` (the predictor's own scores, the inputs of the perturbation): ``var`` in [0, m(1-m)].
     Two pandas objects must share their index (:func:`check_aligned`).
     """
-    check_aligned(func, (("mean", mean), ("var", var)))
-    m = check_mean(mean, func)
+    mname, vname = names
+    check_aligned(func, ((mname, mean), (vname, var)))
+    m = check_mean(mean, func, mname)
     if var is None:
-        raise ValueError(f"The 'var' parameter of {func} must be an array of variances in [0, 1/4]. Got None "
+        raise ValueError(f"The '{vname}' parameter of {func} must be an array of variances in [0, 1/4]. Got None "
                          f"instead (for the first-order error of the mean alone, use ce1).")
-    v = check_array(var, "var", func, lo=0.0, hi=0.25, rule="in [0, 1/4]", clip_edges=True)
+    v = check_array(var, vname, func, lo=0.0, hi=0.25, rule="in [0, 1/4]", clip_edges=True)
     if m.shape != v.shape:
-        raise _fail("var", func, f"an array of the same shape as 'mean' {m.shape}", f"shape {v.shape}")
+        raise _fail(vname, func, f"an array of the same shape as '{mname}' {m.shape}", f"shape {v.shape}")
     if raw:
         over = v > m * (1.0 - m) + FEASIBILITY_SLACK
         if np.any(over):
             i = int(np.flatnonzero(over)[0])
-            raise _fail("var", func, "at most mean*(1-mean) for raw scores (the feasible region)",
+            raise _fail(vname, func, f"at most {mname}*(1-{mname}) for raw scores (the feasible region)",
                         f"{int(np.count_nonzero(over))} value(s) above it, e.g. var={float(v[i])!r} at "
                         f"mean={float(m[i])!r}")
     return m, v

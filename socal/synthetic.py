@@ -30,10 +30,7 @@ class DiscretePopulation:
 
     def __post_init__(self):
         func = "DiscretePopulation"
-        try:
-            m, v = check_scores(self.means, self.vars, func, raw=True)
-        except ValueError as exc:  # the validators name the scores 'mean' and 'var'; the fields are plural
-            raise ValueError(str(exc).replace("'mean'", "'means'").replace("'var'", "'vars'")) from None
+        m, v = check_scores(self.means, self.vars, func, raw=True, names=("means", "vars"))
         w = check_array(self.weights, "weights", func, lo=0.0, rule=">= 0 (one probability per atom)")
         fs = check_array(np.atleast_2d(np.asarray(self.fstar, dtype=float)), "fstar", func, ndim=2, lo=0.0, hi=1.0,
                          rule="in [0, 1] (the values of f* at each atom)")

@@ -506,7 +506,7 @@ def calibrated_reference(raw_mean: ArrayLike, raw_var: ArrayLike, h: float, *,
     """
     from ._validation import check_bandwidth, check_choice, check_scores
 
-    m, v = check_scores(raw_mean, raw_var, "calibrated_reference", raw=True)
+    m, v = check_scores(raw_mean, raw_var, "calibrated_reference", raw=True, names=("raw_mean", "raw_var"))
     h = check_bandwidth(h, "calibrated_reference", per_axis=True)
     method = check_choice(method, "method", "calibrated_reference", ("auto", "exact", "grid"))
     return checked_reference(m, v, h, method, "calibrated_reference")

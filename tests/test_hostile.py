@@ -1603,3 +1603,17 @@ def test_a_holdout_split_leaving_a_side_empty_is_refused():
                                              + f"{holdout} instead, {sides}"):
             socal.ce2(m, v, y, holdout=holdout, debias=False)
     assert 0 < socal.ce2(m, v, y, holdout=0.996, debias=False).estimate < 1
+
+
+def test_evaluate_and_the_reference_name_their_own_score_parameters():
+    """evaluate(raw_mean, raw_var, ...) and calibrated_reference said "The 'mean' parameter of evaluate", a parameter
+    neither has; they name raw_mean and raw_var now (and DiscretePopulation its fields, without rewriting text)."""
+    with pytest.raises(ValueError, match="The 'raw_mean' parameter of evaluate must be in \\[0, 1\\]"):
+        socal.evaluate(np.full(20, 1.5), np.zeros(20), np.zeros((20, 2)))
+    with pytest.raises(ValueError, match=r"'raw_var' parameter of evaluate must be at most raw_mean\*\(1-raw_mean\)"):
+        socal.evaluate(np.full(20, 0.1), np.full(20, 0.2), np.zeros((20, 2)))
+    with pytest.raises(ValueError, match="The 'raw_mean' parameter of calibrated_reference must be an array with at "
+                                         "least 1 row"):
+        socal.truth.calibrated_reference(np.array([]), np.array([]), h=1 / 16)
+    with pytest.raises(ValueError, match="The 'vars' parameter of DiscretePopulation must be at most means"):
+        socal.synthetic.DiscretePopulation(means=[0.1], vars=[0.2], weights=[1.0], fstar=[[0.1]], fprobs=[[1.0]])
