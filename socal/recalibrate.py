@@ -7,6 +7,7 @@ tensor-Chebyshev ridge regressions of :func:`socal.ce2` fitted on perturbed scor
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from typing import Any
@@ -264,14 +265,20 @@ class _PlattBase(TransformerConventions):
         return obj
 
     def save(self, file: str | os.PathLike | Any) -> None:
-        """Write :meth:`to_dict` as JSON to ``file`` (a path, or a text file object); :meth:`load` reads it back
-        with bit-identical output.  JSON, not pickle: loading a map never runs code from the file."""
+        """Write :meth:`to_dict` as JSON to ``file`` (a path, or a text or binary file object, as :meth:`load` reads
+        either); :meth:`load` reads it back with bit-identical output.  JSON, not pickle: loading a map never runs
+        code from the file.  A path that cannot be written is a ValueError naming it, as :meth:`load`'s is."""
+        where = f"{type(self).__name__}.save"
         text = json.dumps(self.to_dict(), indent=1)
         if isinstance(file, (str, os.PathLike)):
-            with open(file, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            try:
+                with open(file, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            except OSError as exc:
+                raise ValueError(f"{where}: {os.fspath(file)} cannot be written ({exc.strerror or exc}).") from None
         elif hasattr(file, "write"):
-            file.write(text)
+            binary = isinstance(file, (io.RawIOBase, io.BufferedIOBase)) or "b" in getattr(file, "mode", "")
+            file.write(text.encode("utf-8") if binary else text)
         else:
             raise TypeError(f"The 'file' parameter of {type(self).__name__}.save must be a path or a text file object. "
                             f"Got {type(file).__name__} instead.")

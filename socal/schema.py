@@ -92,6 +92,12 @@ def check_saved(d: Any, cls_name: str, param_names: tuple, R: int) -> tuple[dict
     beta = mp["beta"]
     if not (isinstance(beta, list) and len(beta) == size
             and all(isinstance(row, list) and len(row) == R and all(_is_real(x) for x in row) for row in beta)):
+        if isinstance(beta, list) and len(beta) == size:  # the right length: name the first row that is wrong
+            i = next(i for i, row in enumerate(beta)
+                     if not (isinstance(row, list) and len(row) == R and all(_is_real(x) for x in row)))
+            got = f"row {i} = {beta[i]!r}"
+        else:
+            got = f"{type(beta).__name__} of length {len(beta) if isinstance(beta, list) else '?'}"
         raise bad("map.beta", f"a list of {size} rows of {R} finite numbers ((degree+1)^ndim coefficients per "
-                  f"response)", f"{type(beta).__name__} of length {len(beta) if isinstance(beta, list) else '?'}")
+                  f"response)", _Described(got))
     return params, mp, nf

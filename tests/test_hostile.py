@@ -1617,3 +1617,29 @@ def test_evaluate_and_the_reference_name_their_own_score_parameters():
         socal.truth.calibrated_reference(np.array([]), np.array([]), h=1 / 16)
     with pytest.raises(ValueError, match="The 'vars' parameter of DiscretePopulation must be at most means"):
         socal.synthetic.DiscretePopulation(means=[0.1], vars=[0.2], weights=[1.0], fstar=[[0.1]], fprobs=[[1.0]])
+
+
+def test_a_recalibrator_saves_to_what_it_loads_from(tmp_path, small):
+    """load took a binary file object and save raised "a bytes-like object is required"; save to a folder or a
+    missing folder raised a bare OSError where load's ValueError names the file; a saved map with a NaN coefficient
+    was described as "'list of length 25'", the one thing about it that was right."""
+    import io
+
+    m, v, y = small
+    platt = socal.SecondOrderPlatt(degree=3, alpha=1e-3, rng=0).fit(m, v, y)
+    want = platt.transform(m[:5], v[:5])
+    buffer = io.BytesIO()
+    platt.save(buffer)
+    buffer.seek(0)
+    np.testing.assert_array_equal(socal.SecondOrderPlatt.load(buffer).transform(m[:5], v[:5]), want)
+    with open(tmp_path / "b.json", "wb") as fh:
+        platt.save(fh)
+    np.testing.assert_array_equal(socal.SecondOrderPlatt.load(tmp_path / "b.json").transform(m[:5], v[:5]), want)
+    for path, why in ((tmp_path, "Is a directory"), (tmp_path / "no" / "p.json", "No such file or directory")):
+        with pytest.raises(ValueError, match=f"SecondOrderPlatt.save: .* cannot be written \\({why}\\)"):
+            platt.save(path)
+    d = platt.to_dict()
+    beta = [list(row) for row in d["map"]["beta"]]
+    beta[3][1] = float("nan")
+    with pytest.raises(ValueError, match=r"'map.beta' .* 2 finite numbers .* Got row 3 = \[.*, nan\] instead"):
+        socal.SecondOrderPlatt.from_dict({**d, "map": {**d["map"], "beta": beta}})
