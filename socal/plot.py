@@ -110,6 +110,8 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     level : float in (0, 1)
         Level of the percentile bands.
     rng : numpy.random.Generator or int, optional
+        The folds of the fit and the bands' weights; omitted, a fixed seed, so the same data give the same diagram
+        (as :func:`socal.ce2`'s folds and bootstrap).
 
     Returns
     -------
@@ -130,7 +132,8 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     bins = check_int(bins, "bins", func, 2, 1000)
     n_boot, level = _check_bands(n_boot, level, func)
     min_count = None if min_count is None else check_int(min_count, "min_count", func, 1, 10**12)
-    return _reliability(m, v, a, k, h, degree, alpha, bins, min_count, n_boot, level, check_rng(rng), func)
+    rng = check_rng(0 if rng is None else rng)
+    return _reliability(m, v, a, k, h, degree, alpha, bins, min_count, n_boot, level, rng, func)
 
 
 def _reliability(m, v, a, k, h, degree, alpha, bins, min_count, n_boot, level, rng, func):
@@ -333,7 +336,7 @@ def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None 
     """The figure of ``socal evaluate --plot``: reliability before and after second-order Platt scaling (fitted
     on half the items, drawn on the other half: held-out), and the moment-residual map of the perturbed scores.
     The halves are drawn from uniforms keyed by the items' content, so the figure does not depend on the row
-    order.
+    order; ``rng`` omitted is a fixed seed, so the same data give the same figure.
 
     Returns the matplotlib Figure.
     """
@@ -346,7 +349,7 @@ def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None 
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     h = check_bandwidth(h, func, allow_none=True, per_axis=True)  # checked here, before the fit and the bands
     n_boot, _ = _check_bands(n_boot, 0.9, func)
-    rng = check_rng(rng)
+    rng = check_rng(0 if rng is None else rng)
     fit = _fit_half(m, v, a, k, rng)
     test = ~fit
     platt = SecondOrderPlatt(h=h, rng=rng).fit(m[fit], v[fit], counts=(a[fit], k[fit]))

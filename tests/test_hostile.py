@@ -1643,3 +1643,13 @@ def test_a_recalibrator_saves_to_what_it_loads_from(tmp_path, small):
     beta[3][1] = float("nan")
     with pytest.raises(ValueError, match=r"'map.beta' .* 2 finite numbers .* Got row 3 = \[.*, nan\] instead"):
         socal.SecondOrderPlatt.from_dict({**d, "map": {**d["map"], "beta": beta}})
+
+
+def test_the_reliability_diagram_is_the_same_every_call_with_rng_omitted(small):
+    """plot.reliability(m, v, y) drew its folds and bands from fresh entropy, so the curve itself moved between two
+    identical calls (the estimators' rng=None is a fixed seed, as README promises)."""
+    m, v, y = small
+    a, b = (socal.plot.reliability(m, v, y, n_boot=20) for _ in range(2))
+    np.testing.assert_array_equal(a.eta1, b.eta1)
+    np.testing.assert_array_equal(a.eta1_band, b.eta1_band)
+    np.testing.assert_array_equal(a.cond_var_band, b.cond_var_band)
