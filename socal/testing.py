@@ -20,13 +20,12 @@ null fixes the law of the labels completely (P(a = 2) = m^2 + var, P(a = 1) = 2(
 exact: Var z1 = (m - m^2 - var)/2 + var, Cov(z1, z2) = (m^2 + var)(1 - m), Var z2 = (m^2 + var)(1 - m^2 - var).
 For k >= 3 the covariance also involves E[f*^3 | S] and E[f*^4 | S], which the null leaves free, so a row with
 k >= 3 labels contributes its own residual products r_i r_i' (unbiased for C_i under the null whatever f*'s law):
-T is then self-normalized on those rows, which keeps its size where the moments' estimates are noisier than the
-variance conditions' own spread.  (The former plug-in of the rows' unbiased estimates of E f*^3 and E f*^4 kept
-E[V] exact but rejected 10-24% of calibrated draws at level 0.05 with k = 10 labels; the moments of a Beta law
-with the null's mean and variance, label-free, were exact for Beta-distributed f* and rejected up to 44% of draws
-where f* is Bernoulli(m) or m; docs/calibration_test.md.)  Given the scores, the rows are independent with mean-zero
-residuals under the null, so T is asymptotically chi-square with df = rank V degrees of freedom (the p-value's
-reference).  The test is conditional on the scores: any test function computed from the scores alone (not the
+T is then self-normalized on those rows, which keeps its size where any estimate of the free moments is noisier
+than the variance conditions' own spread (many labels per item).  Plugging the rows' unbiased estimates of
+E f*^3 and E f*^4 into the null's formula keeps E[V] exact but makes the test liberal, and a label-free choice (a
+Beta law with the null's two moments) is exact for its family only (docs/calibration_test.md, "k >= 3 labels").
+Given the scores, the rows are independent with mean-zero residuals under the null, so T is asymptotically
+chi-square with df = rank V degrees of freedom (the p-value's reference).  The test is conditional on the scores: any test function computed from the scores alone (not the
 labels) keeps it valid, which is what lets the basis adapt to where the scores lie.
 
 The test functions.  Each row's score is placed in a fine fixed grid (512 bins of the mean; 128 bins of the relative
