@@ -129,7 +129,7 @@ def test_evaluate_counts_and_bad_input():
     res = socal.evaluate(m, v, counts=(y.sum(axis=1), np.full(len(m), 2.0)), rng=0, n_boot=20)
     res2 = socal.evaluate(m, v, y, rng=0, n_boot=20)
     assert res.ce2.estimate == pytest.approx(res2.ce2.estimate, rel=1e-12)
-    with pytest.raises(ValueError, match="'var'.*mean\\*\\(1-mean\\)"):
+    with pytest.raises(ValueError, match="'raw_var'.*raw_mean\\*\\(1-raw_mean\\)"):
         socal.evaluate(m, np.full(len(m), 0.25), y)
     with pytest.raises(ValueError, match="'labels'"):
         socal.evaluate(m, v, y[:, :1])
