@@ -7,8 +7,9 @@ that hold only the math.  Messages follow one sentence shape::
 
 Round-off at a domain edge.  A score computed in floating point can land a hair outside its interval (a mean of
 1 + 1e-12, a variance of -1e-17, a float32 1.0000001).  Values within ``edge_tolerance(dtype)`` =
-max(1e-9, 4 eps(dtype)) of an end of [0, 1] or [0, 1/4] are accepted and clipped onto it; anything further out is
-refused.  For float64 input the tolerance is 1e-9; for float32 (eps = 1.19e-7) it is 4.8e-7.
+max(1e-9, 4 eps(dtype)) of an end of [0, 1] or [0, 1/4], or above a raw variance's bound m (1 - m), are accepted
+and clipped onto it; anything further out is refused.  For float64 input the tolerance is 1e-9; for float32
+(eps = 1.19e-7) it is 4.8e-7.
 """
 
 from __future__ import annotations
@@ -210,7 +211,16 @@ def check_scores(mean, var, func, *, raw=False, names=("mean", "var")):
     if m.shape != v.shape:
         raise _fail(vname, func, f"an array of the same shape as '{mname}' {m.shape}", f"shape {v.shape}")
     if raw:
-        over = v > m * (1.0 - m) + FEASIBILITY_SLACK
+        # round-off above the bound, as at the domain's ends: a variance computed in float32 (a GPU ensemble's) as
+        # a hair above m (1 - m) is clipped onto it, anything further is refused
+        q = m * (1.0 - m)
+        dtypes = [getattr(x, "dtype", None) for x in (mean, var)]
+        tol = max([FEASIBILITY_SLACK] + [edge_tolerance(d) for d in dtypes
+                                         if isinstance(d, np.dtype) and d.kind == "f"])
+        near = (v > q) & (v <= q + tol)
+        if np.any(near):
+            v = np.where(near, q, v)
+        over = v > q
         if np.any(over):
             i = int(np.flatnonzero(over)[0])
             raise _fail(vname, func, f"at most {mname}*(1-{mname}) for raw scores (the feasible region)",

@@ -481,17 +481,26 @@ def _pooled_variance(S, occ):
     bins = int(min(_POOL_BINS, max(1, cnt.sum() // _POOL_ROWS)))
     # each cell's bin from the share s of rows below its middle, counted from the nearer end: swapping the classes
     # (m -> 1 - m) mirrors the cells and their shares (s -> 1 - s), so it mirrors the bins too, a cell on a bin
-    # boundary included, and the test keeps its statistic (the shares at the cells' right ends, as before, put the
-    # same cell in another bin the other way round).  2 N s is an integer (counts of rows): no rounding decides
+    # boundary included, and the test keeps its statistic (the shares at the cells' right ends put the same cell in
+    # another bin the other way round).  A cell at s = 1/2 exactly, with an even number of bins, lies on the middle
+    # boundary, which has no mirror-image side: it counts half in each of the two middle bins and takes the mean of
+    # their ratios.  2 N s is an integer (counts of rows): no rounding decides
     total = cnt.sum()
     twice = 2.0 * np.cumsum(cnt) - cnt  # 2 N s
     low = np.floor(twice * bins / (2.0 * total)).astype(np.intp)
     high = bins - 1 - np.floor((2.0 * total - twice) * bins / (2.0 * total)).astype(np.intp)
     b = np.clip(np.where(twice < total, low, high), 0, bins - 1)
-    num = np.bincount(b, weights=S[4, occ], minlength=bins)
-    den = np.bincount(b, weights=S[3, occ], minlength=bins)
+    middle = (twice == total) & (bins % 2 == 0)
+    b2 = np.where(middle, bins // 2, b)  # the middle cell's other bin (the cell's own elsewhere)
+    b = np.where(middle, bins // 2 - 1, b)
+    share = np.where(middle, 0.5, 1.0)
+    num = np.bincount(b, weights=share * S[4, occ], minlength=bins)
+    den = np.bincount(b, weights=share * S[3, occ], minlength=bins)
+    num += np.bincount(b2, weights=(1.0 - share) * S[4, occ], minlength=bins)
+    den += np.bincount(b2, weights=(1.0 - share) * S[3, occ], minlength=bins)
     rho = np.clip(np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0), -0.5, 1.0)
-    return np.maximum(S[2, occ] + rho[b] * S[3, occ], 0.5 * S[2, occ])
+    cell_rho = share * rho[b] + (1.0 - share) * rho[b2]
+    return np.maximum(S[2, occ] + cell_rho * S[3, occ], 0.5 * S[2, occ])
 
 
 def _noncentrality(df, alpha, power):

@@ -1653,3 +1653,19 @@ def test_the_reliability_diagram_is_the_same_every_call_with_rng_omitted(small):
     np.testing.assert_array_equal(a.eta1, b.eta1)
     np.testing.assert_array_equal(a.eta1_band, b.eta1_band)
     np.testing.assert_array_equal(a.cond_var_band, b.cond_var_band)
+
+
+def test_a_float32_variance_at_its_bound_is_round_off_not_an_error():
+    """var = m (1 - m) computed in float32 (a GPU ensemble's members all at 0 or 1) lies up to ~1e-8 above the
+    float64 bound and was refused as infeasible ("at most mean*(1-mean)"), while the same round-off at the ends of
+    [0, 1] is clipped: it is clipped onto the bound now, and a real excess is still refused."""
+    rng = np.random.default_rng(0)
+    m = rng.uniform(0.01, 0.99, 3000).astype(np.float32)
+    v = (m * (1 - m)).astype(np.float32)
+    assert np.any(v.astype(float) > m.astype(float) * (1 - m.astype(float)))  # the round-off is there
+    agree = np.repeat((rng.random((3000, 1)) < m[:, None]).astype(float), 2, axis=1)
+    res = socal.calibration_test(m, v, agree)  # f* is 0 or 1 and both labels agree: calibrated, nothing impossible
+    assert res.impossible == 0 and res.pvalue > 0.001  # (its size here: 1.5% of 200 seeds rejected at 0.05)
+    with pytest.raises(ValueError, match="at most mean\\*\\(1-mean\\)"):  # 1e-6 above: a real excess
+        socal.calibration_test(np.full(20, 0.1, dtype=np.float32), np.full(20, 0.09 + 1e-6, dtype=np.float32),
+                               np.zeros((20, 2)))
