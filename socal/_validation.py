@@ -214,9 +214,8 @@ def check_scores(mean, var, func, *, raw=False, names=("mean", "var")):
         # round-off above the bound, as at the domain's ends: a variance computed in float32 (a GPU ensemble's) as
         # a hair above m (1 - m) is clipped onto it, anything further is refused
         q = m * (1.0 - m)
-        dtypes = [getattr(x, "dtype", None) for x in (mean, var)]
-        tol = max([FEASIBILITY_SLACK] + [edge_tolerance(d) for d in dtypes
-                                         if isinstance(d, np.dtype) and d.kind == "f"])
+        dtypes = [getattr(x, "dtype", None) for x in (mean, var)]  # as check_array's: float64 where there is none
+        tol = max(edge_tolerance(d if isinstance(d, np.dtype) and d.kind == "f" else np.float64) for d in dtypes)
         near = (v > q) & (v <= q + tol)
         if np.any(near):
             v = np.where(near, q, v)
