@@ -277,15 +277,15 @@ class _PlattBase(TransformerConventions):
             except OSError as exc:
                 raise ValueError(f"{where}: {os.fspath(file)} cannot be written ({exc.strerror or exc}).") from None
         elif hasattr(file, "write"):
-            binary = isinstance(file, (io.RawIOBase, io.BufferedIOBase)) or "b" in getattr(file, "mode", "")
+            binary = isinstance(file, (io.RawIOBase, io.BufferedIOBase)) or "b" in str(getattr(file, "mode", ""))
             file.write(text.encode("utf-8") if binary else text)
         else:
-            raise TypeError(f"The 'file' parameter of {type(self).__name__}.save must be a path or a text file object. "
+            raise TypeError(f"The 'file' parameter of {type(self).__name__}.save must be a path or a file object. "
                             f"Got {type(file).__name__} instead.")
 
     @classmethod
     def load(cls, file: str | os.PathLike | Any) -> _PlattBase:
-        """Read what :meth:`save` wrote (a path, or a text file object), checked field by field as
+        """Read what :meth:`save` wrote (a path, or a text or binary file object), checked field by field as
         :meth:`from_dict` checks a dict; a file that is not JSON is a ValueError naming it."""
         where = f"{cls.__name__}.load"
         if isinstance(file, (str, os.PathLike)):
@@ -298,7 +298,7 @@ class _PlattBase(TransformerConventions):
         elif hasattr(file, "read"):
             text, name = file.read(), "the file object"
         else:
-            raise TypeError(f"The 'file' parameter of {where} must be a path or a text file object. Got "
+            raise TypeError(f"The 'file' parameter of {where} must be a path or a file object. Got "
                             f"{type(file).__name__} instead.")
         try:
             d = json.loads(text)
