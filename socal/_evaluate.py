@@ -221,8 +221,8 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     (True, 'within reference')
     """
     func = "evaluate"
-    check_aligned(func, (("raw_mean", raw_mean), ("raw_var", raw_var), ("labels", labels), ("counts", counts)))
     m, v = check_scores(raw_mean, raw_var, func, raw=True, names=("raw_mean", "raw_var"))
+    check_aligned(func, (("raw_mean", raw_mean), ("labels", labels), ("counts", counts)))  # var: in check_scores
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     h = check_bandwidth(h, func, per_axis=True)
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)
@@ -378,8 +378,8 @@ def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, la
         hint = " (a saved map: pass SecondOrderPlatt.from_dict(d))" if isinstance(recalibrator, dict) else ""
         raise ValueError(f"The 'recalibrator' parameter of {func} must be a fitted socal.SecondOrderPlatt or "
                          f"FirstOrderPlatt. Got {type(recalibrator).__name__} instead{hint}.")
-    check_aligned(func, (("mean", mean), ("var", var), ("labels", labels), ("counts", counts)))
     m, v = check_scores(mean, var, func)
+    check_aligned(func, (("mean", mean), ("labels", labels), ("counts", counts)))  # var: in check_scores
     counts = check_labels(labels, m.shape[0], func, counts=counts)  # (positives, trials), in memory
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)
     n_boot = check_replicates(n_boot, func, ci=ci)

@@ -146,8 +146,8 @@ def select_baseline(kind, train, valid, *, h, c_grid=C_GRID):
 
 
 def _baseline(kind, func, mean, var, labels, counts, h, holdout, rng):
-    check_aligned(func, (("mean", mean), ("var", var), ("labels", labels), ("counts", counts)))
     m, v = check_scores(mean, var, func)
+    check_aligned(func, (("mean", mean), ("labels", labels), ("counts", counts)))  # var: in check_scores
     n = m.shape[0]
     a, k = check_labels(labels, n, func, counts=counts)
     h = check_bandwidth(h, func)

@@ -126,8 +126,8 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     ((20,), True)
     """
     func = "plot.reliability"
-    check_aligned(func, (("mean", mean), ("var", var), ("labels", labels), ("counts", counts)))
     m, v = check_scores(mean, var, func)
+    check_aligned(func, (("mean", mean), ("labels", labels), ("counts", counts)))  # var: in check_scores
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     bins = check_int(bins, "bins", func, 2, 1000)
     n_boot, level = _check_bands(n_boot, level, func)
@@ -191,8 +191,8 @@ def residual_map(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = Non
     max(10, n / 2000)) are NaN.  Other parameters as in :func:`reliability`.
     """
     func = "plot.residual_map"
-    check_aligned(func, (("mean", mean), ("var", var), ("labels", labels), ("counts", counts)))
     m, v = check_scores(mean, var, func)
+    check_aligned(func, (("mean", mean), ("labels", labels), ("counts", counts)))  # var: in check_scores
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     if not (isinstance(bins, (tuple, list)) and len(bins) == 2):
         raise ValueError(f"The 'bins' parameter of {func} must be a pair (mean bins, var bins). Got {bins!r} instead.")
@@ -344,8 +344,8 @@ def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None 
 
     plt = _pyplot()
     func = "plot.evaluation_figure"
-    check_aligned(func, (("mean", mean), ("var", var), ("labels", labels), ("counts", counts)))
     m, v = check_scores(mean, var, func)
+    check_aligned(func, (("mean", mean), ("labels", labels), ("counts", counts)))  # var: in check_scores
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     h = check_bandwidth(h, func, allow_none=True, per_axis=True)  # checked here, before the fit and the bands
     n_boot, _ = _check_bands(n_boot, 0.9, func)

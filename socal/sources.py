@@ -28,11 +28,11 @@ def check_rows(func, ndim, mean, var, labels, counts=None, min_k=None, *, raw=Fa
     predictor's raw scores, var <= m (1 - m)), 1-D the mean alone (a ``var`` the rows carry is not read: one file
     serves CE2 and CE1); then the labels (0/1, at least ``min_k`` per item, default ``ndim``) or ``counts``.
     ``func`` names the caller in the messages."""
-    check_aligned(func, (("mean", mean), ("var", var if ndim == 2 else None), ("labels", labels), ("counts", counts)))
     if ndim == 2:
         m, v = check_scores(mean, var, func, raw=raw)
     else:
         m, v = check_mean(mean, func), None
+    check_aligned(func, (("mean", mean), ("labels", labels), ("counts", counts)))  # var: in check_scores
     a, k = check_labels(labels, m.shape[0], func, counts=counts, min_k=min_k or ndim)
     return m, v, a, k
 

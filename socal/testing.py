@@ -25,8 +25,9 @@ than the variance conditions' own spread (many labels per item).  Plugging the r
 E f*^3 and E f*^4 into the null's formula keeps E[V] exact but makes the test liberal, and a label-free choice (a
 Beta law with the null's two moments) is exact for its family only (docs/calibration_test.md, "k >= 3 labels").
 Given the scores, the rows are independent with mean-zero residuals under the null, so T is asymptotically
-chi-square with df = rank V degrees of freedom (the p-value's reference).  The test is conditional on the scores: any test function computed from the scores alone (not the
-labels) keeps it valid, which is what lets the basis adapt to where the scores lie.
+chi-square with df = rank V degrees of freedom (the p-value's reference).  The test is conditional on the scores:
+any test function computed from the scores alone (not the labels) keeps it valid, which is what lets the basis
+adapt to where the scores lie.
 
 The test functions.  Each row's score is placed in a fine fixed grid (512 bins of the mean; 128 bins of the relative
 variance var / (m (1 - m)) on a log scale from 1e-6 to 1, with one more bin below 1e-6); every sum above is a sum
@@ -382,10 +383,10 @@ class CalibrationTestStats:
             cell = mi * GRID_RELVAR + ti
             mu2 = m * m + v  # the null's E[f*^2 | S]
             z2 = _falling(a, k, 2)
-            mu3, mu4 = _falling(a, k, 3), _falling(a, k, 4)  # 0 at k = 2, where their coefficients vanish
-            c11 = (m - mu2) / k + mu2 - m * m
-            c12 = ((k - 2.0) * mu3 + 2.0 * mu2) / k - m * mu2
-            c22 = ((k - 2.0) * (k - 3.0) * mu4 + 4.0 * (k - 2.0) * mu3 + 2.0 * mu2) / (k * (k - 1.0)) - mu2 * mu2
+            # k = 2: the null's exact covariance (module notes); rows with k >= 3 replace it below
+            c11 = (m - mu2) / 2.0 + mu2 - m * m
+            c12 = mu2 - m * mu2
+            c22 = mu2 - mu2 * mu2
             # where var = m (1 - m), f* is 0 or 1: disagreeing labels are impossible; and a score with var above
             # m (1 - m) (a perturbed one: raw scores are refused there) cannot be calibrated, as E[f*^2 | S] <= m
             bad |= (q > 0) & (v >= q * (1.0 - 1e-12)) & (a > 0) & (a < k)
@@ -393,7 +394,7 @@ class CalibrationTestStats:
             r1, r2 = z1 - m, z2 - mu2
             if self.covariance == "sandwich":  # the rows' own residual products: consistent under any k, estimated
                 c11, c12, c22 = r1 * r1, r1 * r2, r2 * r2
-            else:  # rows with k >= 3: the null leaves E[f*^3], E[f*^4] free; the rows' residual products (module notes)
+            else:  # rows with k >= 3: the null leaves E[f*^3], E[f*^4] free; their residual products (module notes)
                 many = k >= 3
                 c11, c12, c22 = (np.where(many, r1 * r1, c11), np.where(many, r1 * r2, c12),
                                  np.where(many, r2 * r2, c22))
