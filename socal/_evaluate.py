@@ -16,7 +16,6 @@ from ._validation import (check_aligned, check_bandwidth, check_bool, check_floa
 from .estimators import ce1, ce2
 from .perturb import perturb
 from .recalibrate import FirstOrderPlatt
-from .rowkeys import RowsFingerprint
 from .testing import CalibrationTest, calibration_test
 from .truth import CalibratedReference, checked_reference
 
@@ -384,8 +383,7 @@ def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, la
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)
     n_boot = check_replicates(n_boot, func, ci=ci)
     fitted_on = getattr(recalibrator, "fit_rows_", None)
-    in_sample = fitted_on is not None and RowsFingerprint.of(m, None, *counts) == fitted_on
-    overlap = None if fitted_on is None or in_sample else fitted_on.overlap(m, *counts)
+    in_sample, overlap = (False, None) if fitted_on is None else fitted_on.match(m, *counts)
     if in_sample:
         warnings.warn(f"{func}: these {m.shape[0]} items are the ones the recalibrator was fitted on; its test and "
                       f"CE2 on them are in-sample, biased towards calibration.", UserWarning, stacklevel=2)

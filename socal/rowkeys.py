@@ -298,7 +298,7 @@ class RowsFingerprint:
     given those very rows: there the test and CE2 are in-sample, and biased towards calibration.  The scores'
     variance is left out, since a first-order map is fitted on the means alone.
 
-    A partial overlap is estimated from the sketch, the SKETCH_SIZE smallest distinct keys (:meth:`overlap`): the
+    A partial overlap is estimated from the sketch, the SKETCH_SIZE smallest distinct keys (:meth:`match`): the
     keys are hashes, so the evaluation rows whose key is at most the sketch's largest are a uniform sample of them,
     and for each of those the sketch holds every recorded key in that range, so whether it was recorded is known
     exactly.  The share of the sample found is unbiased for the share of the rows whose content (mean and labels)
@@ -314,21 +314,32 @@ class RowsFingerprint:
     def of(cls, m, v, a, k):
         """The fingerprint of validated rows (``v`` is read by neither: see the class)."""
         keys = row_keys(m, None, a, k, 0)
-        return cls(int(keys.size), int(np.add.reduce(keys, dtype=np.uint64)), int(np.bitwise_xor.reduce(keys)),
-                   _bottom(keys))
+        return cls(*cls._summary(keys), _bottom(keys))
+
+    @staticmethod
+    def _summary(keys):
+        return int(keys.size), int(np.add.reduce(keys, dtype=np.uint64)), int(np.bitwise_xor.reduce(keys))
 
     def add(self, other):
         """The fingerprint of both sets of rows together."""
         return RowsFingerprint(self.n + other.n, (self.total + other.total) % 2**64, self.xor ^ other.xor,
                                _bottom(np.array(self.sketch + other.sketch, dtype=np.uint64)))
 
-    def overlap(self, m, a, k):
-        """(share, sampled): the estimated share of these validated rows (``m``, counts ``a``, ``k``) whose content
-        is among the recorded rows, and how many rows the estimate read (see the class); None without a sketch
-        (a map saved before sketches) or when no row falls in the sketch's range."""
+    def match(self, m, a, k):
+        """(same, overlap) for validated rows, their keys hashed once: whether they are the recorded rows (equal
+        count, sum and xor: equality of fingerprints), and when not, the estimated share of them recorded (see
+        :meth:`_overlap`; None when they are the recorded rows)."""
+        keys = row_keys(m, None, a, k, 0)
+        if self._summary(keys) == (self.n, self.total, self.xor):
+            return True, None
+        return False, self._overlap(keys)
+
+    def _overlap(self, keys):
+        """(share, sampled): the estimated share of the rows with these keys whose content is among the recorded
+        rows, and how many rows the estimate read (see the class); None without a sketch (a map saved before
+        sketches) or when no row falls in the sketch's range."""
         if not self.sketch:
             return None
-        keys = row_keys(m, None, a, k, 0)
         recorded = np.array(self.sketch, dtype=np.uint64)
         sample = keys if len(self.sketch) < SKETCH_SIZE else keys[keys <= recorded[-1]]
         if sample.size == 0:
