@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import os
 import pathlib
 import warnings
@@ -219,6 +220,19 @@ class CSVChunks(_Reader):
         self._width = len(header)
         return [header.index(c) for c in self.columns]
 
+    def _plain(self, lines):
+        """Whether the fast parse may read these lines: it reads the named columns alone, by position, so every
+        line must hold the header's fields (its delimiters count them), or those and one empty field after a
+        trailing delimiter (as spreadsheets write).  Counted line by line: a total would let a line with a field
+        too many (a delimiter inside an unquoted field, its cells shifted) hide behind one with a field too few.
+        Other lines (and quoted fields holding the delimiter) take the row-by-row parse, which checks each."""
+        d, fields = self.delimiter, self._width - 1
+        counts = set(map(str.count, lines, itertools.repeat(d)))
+        if counts == {fields}:
+            return True
+        return counts <= {fields, fields + 1} and all(
+            ln.count(d) == fields or ln.rstrip("\r\n").endswith(d) for ln in lines)
+
     def _parse_slow(self, lines, first_line):
         """Row-by-row parse of a chunk: exact line numbers, empty label cells as NaN."""
         names = self.columns
@@ -277,9 +291,7 @@ class CSVChunks(_Reader):
                         return
                 text = "".join(lines)
                 try:
-                    # the fast parse reads the named columns alone; it is taken only where every row has the
-                    # header's fields (the delimiters count them), so a row with more is checked row by row
-                    if text.count(self.delimiter) != len(lines) * (self._width - 1):
+                    if not self._plain(lines):
                         raise ValueError("fields")
                     arr = np.loadtxt(io.StringIO(text), delimiter=self.delimiter, usecols=self._index, ndmin=2,
                                      dtype=float)

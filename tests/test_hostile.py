@@ -1569,6 +1569,35 @@ def test_a_row_with_more_fields_than_the_header_is_refused(tmp_path, row, fine):
             socal.io.read_all(reader)
 
 
+def test_a_shifted_row_cannot_hide_behind_a_short_one(tmp_path):
+    """The fast CSV parse was taken when the file's delimiters totalled the header's fields on every line, so a row
+    with a decimal comma (a field too many, its cells shifted) next to a row without its last, unnamed field read
+    m = 0, v = 4 in silence.  Lines are now counted one by one; the shifted one is refused by its line number."""
+    path = tmp_path / "s.csv"
+    path.write_text("m,v,y1,y2,note\n0,4,0.05,0,0,ok\n0.5,0.1,1,0\n")
+    with pytest.raises(ValueError, match=r"s\.csv, line 2: 6 field\(s\), but the header has 5"):
+        socal.io.read_all(socal.io.read_chunks(path, mean="m", var="v", labels=["y1", "y2"]))
+
+
+def test_a_trailing_delimiter_on_every_line_takes_the_fast_parse(tmp_path, monkeypatch):
+    """A file whose every line ends with the delimiter (a spreadsheet export) was parsed row by row: 5.3 s against
+    1.2 s for 200,000 rows.  The empty last field is now allowed in the fast parse; the arrays are those of the
+    same file without it."""
+    rows = ["0.4,0.05,0,1", "0.5,0.1,1,0", "0.25,0.0,1,1"]
+    plain, trailing = tmp_path / "p.csv", tmp_path / "t.csv"
+    plain.write_text("\n".join(["m,v,y1,y2"] + rows) + "\n")
+    trailing.write_text("\n".join(["m,v,y1,y2"] + [r + "," for r in rows]) + "\n")
+
+    def slow(*args):
+        raise AssertionError("the row-by-row parse was taken")
+
+    want = socal.io.read_all(socal.io.read_chunks(plain, mean="m", var="v", labels=["y1", "y2"]))
+    monkeypatch.setattr(socal.io.CSVChunks, "_parse_slow", slow)
+    got = socal.io.read_all(socal.io.read_chunks(trailing, mean="m", var="v", labels=["y1", "y2"]))
+    for a, b in zip(got[:3], want[:3]):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_pandas_inputs_with_other_indexes_are_refused_not_paired_by_position():
     """ce2(df["m"].sort_values(), df["v"], df[["y1", "y2"]]) paired each sorted mean with another row's variance and
     labels and returned 0.43 for a predictor whose CE2 is 0.12 (pandas would have aligned them by index).  Pandas
