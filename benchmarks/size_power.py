@@ -5,6 +5,7 @@
     python benchmarks/size_power.py --timing        # calibration_test vs one SufficientStats pass, n = 1e6
     python benchmarks/size_power.py --sandwich      # why the null covariance: its size against a sandwich's
     python benchmarks/size_power.py --labels 3,10,50   # size with k labels per item (the covariance's free moments)
+    python benchmarks/size_power.py --power --labels 2,3,10   # power with k labels per item
 
 Populations with exact truth: the calibrated members of the validation zoo (calibrated-few, calibrated-many,
 nearly-calibrated) and smooth ensemble-like calibrated populations (socal.synthetic.EnsembleLikePopulation) with
@@ -225,6 +226,25 @@ def labels(ks, n, reps, jobs):
         print(f"| {names[cell - 7000]} | {k} | {cols} |")
 
 
+def labels_power(ks, sizes, reps, jobs):
+    """Power at 0.05 with k labels per item, on the alternatives of the power table (replicate r draws from
+    default_rng([cell, k, r]), as ``labels`` does; the sizes share these seeds).  With k >= 3 the
+    order-2 covariance is the sandwich (the null's free moments are not estimated), so the k = 2 column is the
+    power table's rule and the others what the extra labels buy."""
+    pops = populations_alt()
+    tasks = [(8000 + i, pop, n, k, reps) for i, pop in enumerate(pops.values()) for n in sizes for k in ks]
+    with ProcessPoolExecutor(jobs) as ex:
+        res = list(ex.map(_labels_cell, tasks))
+    print(f"Power at level 0.05 with k labels per item, {reps} replicates per cell, order 2 / order 1:\n")
+    print("| alternative | n | " + " | ".join(f"k = {k}" for k in ks) + " |")
+    print("| --- | --- | " + " | ".join("---" for _ in ks) + " |")
+    names, rows = list(pops), {}
+    for (cell, _, n, k, _), ps in zip(tasks, res):
+        rows.setdefault((cell, n), []).append(f"{np.mean(ps[:, 0] < 0.05):.2f} / {np.mean(ps[:, 1] < 0.05):.2f}")
+    for (cell, n), cols in rows.items():
+        print(f"| {names[cell - 8000]} | {n:,} | " + " | ".join(cols) + " |")
+
+
 def _sandwich_cell(args):
     cell, pop, n, reps = args
     out = np.empty((reps, 4))
@@ -298,7 +318,7 @@ def main(argv=None):
         print(table)
         out.mkdir(parents=True, exist_ok=True)
         (out / "size.json").write_text(json.dumps({f"{k[0]}|{k[1]}": v.tolist() for k, v in res.items()}))
-    if args.power:
+    if args.power and not args.labels:
         reps = args.reps or 500
         full = [500, 1000, 2000, 5000, 10000, 20000, 50000, 100000]
         sizes = [int(float(s)) for s in args.sizes.split(",")] if args.sizes else full
@@ -315,6 +335,10 @@ def main(argv=None):
         timing(int(float(args.sizes or 1e6)), args.reps or 5)
     if args.sandwich:
         sandwich(args.reps or 1000, args.jobs)
+    if args.labels and args.power:
+        return labels_power([int(x) for x in args.labels.split(",")],
+                            [int(float(x)) for x in (args.sizes or "1000,5000").split(",")], args.reps or 200,
+                            args.jobs)
     if args.labels:
         labels([int(x) for x in args.labels.split(",")], int(float(args.sizes or 3000)), args.reps or 400, args.jobs)
 

@@ -117,6 +117,16 @@ def test_size_with_many_labels_per_item(k):
     assert lo <= _rejections(synthetic.EnsembleLikePopulation(1e-4), 3000, 300, k=k) <= hi
 
 
+def test_more_labels_per_item_buy_power_against_variance_errors():
+    """Variances reported at half the truth, n = 1,000 (docs/calibration_test.md, 'With k labels per item'): the
+    order-2 test found them in 0.08 of draws with 2 labels and 0.69 with 10 (200 replicates).  40 replicates here:
+    with 10 labels the count of rejections must lie above Binomial(40, 0.4)'s 0.1% quantile, with 2 below
+    Binomial(40, 0.25)'s 99.9%."""
+    pop = synthetic.EnsembleLikePopulation(0.01, var_factor=0.5)
+    assert _rejections(pop, 1000, 40, k=10) >= stats.binom.ppf(0.001, 40, 0.4)
+    assert _rejections(pop, 1000, 40, k=2) <= stats.binom.isf(0.001, 40, 0.25)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["calibrated-few", "calibrated-many", "nearly-calibrated"])
 def test_size_full(name):
