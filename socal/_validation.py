@@ -385,9 +385,13 @@ def check_replicates(n_boot, func, *, ci=None, upper=None):
     (ci = 0.999 with 200 replicates gave the range of the 200, labelled a 99.9% interval)."""
     n_boot = check_int(n_boot, "n_boot", func, 20, 1_000_000)
     for name, level, tails in (("ci", ci, 2.0), ("upper", upper, 1.0)):
-        fewest = None if level is None else math.ceil(tails / (1.0 - level) - 1e-9)
+        # relative round-off allowance: 1 - level carries the level's rounding, relative 1e-16 / (1 - level)
+        fewest = None if level is None else math.ceil(tails / (1.0 - level) * (1.0 - 1e-9))
+        if fewest is not None and fewest > 1_000_000:  # no n_boot reaches it: the level is what to change
+            raise _fail(name, func, f"at most {1 - tails / 1e6:g} (its tail quantiles need {tails:g} / (1 - {name}) "
+                        f"bootstrap replicates, and n_boot is capped at 1,000,000)", repr(level))
         if fewest is not None and n_boot < fewest:
-            raise _fail("n_boot", func, f"at least {tails:g} / (1 - {name}) = {fewest} for {name}={level:g} (the "
+            raise _fail("n_boot", func, f"at least {tails:g} / (1 - {name}) = {fewest} for {name}={level!r} (the "
                         f"{'interval' if name == 'ci' else 'bound'} is read off the bootstrap's tail quantiles, and "
                         f"with fewer replicates less than one lies beyond {'each end' if name == 'ci' else 'it'})",
                         n_boot)

@@ -837,6 +837,20 @@ def test_an_interval_needs_a_replicate_beyond_each_end(small):
     assert wide.ci.low <= base.ci.low and wide.ci.high >= base.ci.high and wide.upper.value >= base.upper.value
 
 
+def test_a_level_no_replicate_count_can_reach_is_named_as_the_level(small):
+    """ci=0.9999999 asked for "n_boot at least 2 / (1 - ci) = 20000001 for ci=1": the level printed rounded to 1,
+    and a count above n_boot's cap of 1,000,000.  The level itself is now refused (above 1 - 2/1e6 for an interval,
+    1 - 1/1e6 for a bound), and the message prints the level as given.  ci=0.9999 asked for 20001 replicates: 1 -
+    0.9999 is 9.99999999999989e-05 in floats, and the count's round-off allowance was absolute."""
+    m, v, y = small
+    for kw, rule in ((dict(ci=0.9999999), "'ci' parameter of ce2 must be at most 0.999998 "),
+                     (dict(upper=0.9999995), "'upper' parameter of ce2 must be at most 0.999999 ")):
+        with pytest.raises(ValueError, match=re.escape(rule) + r".*capped at 1,000,000.*Got 0\.99999"):
+            socal.ce2(m, v, y, **kw)
+    with pytest.raises(ValueError, match=re.escape("= 20000 for ci=0.9999 ")):  # 2 / (1 - 0.9999) rounds up
+        socal.ce2(m, v, y, ci=0.9999)
+
+
 @pytest.mark.parametrize("argv, match", [
     (["audit", "--list", "--json", "x.json"], "--list prints and exits without running the audit, so --json would"),
     (["audit", "--coverage", "--only", "posreal"], "--coverage prints and exits without running the audit, so --only"),
