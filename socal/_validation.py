@@ -245,7 +245,15 @@ def check_labels(labels, n, func, *, counts=None, min_k=2):
         if labels is not None:
             raise ValueError(f"Pass either 'labels' or 'counts' to {func}, not both.")
         if not isinstance(counts, (tuple, list)) or len(counts) != 2:
-            raise _fail("counts", func, "a pair (positives, trials) of arrays", type(counts).__name__)
+            shape = np.shape(counts) if isinstance(counts, np.ndarray) else None
+            got = f"{type(counts).__name__} of shape {shape}" if shape else (
+                f"{type(counts).__name__} of length {len(counts)}" if isinstance(counts, (tuple, list))
+                else type(counts).__name__)
+            hint = ""
+            if shape and len(shape) == 2 and 2 in shape:
+                hint = "c[:, 0], c[:, 1]" if shape[1] == 2 else "c[0], c[1]"
+                hint = f" An array of both columns? pass counts=({hint})."
+            raise ValueError(str(_fail("counts", func, "a pair (positives, trials) of arrays", got)) + hint)
         a = check_array(counts[0], "counts[0] (positives)", func, lo=0.0, hi=MAX_TRIALS,
                         rule=f"in [0, {MAX_TRIALS}]")
         why = (" (a k-snapshot needs k >= 2)" if min_k == 2 else "") + (

@@ -246,8 +246,10 @@ def validate_chunk(chunk, func, ndim, min_k=None):
     elif isinstance(chunk, tuple) and len(chunk) == 3:
         (mean, var, labels), counts = chunk, None
     else:
+        hint = (" (the arrays of one chunk where a list of chunks belongs? pass chunks=[(mean, var, labels)], or "
+                "the arrays themselves)" if isinstance(chunk, np.ndarray) else "")
         raise TypeError(f"A chunk of {func} must be a mapping with keys 'mean', 'var', 'labels' or 'counts', or a "
-                        f"tuple (mean, var, labels). Got {type(chunk).__name__} instead.")
+                        f"tuple (mean, var, labels). Got {type(chunk).__name__} instead{hint}.")
     given = [x for x in (mean, var, labels, *(counts if isinstance(counts, (tuple, list)) else ())) if x is not None]
     if mean is not None and all(np.ndim(x) >= 1 and np.shape(x)[0] == 0 for x in given):
         # an empty chunk (a filter's, a reader's last batch) adds nothing, as an empty dask partition does

@@ -851,6 +851,22 @@ def test_a_level_no_replicate_count_can_reach_is_named_as_the_level(small):
         socal.ce2(m, v, y, ci=0.9999)
 
 
+def test_counts_and_chunks_in_the_wrong_container_say_which_to_use(small):
+    """counts=np.column_stack([positives, trials]) and chunks=(mean, var, labels) were refused as 'Got ndarray':
+    true, but the fix (two arrays, a list of chunks) was left to guess.  Both messages now name it."""
+    m, v, y = small
+    a, k = y.sum(axis=1), np.full(y.shape[0], 2)
+    for c, fix in ((np.column_stack([a, k]), "c[:, 0], c[:, 1]"), (np.vstack([a, k]), "c[0], c[1]")):
+        with pytest.raises(ValueError, match=re.escape(f"Got ndarray of shape {c.shape} instead. An array of both "
+                                                       f"columns? pass counts=({fix}).")):
+            socal.ce2(m, v, counts=c)
+    with pytest.raises(ValueError, match=r"pair \(positives, trials\) of arrays\. Got tuple of length 3 instead\.$"):
+        socal.ce2(m, v, counts=(a, k, k))
+    with pytest.raises(TypeError, match=re.escape("Got ndarray instead (the arrays of one chunk where a list of "
+                                                  "chunks belongs? pass chunks=[(mean, var, labels)]")):
+        socal.ce2(chunks=(m, v, y))
+
+
 @pytest.mark.parametrize("argv, match", [
     (["audit", "--list", "--json", "x.json"], "--list prints and exits without running the audit, so --json would"),
     (["audit", "--coverage", "--only", "posreal"], "--coverage prints and exits without running the audit, so --only"),
