@@ -78,8 +78,15 @@ class _PlattBase(TransformerConventions):
                                      f"on the mean alone; the labels seem to be there (a {np.shape(y)} array): call "
                                      f"{name.split('.')[-1]}(mean, None, labels), or pass X = mean[:, None] as "
                                      f"scikit-learn's fit(X, y).")
+                hint = ""
+                if labels is None and counts is None and np.ndim(y) == 1:
+                    values = np.asarray(y)
+                    if values.dtype.kind in "biuf" and np.isin(values, (0, 1)).all():  # 0/1: one label per item?
+                        hint = (f" Its values are all 0 or 1: one label per item? call "
+                                f"{name.split('.')[-1]}(mean, None, labels[:, None]), or pass X = mean[:, None] as "
+                                f"scikit-learn's fit(X, y).")
                 raise ValueError(f"The 'var' parameter of {name} must be None: {cls}(ndim=1) fits on the mean alone. "
-                                 f"Pass var=None, or ndim=2 to fit on (mean, var).")
+                                 f"Pass var=None, or ndim=2 to fit on (mean, var).{hint}")
             return X, y, labels, counts
         if labels is not None:  # first: fit(X, labels=y) would otherwise be told that y is missing
             raise ValueError(f"With X of shape (n, {self.ndim}) as the first argument of {name}, the labels are the "

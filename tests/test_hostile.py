@@ -837,36 +837,6 @@ def test_an_interval_needs_a_replicate_beyond_each_end(small):
     assert wide.ci.low <= base.ci.low and wide.ci.high >= base.ci.high and wide.upper.value >= base.upper.value
 
 
-def test_a_level_no_replicate_count_can_reach_is_named_as_the_level(small):
-    """ci=0.9999999 asked for "n_boot at least 2 / (1 - ci) = 20000001 for ci=1": the level printed rounded to 1,
-    and a count above n_boot's cap of 1,000,000.  The level itself is now refused (above 1 - 2/1e6 for an interval,
-    1 - 1/1e6 for a bound), and the message prints the level as given.  ci=0.9999 asked for 20001 replicates: 1 -
-    0.9999 is 9.99999999999989e-05 in floats, and the count's round-off allowance was absolute."""
-    m, v, y = small
-    for kw, rule in ((dict(ci=0.9999999), "'ci' parameter of ce2 must be at most 0.999998 "),
-                     (dict(upper=0.9999995), "'upper' parameter of ce2 must be at most 0.999999 ")):
-        with pytest.raises(ValueError, match=re.escape(rule) + r".*capped at 1,000,000.*Got 0\.99999"):
-            socal.ce2(m, v, y, **kw)
-    with pytest.raises(ValueError, match=re.escape("= 20000 for ci=0.9999 ")):  # 2 / (1 - 0.9999) rounds up
-        socal.ce2(m, v, y, ci=0.9999)
-
-
-def test_counts_and_chunks_in_the_wrong_container_say_which_to_use(small):
-    """counts=np.column_stack([positives, trials]) and chunks=(mean, var, labels) were refused as 'Got ndarray':
-    true, but the fix (two arrays, a list of chunks) was left to guess.  Both messages now name it."""
-    m, v, y = small
-    a, k = y.sum(axis=1), np.full(y.shape[0], 2)
-    for c, fix in ((np.column_stack([a, k]), "c[:, 0], c[:, 1]"), (np.vstack([a, k]), "c[0], c[1]")):
-        with pytest.raises(ValueError, match=re.escape(f"Got ndarray of shape {c.shape} instead. An array of both "
-                                                       f"columns? pass counts=({fix}).")):
-            socal.ce2(m, v, counts=c)
-    with pytest.raises(ValueError, match=r"pair \(positives, trials\) of arrays\. Got tuple of length 3 instead\.$"):
-        socal.ce2(m, v, counts=(a, k, k))
-    with pytest.raises(TypeError, match=re.escape("Got ndarray instead (the arrays of one chunk where a list of "
-                                                  "chunks belongs? pass chunks=[(mean, var, labels)]")):
-        socal.ce2(chunks=(m, v, y))
-
-
 @pytest.mark.parametrize("argv, match", [
     (["audit", "--list", "--json", "x.json"], "--list prints and exits without running the audit, so --json would"),
     (["audit", "--coverage", "--only", "posreal"], "--coverage prints and exits without running the audit, so --only"),
@@ -1599,35 +1569,6 @@ def test_a_row_with_more_fields_than_the_header_is_refused(tmp_path, row, fine):
             socal.io.read_all(reader)
 
 
-def test_a_shifted_row_cannot_hide_behind_a_short_one(tmp_path):
-    """The fast CSV parse was taken when the file's delimiters totalled the header's fields on every line, so a row
-    with a decimal comma (a field too many, its cells shifted) next to a row without its last, unnamed field read
-    m = 0, v = 4 in silence.  Lines are now counted one by one; the shifted one is refused by its line number."""
-    path = tmp_path / "s.csv"
-    path.write_text("m,v,y1,y2,note\n0,4,0.05,0,0,ok\n0.5,0.1,1,0\n")
-    with pytest.raises(ValueError, match=r"s\.csv, line 2: 6 field\(s\), but the header has 5"):
-        socal.io.read_all(socal.io.read_chunks(path, mean="m", var="v", labels=["y1", "y2"]))
-
-
-def test_a_trailing_delimiter_on_every_line_takes_the_fast_parse(tmp_path, monkeypatch):
-    """A file whose every line ends with the delimiter (a spreadsheet export) was parsed row by row: 5.3 s against
-    1.2 s for 200,000 rows.  The empty last field is now allowed in the fast parse; the arrays are those of the
-    same file without it."""
-    rows = ["0.4,0.05,0,1", "0.5,0.1,1,0", "0.25,0.0,1,1"]
-    plain, trailing = tmp_path / "p.csv", tmp_path / "t.csv"
-    plain.write_text("\n".join(["m,v,y1,y2"] + rows) + "\n")
-    trailing.write_text("\n".join(["m,v,y1,y2"] + [r + "," for r in rows]) + "\n")
-
-    def slow(*args):
-        raise AssertionError("the row-by-row parse was taken")
-
-    want = socal.io.read_all(socal.io.read_chunks(plain, mean="m", var="v", labels=["y1", "y2"]))
-    monkeypatch.setattr(socal.io.CSVChunks, "_parse_slow", slow)
-    got = socal.io.read_all(socal.io.read_chunks(trailing, mean="m", var="v", labels=["y1", "y2"]))
-    for a, b in zip(got[:3], want[:3]):
-        np.testing.assert_array_equal(a, b)
-
-
 def test_pandas_inputs_with_other_indexes_are_refused_not_paired_by_position():
     """ce2(df["m"].sort_values(), df["v"], df[["y1", "y2"]]) paired each sorted mean with another row's variance and
     labels and returned 0.43 for a predictor whose CE2 is 0.12 (pandas would have aligned them by index).  Pandas
@@ -1733,3 +1674,78 @@ def test_a_float32_variance_at_its_bound_is_round_off_not_an_error():
     with pytest.raises(ValueError, match="at most mean\\*\\(1-mean\\)"):  # 1e-6 above: a real excess
         socal.calibration_test(np.full(20, 0.1, dtype=np.float32), np.full(20, 0.09 + 1e-6, dtype=np.float32),
                                np.zeros((20, 2)))
+
+
+# -- hostile sweep 10 --------------------------------------------------------------------------------------------------
+
+def test_a_shifted_row_cannot_hide_behind_a_short_one(tmp_path):
+    """The fast CSV parse was taken when the file's delimiters totalled the header's fields on every line, so a row
+    with a decimal comma (a field too many, its cells shifted) next to a row without its last, unnamed field read
+    m = 0, v = 4 in silence.  Lines are now counted one by one; the shifted one is refused by its line number."""
+    path = tmp_path / "s.csv"
+    path.write_text("m,v,y1,y2,note\n0,4,0.05,0,0,ok\n0.5,0.1,1,0\n")
+    with pytest.raises(ValueError, match=r"s\.csv, line 2: 6 field\(s\), but the header has 5"):
+        socal.io.read_all(socal.io.read_chunks(path, mean="m", var="v", labels=["y1", "y2"]))
+
+
+def test_a_trailing_delimiter_on_every_line_takes_the_fast_parse(tmp_path, monkeypatch):
+    """A file whose every line ends with the delimiter (a spreadsheet export) was parsed row by row: 5.3 s against
+    1.2 s for 200,000 rows.  The empty last field is now allowed in the fast parse; the arrays are those of the
+    same file without it."""
+    rows = ["0.4,0.05,0,1", "0.5,0.1,1,0", "0.25,0.0,1,1"]
+    plain, trailing = tmp_path / "p.csv", tmp_path / "t.csv"
+    plain.write_text("\n".join(["m,v,y1,y2"] + rows) + "\n")
+    trailing.write_text("\n".join(["m,v,y1,y2"] + [r + "," for r in rows]) + "\n")
+
+    def slow(*args):
+        raise AssertionError("the row-by-row parse was taken")
+
+    want = socal.io.read_all(socal.io.read_chunks(plain, mean="m", var="v", labels=["y1", "y2"]))
+    monkeypatch.setattr(socal.io.CSVChunks, "_parse_slow", slow)
+    got = socal.io.read_all(socal.io.read_chunks(trailing, mean="m", var="v", labels=["y1", "y2"]))
+    for a, b in zip(got[:3], want[:3]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_level_no_replicate_count_can_reach_is_named_as_the_level(small):
+    """ci=0.9999999 asked for "n_boot at least 2 / (1 - ci) = 20000001 for ci=1": the level printed rounded to 1,
+    and a count above n_boot's cap of 1,000,000.  The level itself is now refused (above 1 - 2/1e6 for an interval,
+    1 - 1/1e6 for a bound), and the message prints the level as given.  ci=0.9999 asked for 20001 replicates: 1 -
+    0.9999 is 9.99999999999989e-05 in floats, and the count's round-off allowance was absolute."""
+    m, v, y = small
+    for kw, rule in ((dict(ci=0.9999999), "'ci' parameter of ce2 must be at most 0.999998 "),
+                     (dict(upper=0.9999995), "'upper' parameter of ce2 must be at most 0.999999 ")):
+        with pytest.raises(ValueError, match=re.escape(rule) + r".*capped at 1,000,000.*Got 0\.99999"):
+            socal.ce2(m, v, y, **kw)
+    with pytest.raises(ValueError, match=re.escape("= 20000 for ci=0.9999 ")):  # 2 / (1 - 0.9999) rounds up
+        socal.ce2(m, v, y, ci=0.9999)
+
+
+def test_counts_and_chunks_in_the_wrong_container_say_which_to_use(small):
+    """counts=np.column_stack([positives, trials]) and chunks=(mean, var, labels) were refused as 'Got ndarray':
+    true, but the fix (two arrays, a list of chunks) was left to guess.  Both messages now name it."""
+    m, v, y = small
+    a, k = y.sum(axis=1), np.full(y.shape[0], 2)
+    for c, fix in ((np.column_stack([a, k]), "c[:, 0], c[:, 1]"), (np.vstack([a, k]), "c[0], c[1]")):
+        with pytest.raises(ValueError, match=re.escape(f"Got ndarray of shape {c.shape} instead. An array of both "
+                                                       f"columns? pass counts=({fix}).")):
+            socal.ce2(m, v, counts=c)
+    with pytest.raises(ValueError, match=r"pair \(positives, trials\) of arrays\. Got tuple of length 3 instead\.$"):
+        socal.ce2(m, v, counts=(a, k, k))
+    with pytest.raises(TypeError, match=re.escape("Got ndarray instead (the arrays of one chunk where a list of "
+                                                  "chunks belongs? pass chunks=[(mean, var, labels)]")):
+        socal.ce2(chunks=(m, v, y))
+
+
+def test_one_label_per_item_in_the_var_slot_of_a_first_order_map_says_so(small):
+    """FirstOrderPlatt().fit(mean, labels) with labels a 1-D 0/1 array (one label per item, which first order
+    accepts) was told only that 'var' must be None.  The message now reads the 0/1 values as labels and names both
+    calls that fit them; a 1-D array of other values keeps the plain rule."""
+    m, _, y = small
+    with pytest.raises(ValueError, match=re.escape("one label per item? call fit(mean, None, labels[:, None]), or "
+                                                   "pass X = mean[:, None]")):
+        socal.FirstOrderPlatt().fit(m, y[:, 0])
+    with pytest.raises(ValueError, match=r"Pass var=None, or ndim=2 to fit on \(mean, var\)\.$"):
+        socal.FirstOrderPlatt().fit(m, np.full(m.shape, 0.01))
+    np.testing.assert_array_equal(socal.FirstOrderPlatt().fit(m, None, y[:, :1]).transform(m[:3])[0],
+                                  socal.FirstOrderPlatt().fit(m[:, None], y[:, 0]).transform(m[:3, None])[:, 0])
