@@ -10,6 +10,11 @@ Round-off at a domain edge.  A score computed in floating point can land a hair 
 max(1e-9, 4 eps(dtype)) of an end of [0, 1] or [0, 1/4], or above a raw variance's bound m (1 - m), are accepted
 and clipped onto it; anything further out is refused.  For float64 input the tolerance is 1e-9; for float32
 (eps = 1.19e-7) it is 4.8e-7.
+
+Signed zeros.  In a non-negative range -0.0 (what -x * 0, or -x rounded to 0, gives) is read as 0.0.  The two are
+the same number, but not the same bits, and the bootstrap's and the folds' random numbers are keyed by the bits of
+each row (:mod:`socal.rowkeys`): a variance column with -0.0 where another has 0.0 drew other labels and moved the
+interval by 1e-3.  Adding +0.0 maps -0.0 to 0.0 and leaves every other value's bits as they are.
 """
 
 from __future__ import annotations
@@ -111,6 +116,8 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
             first = float(arr[out].flat[0])
             raise _fail(name, func, rule or f"in [{low}, {high}]",
                         f"{int(np.count_nonzero(out))} value(s) outside it, e.g. {first!r}")
+        if low >= 0 and np.signbit(arr).any():  # in a non-negative range a sign bit is -0.0's
+            arr = arr + 0.0  # -0.0 -> 0.0, every other value as it was (module docstring, 'Signed zeros')
     return arr
 
 
@@ -294,8 +301,9 @@ def check_labels(labels, n, func, *, counts=None, min_k=2):
 
 
 def labels_to_counts(y):
-    """(positives, trials) per row of a validated (n, k) 0/1 label array: the row sums and k."""
-    return y.sum(axis=1), np.full(y.shape[0], float(y.shape[1]))
+    """(positives, trials) per row of a validated (n, k) 0/1 label array: the row sums (-0.0 labels sum to -0.0,
+    read as 0.0 as check_array reads them) and k."""
+    return y.sum(axis=1) + 0.0, np.full(y.shape[0], float(y.shape[1]))
 
 
 H_MAX = 1e6  # a bandwidth this wide is a uniform perturbation; the domain stops there
