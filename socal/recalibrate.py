@@ -19,10 +19,10 @@ from ._validation import check_aligned, check_array, check_choice, check_labels,
 from .degrees import DEFAULT_MAX_DEGREE, stream_cap
 from .fitting import CalibrationMap
 from .pipeline import N_BOOT, data_source, estimator_settings, fit_from
-from .rowkeys import RowsFingerprint
+from .rowkeys import RowsFingerprint, fingerprint_pass
 from .schema import FORMAT, FORMAT_VERSION, check_saved
 from .sklearn_api import TransformerConventions, is_table, sklearn_expected_failed_checks
-from .sources import check_rows
+from .sources import ArraySource, check_rows
 from .sufficient import SufficientStats
 
 __all__ = ["SecondOrderPlatt", "FirstOrderPlatt", "NotFittedError", "sklearn_expected_failed_checks"]
@@ -138,7 +138,10 @@ class _PlattBase(TransformerConventions):
         mean, var, labels, counts = self._inputs(X, y, labels, counts, name, fitting=True)
         source, _ = data_source(name, ndim, mean, var if ndim == 2 else None, labels, counts, None, responses=R)
         fit, stats = fit_from(source, None, opts, ndim, name, responses=R)
-        return self._finish_fit(fit, stats.n, RowsFingerprint.of(*source.chunk))
+        # dask collections: the fingerprint takes a pass of its own (arrays: the one chunk at hand)
+        rows = RowsFingerprint.of(*source.chunk) if isinstance(source, ArraySource) else source.map_reduce(
+            fingerprint_pass)
+        return self._finish_fit(fit, stats.n, rows)
 
     def partial_fit(self, X: ArrayLike, y: ArrayLike | None = None, labels: ArrayLike | None = None, *,
                     counts: Counts | None = None) -> _PlattBase:

@@ -287,6 +287,12 @@ def _bottom(keys, size=SKETCH_SIZE):
     return tuple(int(x) for x in np.unique(keys)[:size])
 
 
+def fingerprint_pass(index, m, v, a, k):
+    """A pass of :mod:`socal.sources` (any source: chunks, dask partitions) whose merged result is the rows'
+    :class:`RowsFingerprint`: order-free, so any chunking gives the fingerprint of the rows as one array."""
+    return RowsFingerprint.of(m, v, a, k)
+
+
 @dataclass(frozen=True)
 class RowsFingerprint:
     """An order-free fingerprint of a multiset of rows: their count, and the wrapping sum and the xor of the rows'
@@ -324,6 +330,8 @@ class RowsFingerprint:
         """The fingerprint of both sets of rows together."""
         return RowsFingerprint(self.n + other.n, (self.total + other.total) % 2**64, self.xor ^ other.xor,
                                _bottom(np.array(self.sketch + other.sketch, dtype=np.uint64)))
+
+    merge = add  # as the passes of socal.sources merge their chunks' results
 
     def match(self, m, a, k):
         """(same, overlap) for validated rows, their keys hashed once: whether they are the recorded rows (equal

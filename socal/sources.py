@@ -185,6 +185,14 @@ class DaskSource:
             if x is None or (name == "var" and ndim == 1):
                 cols[name] = [None] * len(m_parts)
                 continue
+            array = isinstance(getattr(x, "chunks", None), tuple)  # a dask array (a Series keeps its partitions)
+            unknown = [rows is not None and any(np.isnan(r) for r in rows), array and any(np.isnan(x.chunks[0]))]
+            if rows is not None and array and unknown[0] != unknown[1]:  # dask cannot cut known blocks at unknown ends
+                which = ("'mean'", f"{name!r}") if unknown[0] else (f"{name!r}", "'mean'")
+                raise ValueError(f"The '{name}' parameter of {func} cannot be split into the row blocks of 'mean': "
+                                 f"the row blocks of {which[0]} have unknown sizes (a dask array after a filter) "
+                                 f"and those of {which[1]} do not. Filter every input with the same mask, or call "
+                                 f".compute_chunk_sizes() on {which[0]}.")
             parts, _ = _partitions(x, rows)
             if len(parts) != len(m_parts):
                 raise ValueError(f"The '{name}' parameter of {func} must have the same row partitions as 'mean' "
