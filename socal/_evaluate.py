@@ -230,7 +230,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     seed = rng if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
     # child streams: a user who drew the data from default_rng(seed) and passes the same seed here must not get
     # perturbations made of the same uniforms (they would correlate with the data)
-    pert_rng, boot_rng = check_rng(rng).spawn(2)
+    pert_rng, boot_rng = check_rng(rng, "evaluate").spawn(2)
     # first: an h narrower than the reference resolves is refused before the work (socal.truth)
     ref = checked_reference(m, v, h, "auto", func)
     counts = (a, k)  # the checked labels as counts (in memory, whatever they came as: a dask array is computed once)

@@ -436,14 +436,17 @@ def check_choice(x, name, func, choices):
     return x
 
 
-def check_rng(rng):
-    """A ``numpy.random.Generator`` from a Generator, a seed, or None (fresh entropy)."""
+def check_rng(rng, func=None):
+    """A ``numpy.random.Generator`` from a Generator, a seed, or None (fresh entropy); ``func`` names the caller."""
+    where = f"The 'rng' parameter of {func}" if func else "The 'rng' parameter"
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and rng < 0:
-        raise ValueError(f"The 'rng' parameter must be a numpy.random.Generator, an int seed >= 0 or None. Got "
-                         f"{int(rng)} instead.")
+        raise ValueError(f"{where} must be a numpy.random.Generator, an int seed >= 0 or None. Got {int(rng)} "
+                         f"instead.")
     if rng is None or (isinstance(rng, (numbers.Integral, np.random.SeedSequence)) and not isinstance(rng, bool)):
         return np.random.default_rng(rng)
-    raise ValueError(f"The 'rng' parameter must be a numpy.random.Generator, an int seed or None. "
-                     f"Got {type(rng).__name__} instead.")
+    hint = (" (the legacy RandomState: pass np.random.default_rng(seed), or the seed itself)"
+            if isinstance(rng, np.random.RandomState) else "")
+    raise ValueError(f"{where} must be a numpy.random.Generator, an int seed or None. Got {type(rng).__name__} "
+                     f"instead{hint}.")

@@ -152,7 +152,7 @@ def _baseline(kind, func, mean, var, labels, counts, h, holdout, rng):
     a, k = check_labels(labels, n, func, counts=counts)
     h = check_bandwidth(h, func)
     holdout = check_float(holdout, "holdout", func, 0.0, 1.0, lo_open=True, hi_open=True)
-    rng = check_rng(rng)
+    rng = check_rng(rng, func)
     if n < 20:
         raise ValueError(f"The 'mean' parameter of {func} must have at least 20 items. Got {n} instead.")
     zs = np.column_stack(targets(a, k))

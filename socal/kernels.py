@@ -180,7 +180,7 @@ class SechKernel:
     def rvs(self, s: ArrayLike, rng: Seed = None, size: int | tuple[int, ...] | None = None) -> np.ndarray:
         """Draw T ~ k_h(. | s) by inverse-CDF sampling; ``size`` (an int or a tuple of ints >= 0, as numpy's
         ``size``) defaults to the shape of ``s``."""
-        rng = check_rng(rng)
+        rng = check_rng(rng, "SechKernel.rvs")
         s = np.asarray(s, dtype=float)
         shape = s.shape if size is None else check_shape(size, "size", "SechKernel.rvs")
         return self.ppf(rng.random(shape), s)

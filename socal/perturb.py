@@ -42,10 +42,10 @@ def _key_columns(key, n, func):
     return x
 
 
-def _keyed_uniforms(m, v, columns, rng):
+def _keyed_uniforms(m, v, columns, rng, func):
     """Uniforms in [0, 1), one per row and axis (mean, var), from the rows' content and a seed drawn from ``rng``:
     the same rows give the same numbers in any order (:func:`socal.rowkeys.distinct_keys`)."""
-    seed = int(check_rng(rng).integers(0, 2**63 - 1))
+    seed = int(check_rng(rng, func).integers(0, 2**63 - 1))
     keys = distinct_keys(row_hash(m, v, columns, seed))
     return keyed_uniforms(keys, _AXIS_SALTS if v is not None else _AXIS_SALTS[:1])
 
@@ -58,7 +58,7 @@ def perturb_from_stream(mean, var, *, h, rng):
     data go through :func:`perturb`, keyed by row content."""
     m, v = check_scores(mean, var, "perturb", raw=True)
     h_mean, h_var = bandwidth_axes(check_bandwidth(h, "perturb", per_axis=True))
-    rng = check_rng(rng)
+    rng = check_rng(rng, "perturb")
     return SechKernel(h_mean, *MEAN_DOMAIN).rvs(m, rng=rng), SechKernel(h_var, *VAR_DOMAIN).rvs(v, rng=rng)
 
 
@@ -108,7 +108,7 @@ def perturb(mean: ArrayLike, var: ArrayLike, *, h: float, rng: Seed = None,
     """
     m, v = check_scores(mean, var, "perturb", raw=True)
     h_mean, h_var = bandwidth_axes(check_bandwidth(h, "perturb", per_axis=True))
-    u = _keyed_uniforms(m, v, _key_columns(key, m.shape[0], "perturb"), rng)
+    u = _keyed_uniforms(m, v, _key_columns(key, m.shape[0], "perturb"), rng, "perturb")
     return SechKernel(h_mean, *MEAN_DOMAIN).ppf(u[:, 0], m), SechKernel(h_var, *VAR_DOMAIN).ppf(u[:, 1], v)
 
 
@@ -117,5 +117,5 @@ def perturb_mean(mean: ArrayLike, *, h: float, rng: Seed = None, key: ArrayLike 
     h_mean), keyed by row content as :func:`perturb` is (``key``: further per-row values, e.g. the labels)."""
     m = check_mean(mean, "perturb_mean")
     h = bandwidth_axes(check_bandwidth(h, "perturb_mean", per_axis=True))[0]
-    u = _keyed_uniforms(m, None, _key_columns(key, m.shape[0], "perturb_mean"), rng)
+    u = _keyed_uniforms(m, None, _key_columns(key, m.shape[0], "perturb_mean"), rng, "perturb_mean")
     return SechKernel(h, *MEAN_DOMAIN).ppf(u[:, 0], m)

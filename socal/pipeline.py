@@ -57,7 +57,7 @@ class Settings:
 def estimator_settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search="greedy",
                        upper=None):
     """The validated options of an estimator call (everything but the data), shared by the recalibrators."""
-    rng = check_rng(rng) if rng is not None else None
+    rng = check_rng(rng, func) if rng is not None else None
     h = check_bandwidth(h, func, allow_none=True, per_axis=True)
     if func == "ce1" and isinstance(h, tuple):  # the first-order error lives on the mean axis alone
         h = h[0]

@@ -132,7 +132,7 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     bins = check_int(bins, "bins", func, 2, 1000)
     n_boot, level = _check_bands(n_boot, level, func)
     min_count = None if min_count is None else check_int(min_count, "min_count", func, 1, 10**12)
-    rng = check_rng(0 if rng is None else rng)
+    rng = check_rng(0 if rng is None else rng, func)
     return _reliability(m, v, a, k, h, degree, alpha, bins, min_count, n_boot, level, rng, func)
 
 
@@ -349,7 +349,7 @@ def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None 
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     h = check_bandwidth(h, func, allow_none=True, per_axis=True)  # checked here, before the fit and the bands
     n_boot, _ = _check_bands(n_boot, 0.9, func)
-    rng = check_rng(0 if rng is None else rng)
+    rng = check_rng(0 if rng is None else rng, func)
     fit = _fit_half(m, v, a, k, rng)
     test = ~fit
     platt = SecondOrderPlatt(h=h, rng=rng).fit(m[fit], v[fit], counts=(a[fit], k[fit]))

@@ -166,7 +166,7 @@ class SufficientStats:
             raise ValueError(f"The 'folds' parameter of {func} ({folds!r}) would be ignored with "
                              f"holdout={self.holdout!r}: one hold-out split replaces the K folds; pass one of them.")
         self.folds = 2 if self.holdout is not None else check_int(folds, "folds", func, 2, 100)
-        self.salt = 0 if rng is None else int(check_rng(rng).integers(0, 2**63 - 1, dtype=np.int64))
+        self.salt = 0 if rng is None else int(check_rng(rng, "SufficientStats").integers(0, 2**63 - 1, dtype=np.int64))
         self._zero()
 
     def _zero(self):

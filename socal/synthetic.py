@@ -93,7 +93,7 @@ class DiscretePopulation:
         """Raw scores, f* values and (n, k) labels."""
         n = check_int(n, "n", "DiscretePopulation.sample", 1, 10**9)
         k = check_int(k, "k", "DiscretePopulation.sample", 1, 10**6)
-        rng = check_rng(rng)
+        rng = check_rng(rng, "DiscretePopulation.sample_raw")
         j = rng.choice(self.means.shape[0], size=n, p=self.weights)
         cum = np.cumsum(self.fprobs[j], axis=1)
         r = (rng.random(n)[:, None] > cum).sum(axis=1)
@@ -104,7 +104,7 @@ class DiscretePopulation:
 
     def sample(self, n, *, h, k=2, rng=None):
         """Perturbed scores and labels: (mean_t, var_t, labels), the inputs of :func:`socal.ce2`."""
-        rng = check_rng(rng)
+        rng = check_rng(rng, "DiscretePopulation.sample")
         m, v, _, labels = self.sample_raw(n, k=k, rng=rng)
         mt, vt = perturb_from_stream(m, v, h=h, rng=rng)
         return mt, vt, labels
@@ -142,7 +142,7 @@ def beta_calibrated_sample(n, rng=None, k=2):
     """
     n = check_int(n, "n", "beta_calibrated_sample", 1, 10**9)
     k = check_int(k, "k", "beta_calibrated_sample", 1, 10**6)
-    rng = check_rng(rng)
+    rng = check_rng(rng, "beta_calibrated_sample")
     m = rng.uniform(0.05, 0.95, n)
     v = rng.uniform(0.0, 0.5, n) * m * (1 - m)
     c = m * (1 - m) / np.maximum(v, 1e-300) - 1
@@ -272,7 +272,7 @@ class EnsembleLikePopulation:
         """Reported means and variances, f* values and (n, k) labels."""
         n = check_int(n, "n", "EnsembleLikePopulation.sample_raw", 1, 10**9)
         k = check_int(k, "k", "EnsembleLikePopulation.sample_raw", 1, 10**6)
-        rng = check_rng(rng)
+        rng = check_rng(rng, "EnsembleLikePopulation.sample_raw")
         m = np.clip(rng.beta(2.0, 2.0, n), 0.01, 0.99)
         c = 5.0 * self.var_level * rng.uniform(0.25, 1.75, n)
         s = 1.0 / c - 1.0  # alpha + beta of the Beta law of f*: variance m (1 - m) / (s + 1) = c m (1 - m)
@@ -298,7 +298,7 @@ class GaussianMixtureTask:
     def __init__(self, rng=0, *, components=10, d=4):
         components = check_int(components, "components", "GaussianMixtureTask", 1, 10**6)
         d = check_int(d, "d", "GaussianMixtureTask", 1, 10**4)
-        rng = check_rng(rng)
+        rng = check_rng(rng, "GaussianMixtureTask")
         self.centres = rng.normal(0.0, 1.5, size=(components, d))
         self.w = rng.normal(0.0, np.sqrt(0.5), size=d)
 
@@ -307,7 +307,7 @@ class GaussianMixtureTask:
 
     def sample_x(self, n, rng=None):
         n = check_int(n, "n", "GaussianMixtureTask.sample_x", 1, 10**9)
-        rng = check_rng(rng)
+        rng = check_rng(rng, "GaussianMixtureTask.sample_x")
         c = rng.integers(0, len(self.centres), size=n)
         return self.centres[c] + rng.normal(size=(n, self.centres.shape[1]))
 
@@ -321,5 +321,5 @@ class GaussianMixtureTask:
 
     def labels(self, x, k=2, rng=None):
         k = check_int(k, "k", "GaussianMixtureTask.labels", 1, 10**6)
-        rng = check_rng(rng)
+        rng = check_rng(rng, "GaussianMixtureTask.labels")
         return (rng.random((x.shape[0], k)) < self.fstar(x)[:, None]).astype(float)

@@ -411,7 +411,7 @@ def sample_truth(sampler, h, *, log2_n=18, replicates=2, rng=None, shape=GRID_SH
                         f"(raw_mean, raw_var, fstar). Got {type(sampler).__name__} instead.")
     log2_n = check_int(log2_n, "log2_n", func, 1, 26)
     replicates = check_int(replicates, "replicates", func, 2, 1000)
-    rng = check_rng(rng)
+    rng = check_rng(rng, "sample_truth")
     truths = []
     dim = getattr(sampler, "dim", 5)
     for _ in range(replicates):

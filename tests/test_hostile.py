@@ -1804,3 +1804,23 @@ def test_dask_inputs_filtered_differently_are_named():
     k = m > 0.2
     assert socal.ce2(M[keep], V[keep], Y[keep], debias=False).estimate == pytest.approx(
         socal.ce2(m[k], v[k], y[k], debias=False).estimate, rel=1e-12)
+
+
+_SMALL_ARGS = socal.synthetic.toy_population().sample(300, h=1 / 16, rng=0)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda rng: socal.ce2(*_SMALL_ARGS, rng=rng), "ce2"),
+    (lambda rng: socal.perturb([0.5], [0.1], h=1 / 16, rng=rng), "perturb"),
+    (lambda rng: socal.SufficientStats(rng=rng), "SufficientStats"),
+    (lambda rng: socal.synthetic.toy_population().sample(10, h=1 / 16, rng=rng), "DiscretePopulation.sample"),
+])
+def test_a_bad_rng_names_the_function_and_the_legacy_generator(call, name):
+    """A bad rng was refused as "The 'rng' parameter must be ..." without the function's name, which every other
+    message carries; numpy's legacy RandomState (scikit-learn's random_state habit) got no word on what to pass."""
+    with pytest.raises(ValueError, match=f"The 'rng' parameter of {re.escape(name)} must be .* Got RandomState "
+                                         f"instead \\(the legacy RandomState: pass np\\.random\\.default_rng"):
+        call(np.random.RandomState(0))
+    with pytest.raises(ValueError, match=f"The 'rng' parameter of {re.escape(name)} must be .* Got str instead\\.$"):
+        call("0")
+
