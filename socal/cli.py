@@ -394,12 +394,15 @@ def check_table_path(path, flag):
 
 
 def check_output_path(path, flag):
-    """Raise ValueError (naming ``flag``) unless ``path`` can be written: its folder exists and is writable and it
-    is not a folder.  Called before any work, so a typo costs nothing (``socal evaluate``, ``socal audit``)."""
+    """Raise ValueError (naming ``flag``) unless ``path`` can be written: its folder exists and is writable, it is
+    not a folder, and it is not '-' (standard output to Unix tools, where socal prints its report).  Called before
+    any work, so a typo costs nothing (``socal evaluate``, ``socal audit``)."""
     import os
 
     if not path:
         return
+    if path == "-":  # the Unix name of standard output, which carries the report: a file named '-' would surprise
+        raise ValueError(f"{flag} -: standard output carries the report; give a file name (nothing was computed)")
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise ValueError(f"{flag} {path} is a folder; give a file name")

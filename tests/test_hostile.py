@@ -1824,3 +1824,16 @@ def test_a_bad_rng_names_the_function_and_the_legacy_generator(call, name):
     with pytest.raises(ValueError, match=f"The 'rng' parameter of {re.escape(name)} must be .* Got str instead\\.$"):
         call("0")
 
+
+
+def test_a_report_written_to_standard_output_is_refused_before_any_work(tmp_path, monkeypatch, capsys, csv_file):
+    """'socal audit --json -' (and --markdown -, evaluate --plot -) wrote a file named '-' after the audit's work,
+    while --out - and --write - were already refused: every output path is now checked alike."""
+    monkeypatch.chdir(tmp_path)
+    for argv, flag in ((["audit", "--only", "posreal", "--json", "-"], "--json"),
+                       (["audit", "--only", "posreal", "--markdown", "-"], "--markdown"),
+                       (["evaluate", str(csv_file), "--mean", "m", "--var", "v", "--labels", "y1,y2", "--plot", "-"],
+                        "--plot")):
+        code, _, err = _run(capsys, argv)
+        assert code == 2 and f"{flag} -: standard output carries the report" in err and "nothing was computed" in err
+    assert not (tmp_path / "-").exists()
