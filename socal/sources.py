@@ -258,9 +258,14 @@ def validate_chunk(chunk, func, ndim, min_k=None):
                 "the arrays themselves)" if isinstance(chunk, np.ndarray) else "")
         raise TypeError(f"A chunk of {func} must be a mapping with keys 'mean', 'var', 'labels' or 'counts', or a "
                         f"tuple (mean, var, labels). Got {type(chunk).__name__} instead{hint}.")
-    given = [x for x in (mean, var, labels, *(counts if isinstance(counts, (tuple, list)) else ())) if x is not None]
-    if mean is not None and all(np.ndim(x) >= 1 and np.shape(x)[0] == 0 for x in given):
-        # an empty chunk (a filter's, a reader's last batch) adds nothing, as an empty dask partition does
+    if is_empty_chunk(mean, var, labels, counts):
         e = np.empty(0)
         return e, (None if ndim == 1 else e), e, e
     return check_rows(func, ndim, mean, var, labels, counts, min_k)
+
+
+def is_empty_chunk(mean, var, labels, counts):
+    """Whether every given input of a chunk has 0 rows: such a chunk (a filter's, a reader's last batch) adds
+    nothing, as an empty dask partition does, wherever chunks are added (sources, ``update`` of the statistics)."""
+    given = [x for x in (mean, var, labels, *(counts if isinstance(counts, (tuple, list)) else ())) if x is not None]
+    return mean is not None and all(np.ndim(x) >= 1 and np.shape(x)[0] == 0 for x in given)

@@ -32,7 +32,7 @@ import numpy as np
 
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_float, check_int, check_rng
-from .sources import check_rows
+from .sources import check_rows, is_empty_chunk
 from .chebyshev import TensorBasis, grouped_moments, to_unit
 from .degrees import MAX_DEGREE
 from .rowkeys import KeyCensus, keyed_uniforms, row_hash, stream_salt, to_unit_interval
@@ -225,6 +225,8 @@ class SufficientStats:
         if self.ndim == 1 and var is not None:
             raise ValueError(f"The 'var' parameter of {func} must be None for 1-D statistics (ndim=1). "
                              f"Got an array instead.")
+        if is_empty_chunk(mean, var, labels, counts):  # adds nothing, as in ce2's chunks (socal.sources)
+            return self
         return self.add_validated(*check_rows(func, self.ndim, mean, var, labels, counts, self.n_responses))
 
     def add_validated(self, m: np.ndarray, v: np.ndarray | None, a: np.ndarray, k: np.ndarray,
@@ -350,8 +352,12 @@ class SufficientStats:
                              f"with the same max_degree, ndim, folds/holdout and rng seed.")
 
     def merge(self, other: SufficientStats) -> SufficientStats:
-        """Exact, associative merge: a new object holding the statistics of both."""
+        """Exact, associative merge: a new object holding the statistics of both (of two objects: the statistics
+        merged with themselves would count their rows twice, and are refused)."""
         self._check_compatible(other)
+        if other is self:
+            raise ValueError("SufficientStats merged with themselves would count every row twice; merge statistics "
+                             "of different chunks.")
         out = self.copy()
         out.M += other.M
         out.Z += other.Z

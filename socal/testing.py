@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, stats
 
-from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask
+from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask, is_empty_chunk
 from ._typing import ArrayLike, Chunks, Counts
 from ._validation import FEASIBILITY_SLACK, check_bool, check_float, check_int, check_scores
 
@@ -346,6 +346,8 @@ class CalibrationTestStats:
         if self.order == 1 and var is not None:
             raise ValueError("The 'var' parameter of CalibrationTestStats.update must be None for order=1 (the means "
                              "alone are tested): call update(mean, labels=labels) or update(mean, None, labels).")
+        if is_empty_chunk(mean, var, labels, counts):  # adds nothing, as in calibration_test's chunks
+            return self
         rows = check_rows("CalibrationTestStats.update", self.order, mean, var, labels, counts, self.order, raw=True)
         return self.add_validated(*rows)
 
@@ -415,6 +417,9 @@ class CalibrationTestStats:
             raise ValueError("Only CalibrationTestStats of the same order and covariance can be merged. Got "
                              f"{type(other).__name__}" + (f" of order {other.order}" if
                                                            isinstance(other, CalibrationTestStats) else "") + ".")
+        if other is self:
+            raise ValueError("CalibrationTestStats merged with themselves would count every row twice; merge "
+                             "statistics of different chunks.")
         out = CalibrationTestStats(order=self.order, covariance=self.covariance)
         out.sums = self.sums + other.sums
         out.impossible = self.impossible + other.impossible

@@ -1837,3 +1837,26 @@ def test_a_report_written_to_standard_output_is_refused_before_any_work(tmp_path
         code, _, err = _run(capsys, argv)
         assert code == 2 and f"{flag} -: standard output carries the report" in err and "nothing was computed" in err
     assert not (tmp_path / "-").exists()
+
+
+def test_statistics_take_an_empty_chunk_and_refuse_to_merge_with_themselves(small):
+    """SufficientStats.update and CalibrationTestStats.update refused an empty chunk ('at least 1 row'), which ce2's
+    and calibration_test's chunks, and dask partitions, add as nothing; and stats.merge(stats) counted every row
+    twice in silence.  An empty chunk now adds nothing; a merge with the same object is refused."""
+    m, v, y = small
+    rm, rv, _, ry = socal.synthetic.calibrated_population().sample_raw(400, rng=0)
+    for stats, (a, b, c) in ((socal.SufficientStats(max_degree=4, rng=0), (m, v, y)),
+                             (socal.CalibrationTestStats(), (rm, rv, ry))):
+        stats.update(a, b, c)
+        before = stats.to_bytes() if hasattr(stats, "to_bytes") else stats.sums.copy()
+        assert stats.update(a[:0], b[:0], c[:0]) is stats
+        assert stats.update(a[:0], b[:0], counts=(c[:0, 0], c[:0, 0])) is stats
+        after = stats.to_bytes() if hasattr(stats, "to_bytes") else stats.sums
+        assert np.array_equal(np.frombuffer(before, np.uint8) if isinstance(before, bytes) else before,
+                              np.frombuffer(after, np.uint8) if isinstance(after, bytes) else after)
+        with pytest.raises(ValueError, match="merged with themselves would count every row twice"):
+            stats.merge(stats)
+        with pytest.raises(ValueError, match="merged with themselves would count every row twice"):
+            stats + stats  # noqa: B018
+        with pytest.raises(ValueError, match="must be an array with at least 1 row|must be an array of shape"):
+            stats.update(a[:0], b[:3], c[:0])  # a mean of 0 rows beside 3 variances: not an empty chunk
