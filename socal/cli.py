@@ -27,6 +27,8 @@ def _bandwidth(text):
 
     parts = text.split(",")
     try:
+        if "_" in text:  # Python reads '1_6' as 16: a typo of 1/6 would blur by 16
+            raise ValueError
         hs = [float(Fraction(p.strip())) for p in parts]
     except (ValueError, ZeroDivisionError):
         hs = []
@@ -38,7 +40,7 @@ def _bandwidth(text):
 
 def _level(text):
     try:
-        x = float(text)
+        x = float(text) if "_" not in text else float("nan")  # Python reads '0.9_5' as 0.95
     except ValueError:
         x = float("nan")
     if not 0 < x < 1:

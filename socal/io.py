@@ -255,6 +255,8 @@ class CSVChunks(_Reader):
                     out[r, j] = _BOOLEANS[cell.lower()] if cell else np.nan
                     continue
                 try:
+                    if "_" in cell:  # Python's float reads '1_0' as 10, which no CSV writer means (the fast parse,
+                        raise ValueError  # numpy's, refuses it)
                     out[r, j] = float(cell)
                 except ValueError:
                     raise ValueError(f"{self.path}, line {line}, column {name!r}: {cell!r} is not a number.") from None

@@ -1860,3 +1860,18 @@ def test_statistics_take_an_empty_chunk_and_refuse_to_merge_with_themselves(smal
             stats + stats  # noqa: B018
         with pytest.raises(ValueError, match="must be an array with at least 1 row|must be an array of shape"):
             stats.update(a[:0], b[:3], c[:0])  # a mean of 0 rows beside 3 variances: not an empty chunk
+
+
+def test_underscores_in_numbers_are_not_read_as_digit_separators(tmp_path, capsys):
+    """Python's float reads '0.0_5' as 0.05 and '1_6' as 16: a CSV cell '0.0_5' was read as 0.05 on the row-by-row
+    parse (numpy's fast parse refuses it, so the same cell was refused or read depending on its neighbours), and
+    '--h 1_6' (a typo of 1/6) blurred the scores by h = 16.  Both are now refused."""
+    path = tmp_path / "u.csv"
+    path.write_text("m,v,y1,y2,y3\n0.4,0.0_5,0,1,\n")  # the empty cell sends the file to the row-by-row parse
+    with pytest.raises(ValueError, match=r"u\.csv, line 2, column 'v': '0\.0_5' is not a number"):
+        socal.io.read_all(socal.io.read_chunks(path, mean="m", var="v", labels=["y1", "y2", "y3"]))
+    for flag, value in (("--h", "1_6"), ("--ci", "0.9_5")):
+        with pytest.raises(SystemExit) as exc:  # argparse's usage error
+            main(["evaluate", str(path), "--mean", "m", "--var", "v", "--labels", "y1,y2", flag, value])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and f"argument {flag}: must be" in err and repr(value) in err
