@@ -152,7 +152,7 @@ def _baseline(kind, func, mean, var, labels, counts, h, holdout, rng):
     a, k = check_labels(labels, n, func, counts=counts)
     h = check_bandwidth(h, func)
     holdout = check_float(holdout, "holdout", func, 0.0, 1.0, lo_open=True, hi_open=True)
-    rng = check_rng(rng, func)
+    rng = check_rng(0 if rng is None else rng, func)  # omitted: a fixed seed, as for the estimators (README)
     if n < 20:
         raise ValueError(f"The 'mean' parameter of {func} must have at least 20 items. Got {n} instead.")
     zs = np.column_stack(targets(a, k))
@@ -177,7 +177,9 @@ def _baseline(kind, func, mean, var, labels, counts, h, holdout, rng):
 def bucketing_ce2(mean, var, labels=None, *, counts=None, h, holdout=0.3, rng=None):
     """CE2 by K x K bucketing of the perturbed score (baseline; see the module docstring).
 
-    Returns a :class:`socal.CalibrationError` whose ``degree`` holds K and ``alpha`` the chosen constant c.
+    ``rng`` seeds the hold-out split that chooses c (omitted: the seed 0, so that the same data give the same
+    estimate, as for :func:`socal.ce2`).  Returns a :class:`socal.CalibrationError` whose ``degree`` holds K and
+    ``alpha`` the chosen constant c.
     """
     return _baseline("bucketing", "bucketing_ce2", mean, var, labels, counts, h, holdout, rng)
 
@@ -185,6 +187,7 @@ def bucketing_ce2(mean, var, labels=None, *, counts=None, h, holdout=0.3, rng=No
 def kernel_ce2(mean, var, labels=None, *, counts=None, h, holdout=0.3, rng=None):
     """CE2 by Nadaraya-Watson regression on the perturbed score (baseline; see the module docstring).
 
-    Returns a :class:`socal.CalibrationError` whose ``degree`` holds the bandwidth b and ``alpha`` the constant c.
+    ``rng`` seeds the hold-out split as in :func:`bucketing_ce2` (omitted: the seed 0).  Returns a
+    :class:`socal.CalibrationError` whose ``degree`` holds the bandwidth b and ``alpha`` the constant c.
     """
     return _baseline("kernel", "kernel_ce2", mean, var, labels, counts, h, holdout, rng)

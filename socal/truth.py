@@ -398,8 +398,8 @@ def sample_truth(sampler, h, *, log2_n=18, replicates=2, rng=None, shape=GRID_SH
 
     ``sampler(u)`` maps a (N, d) array of points in [0, 1)^d to (raw_mean, raw_var, fstar).  The returned truth
     averages the replicates' grids; ``error`` is the largest difference of CE2 between two replicates, so at least
-    two are drawn (one has no spread to measure).  ``log2_n`` is at most 26: 2^26 points of 5 coordinates are
-    2.7 GB, and each doubling beyond doubles it.
+    two are drawn (one has no spread to measure); ``rng`` seeds the scrambling (omitted: the seed 0).  ``log2_n``
+    is at most 26: 2^26 points of 5 coordinates are 2.7 GB, and each doubling beyond doubles it.
     """
     from scipy.stats import qmc
 
@@ -411,7 +411,7 @@ def sample_truth(sampler, h, *, log2_n=18, replicates=2, rng=None, shape=GRID_SH
                         f"(raw_mean, raw_var, fstar). Got {type(sampler).__name__} instead.")
     log2_n = check_int(log2_n, "log2_n", func, 1, 26)
     replicates = check_int(replicates, "replicates", func, 2, 1000)
-    rng = check_rng(rng, "sample_truth")
+    rng = check_rng(0 if rng is None else rng, "sample_truth")  # omitted: a fixed seed, the same truth each call
     truths = []
     dim = getattr(sampler, "dim", 5)
     for _ in range(replicates):
