@@ -436,9 +436,10 @@ def check_choice(x, name, func, choices):
     return x
 
 
-def check_rng(rng, func=None):
-    """A ``numpy.random.Generator`` from a Generator, a seed, or None (fresh entropy); ``func`` names the caller."""
-    where = f"The 'rng' parameter of {func}" if func else "The 'rng' parameter"
+def check_rng(rng, func=None, name="rng"):
+    """A ``numpy.random.Generator`` from a Generator, a seed, or None (fresh entropy); ``func`` names the caller and
+    ``name`` the parameter."""
+    where = f"The '{name}' parameter of {func}" if func else f"The '{name}' parameter"
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and rng < 0:

@@ -26,7 +26,7 @@ class MLPEnsemble:
         from sklearn.exceptions import ConvergenceWarning
         from sklearn.neural_network import MLPClassifier
 
-        seeds = check_rng(self.rng).integers(0, 2**31 - 1, size=self.members)
+        seeds = check_rng(self.rng, type(self).__name__).integers(0, 2**31 - 1, size=self.members)
         self.models_ = []
         for s in seeds:
             clf = MLPClassifier(hidden_layer_sizes=self.hidden, activation="relu", solver="adam",

@@ -35,7 +35,7 @@ RIDGE = 1e-4  # the appendix's ridge, read as our relative alpha (lambda = alpha
 def sample_clinic(n, rng):
     """n patients: dict of arrays m, var, theta, group."""
     n = check_int(n, "n", "sample_clinic", 1, 10**9)
-    rng = check_rng(rng)
+    rng = check_rng(rng, "sample_clinic")
     g = rng.choice(4, size=n, p=WEIGHTS)
     m, var, theta = np.empty(n), np.empty(n), np.empty(n)
     for k, (mt, st, mm, sm, mv, sv) in enumerate(((0.08, 0.03, 0.08, 0.035, 0.005, 0.001),
@@ -122,7 +122,7 @@ def run_decision(*, repeats=200, n_cal=3000, n_eval=8000, cost=COST, taus=TAUS, 
     taus = check_array(taus, "taus", func)
     n_jobs = check_n_jobs(n_jobs, func)
     check_bool(progress, "progress", func)
-    seeds = check_rng(rng).integers(0, 2**63 - 1, size=repeats)
+    seeds = check_rng(rng, "run_decision").integers(0, 2**63 - 1, size=repeats)
     out = run_jobs(_repeat, [(int(sd), n_cal, n_eval, cost, taus) for sd in seeds], n_jobs=n_jobs,
                    progress=progress, desc="decision")
     return DecisionResult(taus, np.stack([g for g, _ in out]), np.stack([r for _, r in out]))

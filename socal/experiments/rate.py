@@ -142,7 +142,7 @@ def run_rate(*, seeds=20, sizes=SIZES, out="out/rate", n_jobs=2, setup_seed=0, l
     sizes = check_sizes(sizes, "sizes", func, 10, 10**9)
     n_jobs = check_n_jobs(n_jobs, func)
     check_bool(progress, "progress", func)
-    check_rng(setup_seed)
+    check_rng(setup_seed, "run_rate", "setup_seed")
     log2_sobol = check_int(log2_sobol, "log2_sobol", func, 4, 24)
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)

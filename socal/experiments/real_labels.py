@@ -142,7 +142,7 @@ def run_real_labels(data, *, positive=1, repeats=1000, config=None, rng=0, progr
     repeats = check_int(repeats, "repeats", "run_real_labels", 2, 1_000_000)
     n_jobs = check_n_jobs(n_jobs, "run_real_labels")
     check_bool(progress, "progress", "run_real_labels")
-    rng = check_rng(rng)
+    rng = check_rng(rng, "run_real_labels")
     a_all, k_all = data.binarise(positive)
     p = a_all / k_all
     ale = np.flatnonzero(np.abs(p - 0.5) <= cfg["ale_width"])

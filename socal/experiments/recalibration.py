@@ -66,7 +66,7 @@ def run_recalibration(*, h=1 / 64, seeds=20, n_cal=20_000, n_eval=20_000, member
     log2_sobol = check_int(log2_sobol, "log2_sobol", func, 4, 24)
     n_jobs = check_n_jobs(n_jobs, func)
     check_bool(progress, "progress", func)
-    rng = check_rng(rng)
+    rng = check_rng(rng, "run_recalibration")
     task = GaussianMixtureTask(rng)
     x_tr = task.sample_x(n_train, rng)
     y_tr = task.labels(x_tr, k=1, rng=rng)[:, 0]
