@@ -119,7 +119,8 @@ class _PlattBase(TransformerConventions):
 
         ``X`` may instead be a :class:`socal.SufficientStats` (built with the same ``ndim``; for the first-order
         class with ``responses=1`` or from 2-D statistics whose second response is then ignored): the fit needs the
-        statistics only.  Returns self.
+        statistics only.  Dask collections are read as :func:`socal.ce2` reads them, with one more pass over the
+        partitions for the fingerprint of the fit rows (``fit_rows_``).  Returns self.
         """
         name = type(self).__name__ + ".fit"
         ndim, opts = self._settings(name)
