@@ -91,8 +91,8 @@ class DiscretePopulation:
 
     def sample_raw(self, n, *, k=2, rng=None):
         """Raw scores, f* values and (n, k) labels."""
-        n = check_int(n, "n", "DiscretePopulation.sample", 1, 10**9)
-        k = check_int(k, "k", "DiscretePopulation.sample", 1, 10**6)
+        n = check_int(n, "n", "DiscretePopulation.sample_raw", 1, 10**9)
+        k = check_int(k, "k", "DiscretePopulation.sample_raw", 1, 10**6)
         rng = check_rng(rng, "DiscretePopulation.sample_raw")
         j = rng.choice(self.means.shape[0], size=n, p=self.weights)
         cum = np.cumsum(self.fprobs[j], axis=1)
@@ -104,6 +104,8 @@ class DiscretePopulation:
 
     def sample(self, n, *, h, k=2, rng=None):
         """Perturbed scores and labels: (mean_t, var_t, labels), the inputs of :func:`socal.ce2`."""
+        n = check_int(n, "n", "DiscretePopulation.sample", 1, 10**9)
+        k = check_int(k, "k", "DiscretePopulation.sample", 1, 10**6)
         rng = check_rng(rng, "DiscretePopulation.sample")
         m, v, _, labels = self.sample_raw(n, k=k, rng=rng)
         mt, vt = perturb_from_stream(m, v, h=h, rng=rng)
