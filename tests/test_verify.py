@@ -381,4 +381,4 @@ def test_a_claim_named_twice_runs_once(capsys):
 
     assert [c.id for c, _ in verify.run(["posreal", "covering", "posreal"], quick=True)] == ["posreal", "covering"]
     assert main(["audit", "--quick", "--no-progress", "--only", "posreal,posreal"]) == 0
-    assert "1 claims in" in capsys.readouterr().out
+    assert "\n1 claim in" in capsys.readouterr().out

@@ -113,7 +113,8 @@ def compare(baseline, results):
 def format_changes(changes, compared):
     """The lines ``socal audit --baseline`` prints."""
     real = [c for c in changes if c.counts]
-    head = (f"baseline: {compared[1]} numbers in {compared[0]} claims compared; "
+    nums, claims = compared[1], compared[0]
+    head = (f"baseline: {nums} number{'s' * (nums != 1)} in {claims} claim{'s' * (claims != 1)} compared; "
             f"{sum(c.kind == 'verdict' for c in real)} verdict change(s), {sum(c.kind == 'moved' for c in real)} "
             f"moved, {sum(c.kind == 'missing' for c in real)} missing, {len(changes) - len(real)} new")
     return "\n".join([head] + [f"  {c}" for c in changes])

@@ -82,7 +82,7 @@ def audit(args):
         print("\n" + format_changes(changes, (len(compared), n_numbers)))
         status = 1 if any(c.counts for c in changes) else 0
     scope = f"only {', '.join(ids)}" if ids else ("quick" if args.quick else "full") + " audit"
-    print(f"\n{len(results)} claims in {seconds} s ({scope})")
+    print(f"\n{len(results)} claim{'s' * (len(results) != 1)} in {seconds} s ({scope})")
     meta = {"mode": "quick" if args.quick else "full", "seconds": seconds}
     if args.json:
         with open(args.json, "w") as fh:
