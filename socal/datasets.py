@@ -62,7 +62,7 @@ class KSnapshots:
                 and 0 <= positive < len(self.classes):
             c = int(positive)
         else:
-            raise ValueError(f"The 'positive' parameter of binarise must be one of the classes {list(self.classes)} "
+            raise ValueError(f"The 'positive' parameter of KSnapshots.binarise must be one of the classes {list(self.classes)} "
                              f"or an index in [0, {len(self.classes) - 1}]. Got {positive!r} instead.")
         return self.counts[:, c].astype(float), self.votes.astype(float)
 

@@ -234,7 +234,7 @@ def test_binarise_domain(tmp_path, bad):
     w = tmp_path / "CF_amt.csv"
     w.write_text("w1,t1,0,1,0\nw2,t1,1,1,0\nw3,t2,4,1,0\n")
     data = datasets.load_weather(w)
-    with pytest.raises(ValueError, match="'positive' parameter of binarise"):
+    with pytest.raises(ValueError, match="'positive' parameter of KSnapshots.binarise"):
         data.binarise(bad)
     assert data.binarise(4)[0].tolist() == [0.0, 1.0]
 
