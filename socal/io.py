@@ -255,8 +255,8 @@ class CSVChunks(_Reader):
                     out[r, j] = _BOOLEANS[cell.lower()] if cell else np.nan
                     continue
                 try:
-                    if "_" in cell:  # Python's float reads '1_0' as 10, which no CSV writer means (the fast parse,
-                        raise ValueError  # numpy's, refuses it)
+                    if "_" in cell or not cell.isascii():  # Python's float reads '1_0' as 10 and fullwidth or
+                        raise ValueError  # Arabic-Indic digits as numbers; the fast parse (numpy's) refuses both
                     out[r, j] = float(cell)
                 except ValueError:
                     raise ValueError(f"{self.path}, line {line}, column {name!r}: {cell!r} is not a number.") from None

@@ -1863,13 +1863,17 @@ def test_statistics_take_an_empty_chunk_and_refuse_to_merge_with_themselves(smal
 
 
 def test_underscores_in_numbers_are_not_read_as_digit_separators(tmp_path, capsys):
-    """Python's float reads '0.0_5' as 0.05 and '1_6' as 16: a CSV cell '0.0_5' was read as 0.05 on the row-by-row
-    parse (numpy's fast parse refuses it, so the same cell was refused or read depending on its neighbours), and
-    '--h 1_6' (a typo of 1/6) blurred the scores by h = 16.  Both are now refused."""
+    """Python's float reads '0.0_5' as 0.05, '1_6' as 16 and fullwidth digits as digits: a CSV cell '0.0_5' was
+    read as 0.05 on the row-by-row parse (numpy's fast parse refuses it, so the same cell was refused or read
+    depending on its neighbours), and '--h 1_6' (a typo of 1/6) blurred the scores by h = 16.  All are refused."""
     path = tmp_path / "u.csv"
     path.write_text("m,v,y1,y2,y3\n0.4,0.0_5,0,1,\n")  # the empty cell sends the file to the row-by-row parse
     with pytest.raises(ValueError, match=r"u\.csv, line 2, column 'v': '0\.0_5' is not a number"):
         socal.io.read_all(socal.io.read_chunks(path, mean="m", var="v", labels=["y1", "y2", "y3"]))
+    wide = tmp_path / "w.csv"
+    wide.write_text("m,v,y1,y2,y3\n\uff10.\uff14,0.05,0,1,\n", encoding="utf-8")  # fullwidth '０.４'
+    with pytest.raises(ValueError, match=r"w\.csv, line 2, column 'm': '\uff10\.\uff14' is not a number"):
+        socal.io.read_all(socal.io.read_chunks(wide, mean="m", var="v", labels=["y1", "y2", "y3"]))
     for flag, value in (("--h", "1_6"), ("--ci", "0.9_5")):
         with pytest.raises(SystemExit) as exc:  # argparse's usage error
             main(["evaluate", str(path), "--mean", "m", "--var", "v", "--labels", "y1,y2", flag, value])
