@@ -471,6 +471,9 @@ def _out_folder(args, create=True):
     import pathlib
 
     out = pathlib.Path(args.out)
+    if args.out == "-":  # standard output's Unix name, as for the file outputs (check_output_path)
+        raise ValueError("--out -: standard output carries the report; give a folder for the figures and tables "
+                         "(nothing was computed)")
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {args.out} is a file; give a folder for the figures and tables")
     if create:

@@ -1828,7 +1828,8 @@ def test_a_bad_rng_names_the_function_and_the_legacy_generator(call, name):
 
 def test_a_report_written_to_standard_output_is_refused_before_any_work(tmp_path, monkeypatch, capsys, csv_file):
     """'socal audit --json -' (and --markdown -, evaluate --plot -) wrote a file named '-' after the audit's work,
-    while --out - and --write - were already refused: every output path is now checked alike."""
+    and 'reproduce ... --out -' a folder named '-', while --out - and --write - were already refused: every output
+    path is now checked alike."""
     monkeypatch.chdir(tmp_path)
     for argv, flag in ((["audit", "--only", "posreal", "--json", "-"], "--json"),
                        (["audit", "--only", "posreal", "--markdown", "-"], "--markdown"),
@@ -1836,6 +1837,8 @@ def test_a_report_written_to_standard_output_is_refused_before_any_work(tmp_path
                         "--plot")):
         code, _, err = _run(capsys, argv)
         assert code == 2 and f"{flag} -: standard output carries the report" in err and "nothing was computed" in err
+    code, _, err = _run(capsys, ["reproduce", "decision", "--repeats", "2", "--out", "-"])  # a folder named '-'
+    assert code == 2 and "--out -: standard output carries the report; give a folder" in err
     assert not (tmp_path / "-").exists()
 
 
