@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import sys
 from importlib.metadata import entry_points
 
@@ -53,7 +54,14 @@ def _int_in(lo, hi):
         try:
             x = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number (got {text!r})") from None
+            # scientific notation for a whole number ('--n 1e6', '2.5e5'), as people write sizes; 1.5 is not whole
+            try:
+                f = float(text) if "_" not in text and text.isascii() else math.nan
+            except ValueError:
+                f = math.nan
+            if not (math.isfinite(f) and f == int(f)):
+                raise argparse.ArgumentTypeError(f"must be a whole number (got {text!r})") from None
+            x = int(f)
         if not lo <= x <= hi:
             raise argparse.ArgumentTypeError(f"must be in [{lo}, {hi}] (got {x})")
         return x

@@ -1896,3 +1896,17 @@ def test_the_baselines_give_the_same_estimate_every_call_with_rng_omitted():
             got = [fn(m, v, y, h=1 / 16) for _ in range(2)]
             want = fn(m, v, y, h=1 / 16, rng=0)
             assert [(r.estimate, r.alpha) for r in got] == [(want.estimate, want.alpha)] * 2
+
+
+def test_whole_numbers_in_scientific_notation_are_read(tmp_path, monkeypatch, capsys):
+    """'socal demo --n 1e3' (as sizes are written) was refused as 'must be a whole number'; a whole number in
+    scientific notation is read now, and a fraction is still refused."""
+    monkeypatch.chdir(tmp_path)
+    for text, rows in (("1e3", 1000), ("1.5e2", 150)):
+        code, out, _ = _run(capsys, ["demo", "--n", text, "--write", f"d{rows}.csv"])
+        assert code == 0 and f"wrote {rows} rows" in out
+        assert len((tmp_path / f"d{rows}.csv").read_text().splitlines()) == rows + 1
+    for text in ("150.5", "inf", "1e400", "1_0e2"):
+        with pytest.raises(SystemExit):
+            main(["demo", "--n", text])
+        assert f"argument --n: must be a whole number (got {text!r})" in capsys.readouterr().err
