@@ -280,9 +280,15 @@ def check_labels(labels, n, func, *, counts=None, min_k=2):
         return a, k
     if labels is None:
         raise ValueError(f"{func} needs 'labels' (an (n, k) array of 0/1) or 'counts' (positives, trials).")
+    if min_k == 1 and np.ndim(labels) == 1 and not isinstance(labels, (str, bytes)):
+        # one label per item as a vector (scikit-learn's y), where first order takes k >= 1: its (n, 1) column
+        labels = np.asarray(_from_pandas(labels))[:, None]
     try:
         y = check_array(labels, "labels", func, ndim=2)
     except ValueError as exc:
+        if min_k == 2 and np.ndim(labels) == 1 and "2-dimensional" in str(exc):  # one label per item
+            raise ValueError(f"{exc} A k-snapshot needs k >= 2 labels per item, an (n, k) array; with one label "
+                             f"per item only the first-order error can be measured (ce1).") from None
         if "finite" in str(exc):  # NaN labels are usually missing votes
             raise ValueError(f"{exc} (missing votes? pass counts=(positives, trials) with each item's own number of "
                              f"labels instead)") from None

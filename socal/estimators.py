@@ -185,7 +185,8 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
 
     The one-dimensional version of :func:`ce2` (Remark "First-Order Calibration"): a Chebyshev ridge regression of
     a/k on the perturbed mean, clipped to [0, 1], then (1/n) sum_i |eta-hat(m_i) - m_i|.  ``labels`` may have
-    k >= 1 columns.  Parameters as in :func:`ce2`; ``moment_term`` of the result is 0.
+    k >= 1 columns, and a 1-D array is one label per item.  Parameters as in :func:`ce2`; ``moment_term`` of the
+    result is 0.
 
     Notes
     -----""" + _ESTIMATOR_NOTES + """

@@ -1910,3 +1910,17 @@ def test_whole_numbers_in_scientific_notation_are_read(tmp_path, monkeypatch, ca
         with pytest.raises(SystemExit):
             main(["demo", "--n", text])
         assert f"argument --n: must be a whole number (got {text!r})" in capsys.readouterr().err
+
+
+def test_one_label_per_item_as_a_vector_is_first_order_data():
+    """ce1(mean, labels) with labels a 1-D 0/1 vector (one label per item, scikit-learn's y; ce1 takes k >= 1) was
+    refused as 'must be a 2-dimensional array'.  A vector is now read as the (n, 1) column for first order (ce1,
+    the order-1 test), with the same numbers; ce2 still refuses it and says why."""
+    m, _, y = socal.synthetic.toy_population().sample(2000, h=1 / 16, rng=0)
+    assert socal.ce1(m, y[:, 0], ci=0.9, n_boot=50).ci == socal.ce1(m, y[:, :1], ci=0.9, n_boot=50).ci
+    rm, rv, _, ry = socal.synthetic.toy_population().sample_raw(2000, rng=0)
+    assert (socal.calibration_test(rm, None, ry[:, 0], order=1).statistic
+            == socal.calibration_test(rm, None, ry[:, :1], order=1).statistic)
+    with pytest.raises(ValueError, match="A k-snapshot needs k >= 2 labels per item, an \\(n, k\\) array; with one "
+                                         "label per item only the first-order error can be measured \\(ce1\\)"):
+        socal.ce2(rm, rv, ry[:, 0])
