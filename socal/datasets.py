@@ -62,8 +62,9 @@ class KSnapshots:
                 and 0 <= positive < len(self.classes):
             c = int(positive)
         else:
-            raise ValueError(f"The 'positive' parameter of KSnapshots.binarise must be one of the classes {list(self.classes)} "
-                             f"or an index in [0, {len(self.classes) - 1}]. Got {positive!r} instead.")
+            raise ValueError(f"The 'positive' parameter of KSnapshots.binarise must be one of the classes "
+                             f"{list(self.classes)} or an index in [0, {len(self.classes) - 1}]. Got {positive!r} "
+                             f"instead.")
         return self.counts[:, c].astype(float), self.votes.astype(float)
 
     def __repr__(self):
