@@ -18,12 +18,15 @@ The statistic.  With residuals :math:`r_i = (z_{1i} - m_i, z_{2i} - m_i^2 - v_i)
 where :math:`C_i` is the covariance of :math:`r_i` given the scores *under the null* (a score test).  For k = 2 the
 null fixes the law of the labels completely (P(a = 2) = m^2 + var, P(a = 1) = 2(m - m^2 - var)), so :math:`C_i` is
 exact: Var z1 = (m - m^2 - var)/2 + var, Cov(z1, z2) = (m^2 + var)(1 - m), Var z2 = (m^2 + var)(1 - m^2 - var).
-For k >= 3 the covariance also involves E[f*^3 | S] and E[f*^4 | S], which the null leaves free, so a row with
-k >= 3 labels contributes its own residual products r_i r_i' (unbiased for C_i under the null whatever f*'s law):
-T is then self-normalized on those rows, which keeps its size where any estimate of the free moments is noisier
-than the variance conditions' own spread (many labels per item).  Plugging the rows' unbiased estimates of
-E f*^3 and E f*^4 into the null's formula keeps E[V] exact but makes the test liberal, and a label-free choice (a
-Beta law with the null's two moments) is exact for its family only (docs/calibration_test.md, "k >= 3 labels").
+For k >= 3 the covariance also involves E[f*^3 | S] and E[f*^4 | S], which the null leaves free.  Such a row's
+variance condition is first decorrelated from its mean condition, w = r2 - beta(S) r1 with beta = C12 / C11 of the
+Beta law with the null's two moments (a function of the scores, so E[w phi(S)] = 0 is a condition of the null too);
+then Var(r1) is exact (it has no free moment), and Cov(r1, w) and Var w are the Beta law's scaled by the ratio of
+the rows' residual products to them, pooled (an atom of the scores on its own, other cells over equal-count bins of
+the mean).  The pooled ratio is unbiased for its pool whatever f*'s law; pooling keeps a row's own w^2, which
+correlates with its w, from studentizing it; and the decorrelation keeps the small difference Var(r2 | r1) from
+being estimated as a difference of large terms (docs/calibration_test.md, "k >= 3 labels", for what each of the
+other ways did to the size).
 Given the scores, the rows are independent with mean-zero residuals under the null, so T is asymptotically
 chi-square with df = rank V degrees of freedom (the p-value's reference).  The test is conditional on the scores:
 any test function computed from the scores alone (not the labels) keeps it valid, which is what lets the basis
@@ -70,10 +73,12 @@ GRID_RELVAR = 128  # bins of var / (m (1 - m)): one below 1e-6, the rest log-uni
 _RELVAR_FLOOR = 1e-6
 _RANK_TOL = 1e-9  # eigenvalues of the standardized V below this fraction of the largest: numerically zero
 # columns of the per-cell sums
-_COLS2 = ("count", "r1", "r2", "c11", "c12", "c22", "var", "mean", "temper", "temper_m")
+_COLS2 = ("count", "r1", "r2", "c11", "c12", "c22", "var", "mean", "temper", "temper_m",
+          "p12", "p22", "e12", "e22", "many")  # the last five: rows with k >= 3 (_many_label_covariance)
 _COLS1 = ("count", "r1", "aleatoric", "epi_weight", "epi", "temper")
 _POOL_ROWS, _POOL_BINS = 1000, 10  # order 1, k >= 2: Var f* / (m (1 - m)) pooled over equal-count bins of the
 # mean with at least ~1,000 rows each (at most 10): a small bin's estimate correlates with its own rows' residuals
+_ATOM_ROWS = 50  # order 2, k >= 3: a grid cell with this many such rows (an atom of the scores) pools on its own
 _REGION_MIN_ROWS = 30  # a region with fewer rows reports no standardized residual
 DETECTABLE_POWER = 0.8
 
@@ -287,6 +292,34 @@ def _logit_slope(m):
     return np.where((m > 0) & (m < 1), g, 0.0)
 
 
+def _beta_moments(m, v, mu2):
+    """E[f^3] and E[f^4] of the Beta law with mean m and variance v (a point mass at v = 0, a Bernoulli at
+    v = m (1 - m)): E f^(j+1) = E f^j (m nu + j) / (nu + j) with nu = m (1 - m) / v - 1, written without dividing by
+    v, so the limits are the formula's own values."""
+    q = m * (1.0 - m)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r3 = np.where(q + v > 0, (m * (q - v) + 2.0 * v) / np.where(q + v > 0, q + v, 1.0), m)
+        r4 = np.where(q + 2.0 * v > 0, (m * (q - v) + 3.0 * v) / np.where(q + 2.0 * v > 0, q + 2.0 * v, 1.0), m)
+    mu3 = mu2 * r3
+    return mu3, mu3 * r4
+
+
+def _decorrelate(m, v, mu2, k, c11, r1, r2):
+    """Rows with k >= 3 labels: (beta, w = r2 - beta r1, Var w) under the Beta law with the null's two moments.
+
+    With a ~ Binomial(k, f*), E[(a)_j] = (k)_j E f*^j, so Cov(z1, z2 | S) = (k-2)/k mu3 + 2 mu2 / k - m mu2 and
+    E[z2^2 | S] = [(k)_4 mu4 + 4 (k)_3 mu3 + 2 (k)_2 mu2] / (k)_2^2: both involve mu3 = E[f*^3 | S] and
+    mu4 = E[f*^4 | S], which the null leaves free; the Beta law's fill them in here.  beta = C12 / C11 makes w
+    uncorrelated with r1 under that law, and beta is a function of the scores, so E[w phi(S)] = 0 is a moment
+    condition of the null whatever f*'s law."""
+    mu3, mu4 = _beta_moments(m, v, mu2)
+    c12 = (k - 2.0) / k * mu3 + 2.0 * mu2 / k - m * mu2
+    c22 = ((k - 2.0) * (k - 3.0) * mu4 + 4.0 * (k - 2.0) * mu3 + 2.0 * mu2) / (k * (k - 1.0)) - mu2 * mu2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        beta = np.where(c11 > 0, c12 / np.where(c11 > 0, c11, 1.0), 0.0)
+    return beta, r2 - beta * r1, np.maximum(c22 - beta * c12, 0.0)
+
+
 def _falling(a, k, j):
     """a (a-1) ... (a-j+1) / (k (k-1) ... (k-j+1)): the unbiased estimate of E[f*^j] (0 where k < j)."""
     num = np.ones_like(a)
@@ -385,8 +418,8 @@ class CalibrationTestStats:
             cell = mi * GRID_RELVAR + ti
             mu2 = m * m + v  # the null's E[f*^2 | S]
             z2 = _falling(a, k, 2)
-            # k = 2: the null's exact covariance (module notes); rows with k >= 3 replace it below
-            c11 = (m - mu2) / 2.0 + mu2 - m * m
+            # k = 2: the null's exact covariance (module notes); rows with k >= 3 are decorrelated below
+            c11 = (m - mu2) / k + mu2 - m * m  # Var(a/k | S) = E[f* (1 - f*)]/k + Var f*: no free moment, any k
             c12 = mu2 - m * mu2
             c22 = mu2 - mu2 * mu2
             # where var = m (1 - m), f* is 0 or 1: disagreeing labels are impossible; and a score with var above
@@ -394,19 +427,31 @@ class CalibrationTestStats:
             bad |= (q > 0) & (v >= q * (1.0 - 1e-12)) & (a > 0) & (a < k)
             bad |= v > q + FEASIBILITY_SLACK
             r1, r2 = z1 - m, z2 - mu2
+            mb = m  # m - beta / 2 (below)
+            p12 = p22 = e12 = e22 = many = None  # no row with k >= 3: those five sums stay 0 (not added)
             if self.covariance == "sandwich":  # the rows' own residual products: consistent under any k, estimated
                 c11, c12, c22 = r1 * r1, r1 * r2, r2 * r2
-            else:  # rows with k >= 3: the null leaves E[f*^3], E[f*^4] free; their residual products (module notes)
-                many = k >= 3
-                c11, c12, c22 = (np.where(many, r1 * r1, c11), np.where(many, r1 * r2, c12),
-                                 np.where(many, r2 * r2, c22))
-            cols = (np.ones_like(m), r1, r2, c11, c12, c22, v, m, g, m * g)
+            elif (k >= 3).any():
+                three = k >= 3
+                beta, w, cond = _decorrelate(m, v, mu2, k, c11, r1, r2)
+                many = three.astype(float)
+                r2 = np.where(three, w, r2)
+                mb = m - np.where(three, beta, 0.0) / 2.0
+                # the rows' residual products, and the Beta law's Var w and sqrt(C11 Var w): the pooled ratios'
+                # parts (_many_label_covariance); the cells' Cov(r1, w) and Var w are the Beta law's until then
+                p12, p22 = many * r1 * w, many * w * w
+                e12, e22 = many * np.sqrt(c11 * cond), many * cond
+                c12, c22 = np.where(three, 0.0, c12), np.where(three, cond, c22)
+            # the alternatives' directions (1, 2 m) and g (1, 2 m) read, for w = r2 - beta r1, 2 m - beta and
+            # g (2 m - beta): the columns hold m - beta / 2 (m itself for k = 2)
+            cols = (np.ones_like(m), r1, r2, c11, c12, c22, v, mb, g, mb * g, p12, p22, e12, e22, many)
         size = self.sums.shape[1]
         if bad.any():  # counted apart: they decide the p-value (0) but would distort the statistic of the rest
             ok = ~bad
-            cell, cols = cell[ok], tuple(w[ok] for w in cols)
+            cell, cols = cell[ok], tuple(None if w is None else w[ok] for w in cols)
         for j, w in enumerate(cols):
-            self.sums[j] += np.bincount(cell, weights=w, minlength=size)
+            if w is not None:
+                self.sums[j] += np.bincount(cell, weights=w, minlength=size)
         self.impossible += int(np.count_nonzero(bad))
         return self
 
@@ -478,19 +523,14 @@ def _pinv_parts(V):
     return D[:, None] * evecs[:, keep], evals[keep]
 
 
-def _pooled_variance(S, occ):
-    """Order 1: per-cell Var(sum of a/k) = sum m (1 - m)/k + rho sum (1 - 1/k) m (1 - m), with the epistemic ratio
-    rho = Var f* / (m (1 - m)) estimated in equal-count bins of the mean.  The estimate is unbiased, and is kept so
-    (clipped to [-0.5, 1], not at 0: clipping a noisy estimate of a small rho at 0 biased V up and the test
-    conservative); a cell's variance is floored at half its aleatoric part."""
-    cnt = S[0, occ]
-    bins = int(min(_POOL_BINS, max(1, cnt.sum() // _POOL_ROWS)))
-    # each cell's bin from the share s of rows below its middle, counted from the nearer end: swapping the classes
-    # (m -> 1 - m) mirrors the cells and their shares (s -> 1 - s), so it mirrors the bins too, a cell on a bin
-    # boundary included, and the test keeps its statistic (the shares at the cells' right ends put the same cell in
-    # another bin the other way round).  A cell at s = 1/2 exactly, with an even number of bins, lies on the middle
-    # boundary, which has no mirror-image side: it counts half in each of the two middle bins and takes the mean of
-    # their ratios.  2 N s is an integer (counts of rows): no rounding decides
+def _mirror_bins(cnt, bins):
+    """Equal-count bins of cells in order (counts ``cnt``): each cell's bin, its other bin and its share in its own.
+
+    Each cell's bin comes from the share s of rows below its middle, counted from the nearer end: swapping the
+    classes (m -> 1 - m) mirrors the cells and their shares (s -> 1 - s), so it mirrors the bins too, a cell on a bin
+    boundary included (the shares at the cells' right ends put the same cell in another bin the other way round).
+    A cell at s = 1/2 exactly, with an even number of bins, lies on the middle boundary, which has no mirror-image
+    side: it counts half in each of the two middle bins.  2 N s is an integer (counts of rows): no rounding decides."""
     total = cnt.sum()
     twice = 2.0 * np.cumsum(cnt) - cnt  # 2 N s
     low = np.floor(twice * bins / (2.0 * total)).astype(np.intp)
@@ -499,14 +539,69 @@ def _pooled_variance(S, occ):
     middle = (twice == total) & (bins % 2 == 0)
     b2 = np.where(middle, bins // 2, b)  # the middle cell's other bin (the cell's own elsewhere)
     b = np.where(middle, bins // 2 - 1, b)
-    share = np.where(middle, 0.5, 1.0)
-    num = np.bincount(b, weights=share * S[4, occ], minlength=bins)
-    den = np.bincount(b, weights=share * S[3, occ], minlength=bins)
-    num += np.bincount(b2, weights=(1.0 - share) * S[4, occ], minlength=bins)
-    den += np.bincount(b2, weights=(1.0 - share) * S[3, occ], minlength=bins)
-    rho = np.clip(np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0), -0.5, 1.0)
-    cell_rho = share * rho[b] + (1.0 - share) * rho[b2]
+    return b, b2, np.where(middle, 0.5, 1.0)
+
+
+def _bin_ratio(num, den, b, b2, share, bins, clip=None):
+    """Per cell, sum num / sum den over its bin (a middle cell: the mean of its two bins' ratios; 0 for an empty
+    bin)."""
+    tops = np.bincount(b, weights=share * num, minlength=bins) + np.bincount(b2, weights=(1.0 - share) * num,
+                                                                           minlength=bins)
+    bots = np.bincount(b, weights=share * den, minlength=bins) + np.bincount(b2, weights=(1.0 - share) * den,
+                                                                           minlength=bins)
+    ratio = _ratio(tops, bots, 0.0)
+    if clip is not None:
+        ratio = np.clip(ratio, *clip)
+    return share * ratio[b] + (1.0 - share) * ratio[b2]
+
+
+def _pooled_variance(S, occ):
+    """Order 1: per-cell Var(sum of a/k) = sum m (1 - m)/k + rho sum (1 - 1/k) m (1 - m), with the epistemic ratio
+    rho = Var f* / (m (1 - m)) estimated in equal-count bins of the mean.  The estimate is unbiased, and is kept so
+    (clipped to [-0.5, 1], not at 0: clipping a noisy estimate of a small rho at 0 biased V up and the test
+    conservative); a cell's variance is floored at half its aleatoric part."""
+    cnt = S[0, occ]
+    bins = int(min(_POOL_BINS, max(1, cnt.sum() // _POOL_ROWS)))
+    b, b2, share = _mirror_bins(cnt, bins)
+    cell_rho = _bin_ratio(S[4, occ], S[3, occ], b, b2, share, bins, clip=(-0.5, 1.0))
     return np.maximum(S[2, occ] + cell_rho * S[3, occ], 0.5 * S[2, occ])
+
+
+def _many_label_covariance(S, occ):
+    """Order 2, rows with k >= 3 labels: the cells' Cov(r1, w) and Var w (w the decorrelated variance residual,
+    :func:`_decorrelate`), as the Beta law's scaled by the ratio of the rows' residual products to it, pooled.
+
+    The pools: a cell with at least _ATOM_ROWS such rows (an atom of the scores) on its own; the other cells in
+    equal-count bins of the mean with at least _POOL_ROWS rows each (at most _POOL_BINS), as order 1 pools Var f*.
+    The ratio is unbiased for the pool's average whatever f*'s law (E[w^2 | S] = Var w under the null), and corrects
+    the Beta law's where f*'s law is far from it (two atoms, a Bernoulli mixture).  Why pooled, not the rows' own
+    products: a row's w^2 correlates with its w, which enters the statistic, and at k = 10-50 labels the test on the
+    rows' own products rejected up to 0.087 at level 0.05; why decorrelated: Var(r2 | r1) is a small difference of
+    large terms at many labels, and a few percent of error in C12 against C22 there (a pooled ratio each, or the
+    rows' estimates of E f*^3 and E f*^4) made the test reject up to 0.15-0.2 (docs/calibration_test.md).  Returns
+    the cells' C12 and C22 (k = 2 rows' exact parts included)."""
+    c12, c22 = S[4, occ], S[5, occ]
+    many = S[14, occ]
+    if not many.sum() > 0:
+        return c12, c22
+    atom = many >= _ATOM_ROWS
+    t12, t22 = np.zeros(occ.size), np.ones(occ.size)
+    rest = np.where(atom, 0.0, 1.0)
+    mi = occ // GRID_RELVAR
+    col = lambda j: np.bincount(mi, weights=rest * S[j, occ], minlength=GRID_MEAN)  # the other cells, per mean bin
+    cnt = col(14)
+    if cnt.sum() > 0:
+        bins = int(min(_POOL_BINS, max(1, cnt.sum() // _POOL_ROWS)))
+        b, b2, share = _mirror_bins(cnt, bins)
+        t12, t22 = (_bin_ratio(col(num), col(den), b, b2, share, bins)[mi] for num, den in ((10, 12), (11, 13)))
+    own12, own22 = _ratio(S[10, occ], S[12, occ], 0.0), _ratio(S[11, occ], S[13, occ], 1.0)
+    t12, t22 = np.where(atom, own12, t12), np.where(atom, own22, t22)
+    return c12 + t12 * S[12, occ], c22 + (t22 - 1.0) * S[13, occ]
+
+
+def _ratio(num, den, empty):
+    """num / den, ``empty`` where den is 0."""
+    return np.where(den > 0, num / np.where(den > 0, den, 1.0), empty)
 
 
 def _noncentrality(df, alpha, power):
@@ -536,7 +631,8 @@ def _score_test(stats, n, degree, alpha):
         P = (np.polynomial.chebyshev.chebvander(x, degree)[:, :, None]
              * np.polynomial.chebyshev.chebvander(y, degree)[:, None, :]).reshape(occ.size, (degree + 1) ** 2)
         R = np.stack([S[1, occ], S[2, occ]])
-        C = np.array([[S[3, occ], S[4, occ]], [S[4, occ], S[5, occ]]])
+        c12, c22 = _many_label_covariance(S, occ)
+        C = np.array([[S[3, occ], c12], [c12, c22]])
         dirs = {"variance_factor": np.stack([np.zeros(occ.size), S[6, occ]]),
                 "mean_shift": np.stack([cnt[occ], 2.0 * S[7, occ]]),
                 "temperature": np.stack([S[8, occ], 2.0 * S[9, occ]])}
@@ -575,7 +671,7 @@ def _score_test(stats, n, degree, alpha):
         for name, D in dirs.items():
             q = _quad((D @ P).ravel(), E, lam)
             detectable[name] = math.sqrt(lam_star / q) if q > 0 else math.inf
-    regions = _regions(S, occ, x, y, order, C[0, 0])
+    regions = _regions(S, occ, x, y, order, C)
     return CalibrationTest(statistic=T, df=df, pvalue=pval, order=order, n=n, degree=degree, mean_part=mean_part,
                            variance_part=var_part, regions=regions, detectable=detectable, alpha=alpha,
                            impossible=stats.impossible)
@@ -585,8 +681,9 @@ _THIRDS = ("low", "middle", "high")
 _VTHIRDS = ("small", "middling", "large")
 
 
-def _regions(S, occ, x, y, order, C11):
-    """Standardized residuals in 3 x 3 regions (terciles of the mean's and the relative variance's ranks)."""
+def _regions(S, occ, x, y, order, C):
+    """Standardized residuals in 3 x 3 regions (terciles of the mean's and the relative variance's ranks); ``C``:
+    the cells' covariance blocks, as the statistic's."""
     bm = np.digitize(x, [-1 / 3, 1 / 3])
     bt = np.digitize(y, [-1 / 3, 1 / 3]) if order == 2 else np.zeros_like(bm)
     lo_edges = (occ // GRID_RELVAR if order == 2 else occ) / GRID_MEAN
@@ -600,13 +697,13 @@ def _regions(S, occ, x, y, order, C11):
                 continue
             mr = (float(lo_edges[sel].min()), float(lo_edges[sel].max() + 1.0 / GRID_MEAN))
             r1 = S[1, cells].sum()
-            c11 = float(C11[sel].sum())
+            c11 = float(C[0, 0][sel].sum())
             vlabel = _VTHIRDS[j] if order == 2 else ""
             vmean = float(S[6, cells].sum() / cnt) if order == 2 else float("nan")
             if c11 > 0:
                 out.append(Region("mean", float(r1 / math.sqrt(c11)), int(round(cnt)), mr, vmean, _THIRDS[i], vlabel))
             if order == 2:
-                r2, c12, c22 = S[2, cells].sum(), S[4, cells].sum(), S[5, cells].sum()
+                r2, c12, c22 = S[2, cells].sum(), float(C[0, 1][sel].sum()), float(C[1, 1][sel].sum())
                 cond = c22 - (c12 * c12 / c11 if c11 > 0 else 0.0)
                 if cond > 0:
                     z = (r2 - (c12 / c11 * r1 if c11 > 0 else 0.0)) / math.sqrt(cond)
@@ -650,9 +747,10 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     Why this statistic: with k = 2 labels the null fixes the labels' law given the scores, so the covariance of the
     moment conditions is known rather than estimated; a sandwich (estimated) covariance made the chi-square
     reference too liberal at small n, and a basis on the scores' ranks gives small and large variances the same
-    resolution.  Items with k >= 3 labels (order 2) contribute their own residual products instead: the null leaves
-    the third and fourth moments of f* free, and the sandwich on those rows kept the size nearest alpha with k = 3,
-    10 and 50 labels (docs/calibration_test.md, "k >= 3 labels").  Its size and power, measured against
+    resolution.  Items with k >= 3 labels (order 2) leave the third and fourth moments of f* free: their variance
+    condition is decorrelated from the mean condition and its covariance pooled from their residual products
+    (module :mod:`socal.testing`), which kept the size nearest alpha with k = 3, 10 and 50 labels
+    (docs/calibration_test.md, "k >= 3 labels").  Its size and power, measured against
     Spiegelhalter's z and Hosmer-Lemeshow on the same draws, are in the docs (``benchmarks/size_power.py``).
 
     Parameters
@@ -672,7 +770,7 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
         Basis degree per axis; default :func:`default_degree` (n), fixed in advance.
     covariance : {'null', 'sandwich'}
         'null' (the default): the covariance of the moment conditions under the null (exact for k = 2; at order 2
-        an item with k >= 3 labels contributes its residual products, as the null leaves f*'s higher moments free).
+        items with k >= 3 labels pool their residual products, as the null leaves f*'s higher moments free).
         'sandwich': the rows' own residual products (valid for any law of the labels, but estimated; measured too
         liberal at small n, see the docs page of the test).
     chunks : iterable of chunks, optional

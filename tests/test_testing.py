@@ -31,26 +31,68 @@ def _exact_cov(m, v, k, fvals, fprobs):
     return (d * p[:, None]).T @ d
 
 
-@pytest.mark.parametrize("k", [2, 3, 4, 7])
-def test_null_covariance_matches_the_labels_law(k):
-    """The per-row covariance the statistics add has expectation equal to the exact one: identical for k = 2 (the
-    null fixes the law), unbiased through the higher-moment estimates for k >= 3."""
-    m, v = 0.3, 0.05
-    t = np.sqrt(v / (m * (1 - m)))
-    fvals, fprobs = [m * (1 - t), m + t * (1 - m)], [1 - m, m]
-    exact = _exact_cov(m, v, k, fvals, fprobs)
-    # expectation of the added covariance columns over the law of a
-    got = np.zeros((2, 2))
+def _expected_stats(m, v, k, fvals, fprobs, rows):
+    """The statistics' expectation over the law of the labels: ``rows`` items at one score (every sum is linear in
+    the rows, so weighting each outcome's row by its probability gives the expected sums)."""
+    out = CalibrationTestStats()
     for f, pf in zip(fvals, fprobs):
         for a in range(k + 1):
-            w = pf * stats.binom.pmf(a, k, f)
             s = CalibrationTestStats().add_validated(np.array([m]), np.array([v]), np.array([float(a)]),
                                                      np.array([float(k)]))
-            c11, c12, c22 = (s.sums[j].sum() for j in (3, 4, 5))
-            if k == 2:  # no label enters: the same matrix for every a
-                assert [c11, c12, c22] == pytest.approx([exact[0, 0], exact[0, 1], exact[1, 1]], abs=1e-14)
-            got += w * np.array([[c11, c12], [c12, c22]])
+            out.sums += rows * pf * stats.binom.pmf(a, k, f) * s.sums
+    return out
+
+
+def _two_point(m, v):
+    t = np.sqrt(v / (m * (1 - m)))
+    return [m * (1 - t), m + t * (1 - m)], [1 - m, m]
+
+
+def test_null_covariance_is_exact_for_two_labels():
+    """k = 2: the null fixes the labels' law, so each row adds the exact covariance, the same for every a."""
+    m, v = 0.3, 0.05
+    exact = _exact_cov(m, v, 2, *_two_point(m, v))
+    for a in range(3):
+        s = CalibrationTestStats().add_validated(np.array([m]), np.array([v]), np.array([float(a)]), np.array([2.0]))
+        assert [s.sums[j].sum() for j in (3, 4, 5)] == pytest.approx([exact[0, 0], exact[0, 1], exact[1, 1]],
+                                                                     abs=1e-14)
+
+
+@pytest.mark.parametrize("k", [3, 4, 7, 50])
+def test_many_label_covariance_matches_the_labels_law(k):
+    """k >= 3: the variance condition is decorrelated, w = r2 - beta r1, and the pooled covariance of (r1, w)
+    equals the exact one in expectation whatever f*'s law (here two atoms, far from the Beta law).  Negative
+    control: the Beta law's Var w alone, which the pooled ratio corrects, is off for this law (by 0.8% at k = 3,
+    7% at k = 4, a factor 7 at k = 50)."""
+    from socal.testing import _many_label_covariance
+    m, v = 0.2, 0.1
+    fvals, fprobs = _two_point(m, v)
+    C = _exact_cov(m, v, k, fvals, fprobs)
+    st = _expected_stats(m, v, k, fvals, fprobs, rows=1000.0)  # one cell of 1,000 rows: an atom of the scores
+    occ = np.flatnonzero(st.sums[0] > 0)
+    assert occ.size == 1
+    beta = float(st.sums[7, occ[0]] - 1000.0 * m) / -500.0  # the column holds m - beta / 2 per row
+    exact = np.array([C[0, 0], C[0, 1] - beta * C[0, 0], C[1, 1] - 2 * beta * C[0, 1] + beta ** 2 * C[0, 0]])
+    c12, c22 = _many_label_covariance(st.sums, occ)
+    got = np.array([st.sums[3, occ[0]], c12[0], c22[0]]) / 1000.0
     assert got == pytest.approx(exact, abs=1e-12)
+    assert abs(exact[1]) < 0.15 * np.sqrt(exact[0] * exact[2])  # nearly decorrelated (exactly for a Beta law)
+    beta_law = st.sums[5, occ[0]] / 1000.0
+    assert abs(beta_law / exact[2] - 1.0) > 0.005
+
+
+def test_many_label_covariance_pools_continuous_scores():
+    """Cells with fewer than 50 rows with k >= 3 are pooled over equal-count bins of the mean: on continuous scores
+    (no atom) the pooled Var w totals the rows' own residual products bin by bin, so V's total agrees with theirs."""
+    from socal.testing import _many_label_covariance
+    pop = synthetic.EnsembleLikePopulation(0.01)
+    m, v, _, y = pop.sample_raw(5000, k=10, rng=1)
+    st = CalibrationTestStats().update(m, v, y)
+    occ = np.flatnonzero(st.sums[0] > 0)
+    assert st.sums[14, occ].max() < 50
+    c12, c22 = _many_label_covariance(st.sums, occ)
+    assert c22.sum() == pytest.approx(st.sums[11].sum(), rel=1e-9)  # the bins' ratios reproduce their totals
+    assert c12.sum() == pytest.approx(st.sums[10].sum(), rel=1e-9, abs=1e-9)
 
 
 def test_merge_order_chunks_and_sources_agree():
@@ -68,6 +110,41 @@ def test_merge_order_chunks_and_sources_agree():
         assert other.statistic == pytest.approx(whole.statistic, rel=1e-12)
         assert other.pvalue == pytest.approx(whole.pvalue, rel=1e-9, abs=1e-300)
         assert other.df == whole.df and other.n == whole.n
+
+
+def test_many_labels_merge_order_and_chunks_agree():
+    """k drawn per item from 2..10 (the exact k = 2 rows and the pooled k >= 3 rows in one statistic): permuted, in
+    7 chunks, merged and as counts, the same statistic to 1e-12."""
+    rng = np.random.default_rng(5)
+    m, v, f, _ = synthetic.EnsembleLikePopulation(0.01).sample_raw(6000, rng=rng)
+    k = rng.integers(2, 11, 6000).astype(float)
+    a = rng.binomial(k.astype(int), f).astype(float)
+    whole = socal.calibration_test(m, v, counts=(a, k))
+    perm = rng.permutation(6000)
+    shuffled = socal.calibration_test(m[perm], v[perm], counts=(a[perm], k[perm]))
+    pieces = [dict(mean=m[i::7], var=v[i::7], counts=(a[i::7], k[i::7])) for i in range(7)]
+    chunked = socal.calibration_test(chunks=pieces)
+    merged = sum(CalibrationTestStats().update(c["mean"], c["var"], counts=c["counts"]) for c in pieces)
+    for other in (shuffled, chunked, socal.calibration_test(merged)):
+        assert other.statistic == pytest.approx(whole.statistic, rel=1e-12)
+        assert other.pvalue == pytest.approx(whole.pvalue, rel=1e-9, abs=1e-300)
+        assert [r.z for r in other.regions] == pytest.approx([r.z for r in whole.regions], rel=1e-9)
+
+
+def test_many_labels_at_the_edges_of_the_scores():
+    """k >= 3 at m = 0 and 1 (v = 0), at v = 0 inside and at v = m (1 - m): a finite statistic, p in [0, 1], and
+    the impossible labels still give p = 0."""
+    rng = np.random.default_rng(0)
+    n = 400
+    m = np.concatenate([np.zeros(50), np.ones(50), rng.uniform(0.1, 0.9, 300)])
+    v = np.concatenate([np.zeros(150), m[150:250] * (1 - m[150:250]), rng.uniform(0, 0.01, 150)])
+    f = np.where(v > 0, (rng.random(n) < m).astype(float), m)  # a Bernoulli where v = m (1 - m)
+    f[250:] = m[250:]
+    y = (rng.random((n, 5)) < f[:, None]).astype(float)
+    res = socal.calibration_test(m, v, y)
+    assert np.isfinite(res.statistic) and 0.0 <= res.pvalue <= 1.0 and res.impossible == 0
+    y[0, 0] = 1.0  # a positive at m = 0
+    assert socal.calibration_test(m, v, y).pvalue == 0.0
 
 
 def test_dask_partitions_agree():
@@ -111,15 +188,23 @@ def test_size_for_k3_and_tiny_variances():
 @pytest.mark.parametrize("k", [10, 50])
 def test_size_with_many_labels_per_item(k):
     """k = 10 and 50 labels (CIFAR-10H has about 50, ChaosNLI 100): the rows' estimates of E f*^3 and E f*^4 in the
-    null covariance rejected about 22% of these calibrated draws at level 0.05; the rows' residual products keep the
-    count of rejections in the central 99.9% of Binomial(300, 0.05 +- 0.02)."""
+    null covariance rejected about 22% of these calibrated draws at level 0.05; the decorrelated, pooled covariance
+    keeps the count of rejections in the central 99.9% of Binomial(300, 0.05 +- 0.02)."""
     lo, hi = stats.binom.ppf(0.0005, 300, 0.03), stats.binom.isf(0.0005, 300, 0.07)
     assert lo <= _rejections(synthetic.EnsembleLikePopulation(1e-4), 3000, 300, k=k) <= hi
 
 
+def test_size_with_many_labels_on_atoms_of_the_scores():
+    """Six atoms whose f* takes two values (far from a Beta law, and differently at the two atoms with mean 0.5),
+    k = 50 labels: pooled over bins of the mean alone, the covariance mixed the two atoms' ratios and the test
+    rejected 0.215 of 400 draws at level 0.05; an atom pools on its own (0.040)."""
+    lo, hi = stats.binom.ppf(0.0005, 300, 0.03), stats.binom.isf(0.0005, 300, 0.07)
+    assert lo <= _rejections(synthetic.calibrated_population(), 3000, 300, k=50) <= hi
+
+
 def test_more_labels_per_item_buy_power_against_variance_errors():
     """Variances reported at half the truth, n = 1,000 (docs/calibration_test.md, 'With k labels per item'): the
-    order-2 test found them in 0.08 of draws with 2 labels and 0.69 with 10 (200 replicates).  40 replicates here:
+    order-2 test found them in 0.08 of draws with 2 labels and 0.80 with 10 (200 replicates).  40 replicates here:
     with 10 labels the count of rejections must lie above Binomial(40, 0.4)'s 0.1% quantile, with 2 below
     Binomial(40, 0.25)'s 99.9%."""
     pop = synthetic.EnsembleLikePopulation(0.01, var_factor=0.5)
@@ -244,22 +329,25 @@ def test_bad_data():
 
 # up to 300 items, and 2,000-12,000, where order 1 pools the epistemic ratio over 2-10 equal-count bins of the mean
 scores = st.one_of(st.integers(20, 300), st.integers(2000, 12000)).flatmap(
-    lambda n: st.tuples(st.just(n), st.integers(0, 2**32 - 1), st.sampled_from([1, 2])))
+    lambda n: st.tuples(st.just(n), st.integers(0, 2**32 - 1), st.sampled_from([1, 2]), st.sampled_from([2, 3, 10])))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(scores)
-@example(case=(2000, 1, 1))  # a cell at the middle of the rows, s = 1/2, on the boundary of 2 pooling bins
+@example(case=(2000, 1, 1, 2))  # a cell at the middle of the rows, s = 1/2, on the boundary of 2 pooling bins
+@example(case=(3000, 2, 2, 10))  # k >= 3: pooled over 3 bins of the mean
 def test_properties_p_in_unit_interval_and_label_flip_invariance(case):
     """p in [0, 1], T >= 0, and flipping the classes (m -> 1 - m, labels -> 1 - labels, var kept) leaves the
     statistic unchanged: the residuals transform linearly, (r1, r2) -> (-r1, r2 - 2 r1), the null covariance with
     them, and the basis on the mirrored ranks spans the same functions; order 1's equal-count bins of the mean
-    mirror too (at n = 5,000 their former boundaries moved T by 0.2% under the flip)."""
-    n, seed, order = case
+    mirror too (at n = 5,000 their former boundaries moved T by 0.2% under the flip).  With k >= 3 labels the
+    decorrelated w is unchanged by the flip (the Beta family is closed under it, beta -> 2 - beta), Cov(r1, w)
+    changes sign with r1, and the pools mirror."""
+    n, seed, order, k = case
     rng = np.random.default_rng(seed)
     m = rng.uniform(0.02, 0.98, n)
     v = rng.uniform(0, 1, n) * m * (1 - m)
-    y = (rng.random((n, 2)) < rng.uniform(0, 1, (n, 1))).astype(float)
+    y = (rng.random((n, k)) < rng.uniform(0, 1, (n, 1))).astype(float)
     a = socal.calibration_test(m, v if order == 2 else None, y, order=order)
     b = socal.calibration_test(1 - m, v if order == 2 else None, 1 - y, order=order)
     assert 0.0 <= a.pvalue <= 1.0 and a.statistic >= 0.0
