@@ -6,6 +6,7 @@
     python benchmarks/size_power.py --sandwich      # why the null covariance: its size against a sandwich's
     python benchmarks/size_power.py --labels 3,10,50   # size with k labels per item (the covariance's free moments)
     python benchmarks/size_power.py --power --labels 2,3,10   # power with k labels per item
+    python benchmarks/size_power.py --mixed-labels 3,10,100,1000   # size with k drawn per item from 2..K
 
 Populations with exact truth: the calibrated members of the validation zoo (calibrated-few, calibrated-many,
 nearly-calibrated) and smooth ensemble-like calibrated populations (socal.synthetic.EnsembleLikePopulation) with
@@ -15,7 +16,8 @@ first-order tests on the first label: Spiegelhalter's z (two-sided) and Hosmer-L
 the mean, chi-square on 10 df: the predictions are external, not fitted).  Seeds: replicate r of cell c draws from
 numpy.random.default_rng([c, r]).  ``--labels`` draws k labels per item instead (seeds [c, k, r]), on five of these
 populations and a calibrated law far from any Beta (:class:`BernoulliOrPoint`), and runs the order-2 and order-1
-tests (with k >= 3 on every row, the order-2 default and its sandwich option coincide).
+tests.  ``--mixed-labels`` draws each item's k uniformly from 2..K (seeds [9100, K, r]), on f* = m and on the
+ensemble-like population with average Var f* 0.01, and runs the order-2 test on the counts.
 """
 
 from __future__ import annotations
@@ -226,6 +228,37 @@ def labels(ks, n, reps, jobs):
         print(f"| {names[cell - 7000]} | {k} | {cols} |")
 
 
+def _mixed_cell(args):
+    K, level, n, reps = args
+    out = np.empty(reps)
+    for r in range(reps):
+        rng = np.random.default_rng([9100, K, r])
+        if level:
+            m, v, f, _ = EnsembleLikePopulation(level).sample_raw(n, rng=rng)
+        else:
+            m = rng.uniform(0.05, 0.95, n)
+            v, f = np.zeros(n), m
+        k = rng.integers(2, K + 1, n)
+        a = rng.binomial(k, f)
+        out[r] = socal.calibration_test(m, v, counts=(a.astype(float), k.astype(float))).pvalue
+    return out
+
+
+def labels_mixed(tops, n, reps, jobs):
+    """Size at 0.05 / 0.10 with each item's k drawn uniformly from 2..K: rows with k = 2 keep the exact null
+    covariance, the others the pooled one, in one statistic."""
+    tasks = [(K, level, n, reps) for level in (0.0, 0.01) for K in tops]
+    with ProcessPoolExecutor(jobs) as ex:
+        res = list(ex.map(_mixed_cell, tasks))
+    print(f"Rejection rate of calibrated populations, k per item uniform on 2..K, n = {n:,}, {reps} replicates per "
+          f"cell, order 2 at 0.05 / 0.10:\n")
+    print("| population | K | order 2 |")
+    print("| --- | --- | --- |")
+    for (K, level, _, _), ps in zip(tasks, res):
+        name = "f* = m" if not level else f"ensemble Var f* {level:g}"
+        print(f"| {name} | {K} | {np.mean(ps < 0.05):.3f} / {np.mean(ps < 0.10):.3f} |")
+
+
 def labels_power(ks, sizes, reps, jobs):
     """Power at 0.05 with k labels per item, on the alternatives of the power table (replicate r draws from
     default_rng([cell, k, r]), as ``labels`` does; the sizes share these seeds).  With k >= 3 the
@@ -299,6 +332,7 @@ def main(argv=None):
     p.add_argument("--timing", action="store_true")
     p.add_argument("--sandwich", action="store_true")
     p.add_argument("--labels", default=None, help="comma-separated k: the size with k labels per item")
+    p.add_argument("--mixed-labels", default=None, help="comma-separated K: the size with k per item from 2..K")
     p.add_argument("--reps", type=int, default=None, help="replicates per cell (size 2000, power 500)")
     p.add_argument("--sizes", default=None, help="comma-separated n")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -339,6 +373,9 @@ def main(argv=None):
         return labels_power([int(x) for x in args.labels.split(",")],
                             [int(float(x)) for x in (args.sizes or "1000,5000").split(",")], args.reps or 200,
                             args.jobs)
+    if args.mixed_labels:
+        labels_mixed([int(x) for x in args.mixed_labels.split(",")], int(float(args.sizes or 3000)), args.reps or 200,
+                     args.jobs)
     if args.labels:
         labels([int(x) for x in args.labels.split(",")], int(float(args.sizes or 3000)), args.reps or 400, args.jobs)
 
