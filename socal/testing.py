@@ -434,14 +434,16 @@ class CalibrationTestStats:
             elif (k >= 3).any():
                 three = k >= 3
                 beta, w, cond = _decorrelate(m, v, mu2, k, c11, r1, r2)
-                many = three.astype(float)
-                r2 = np.where(three, w, r2)
-                mb = m - np.where(three, beta, 0.0) / 2.0
                 # the rows' residual products, and the Beta law's Var w and sqrt(C11 Var w): the pooled ratios'
                 # parts (_many_label_covariance); the cells' Cov(r1, w) and Var w are the Beta law's until then
-                p12, p22 = many * r1 * w, many * w * w
-                e12, e22 = many * np.sqrt(c11 * cond), many * cond
-                c12, c22 = np.where(three, 0.0, c12), np.where(three, cond, c22)
+                p12, p22, e12, e22 = r1 * w, w * w, np.sqrt(c11 * cond), cond
+                if three.all():  # every row (the usual case: one k for all items)
+                    r2, mb, c12, c22, many = w, m - beta / 2.0, np.zeros_like(m), cond, np.ones_like(m)
+                else:
+                    many = three.astype(float)
+                    p12, p22, e12, e22 = many * p12, many * p22, many * e12, many * e22
+                    r2, mb = np.where(three, w, r2), m - np.where(three, beta, 0.0) / 2.0
+                    c12, c22 = np.where(three, 0.0, c12), np.where(three, cond, c22)
             # the alternatives' directions (1, 2 m) and g (1, 2 m) read, for w = r2 - beta r1, 2 m - beta and
             # g (2 m - beta): the columns hold m - beta / 2 (m itself for k = 2)
             cols = (np.ones_like(m), r1, r2, c11, c12, c22, v, mb, g, mb * g, p12, p22, e12, e22, many)
