@@ -436,7 +436,7 @@ class CalibrationTestStats:
                 beta, w, cond = _decorrelate(m, v, mu2, k, c11, r1, r2)
                 # the rows' residual products, and the Beta law's Var w and sqrt(C11 Var w): the pooled ratios'
                 # parts (_many_label_covariance); the cells' Cov(r1, w) and Var w are the Beta law's until then
-                p12, p22, e12, e22 = r1 * w, w * w, np.sqrt(c11 * cond), cond
+                p12, p22, e12, e22 = r1 * w, w * w, np.sqrt(np.maximum(c11, 0.0) * cond), cond
                 if three.all():  # every row (the usual case: one k for all items)
                     r2, mb, c12, c22, many = w, m - beta / 2.0, np.zeros_like(m), cond, np.ones_like(m)
                 else:
