@@ -207,9 +207,15 @@ def _labels_cell(args):
     return out
 
 
+def _rates(p):
+    """Rejection rates at 0.05 and 0.10 of p-values ``p``, as printed in the tables."""
+    return f"{np.mean(p < 0.05):.3f} / {np.mean(p < 0.10):.3f}"
+
+
 def labels(ks, n, reps, jobs):
-    """Size at 0.05 / 0.10 with k labels per item: the order-2 null covariance estimates E[f*^3 | S] and
-    E[f*^4 | S] from the rows (k >= 3), so its size depends on k and on the law of f* in the level sets."""
+    """Size at 0.05 / 0.10 with k labels per item: with k >= 3 the null leaves E[f*^3 | S] and E[f*^4 | S] free,
+    and the order-2 test pools the covariance they enter from the rows' residual products, so its size depends on
+    k and on the law of f* in the level sets."""
     pops = populations_null()
     pops = {nm: pops[nm] for nm in ("calibrated-few", "calibrated-many", "nearly-calibrated",
                                    "ensemble Var f* 0.01", "ensemble Var f* 0.0001")}
@@ -224,7 +230,7 @@ def labels(ks, n, reps, jobs):
     print("| --- | --- | --- | --- |")
     names = list(pops)
     for (cell, _, _, k, _), ps in zip(tasks, res):
-        cols = " | ".join(f"{np.mean(ps[:, j] < 0.05):.3f} / {np.mean(ps[:, j] < 0.10):.3f}" for j in range(2))
+        cols = " | ".join(_rates(ps[:, j]) for j in range(2))
         print(f"| {names[cell - 7000]} | {k} | {cols} |")
 
 
@@ -256,7 +262,7 @@ def labels_mixed(tops, n, reps, jobs):
     print("| --- | --- | --- |")
     for (K, level, _, _), ps in zip(tasks, res):
         name = "f* = m" if not level else f"ensemble Var f* {level:g}"
-        print(f"| {name} | {K} | {np.mean(ps < 0.05):.3f} / {np.mean(ps < 0.10):.3f} |")
+        print(f"| {name} | {K} | {_rates(ps)} |")
 
 
 def labels_power(ks, sizes, reps, jobs):
