@@ -81,6 +81,25 @@ def test_many_label_covariance_matches_the_labels_law(k):
     assert abs(beta_law / exact[2] - 1.0) > 0.005
 
 
+@pytest.mark.parametrize("k", [3, 10])
+@pytest.mark.parametrize("m, v", [(0.3, 0.05), (0.8, 0.01)])
+def test_decorrelation_is_exact_for_a_beta_law(m, v, k):
+    """For f* ~ Beta with the null's mean and variance, the Beta law's beta makes w exactly uncorrelated with r1 and
+    its Var w is exact (the law enumerated by Gauss-Jacobi nodes, exact for the moments up to the fourth), so the
+    cells' Beta-law columns need no correction; a wrong third or fourth moment in :func:`_beta_moments` shows here."""
+    from scipy.special import roots_jacobi
+    nu = m * (1 - m) / v - 1
+    x, w = roots_jacobi(4, (1 - m) * nu - 1, m * nu - 1)  # weight (1 - x)^(b - 1) (1 + x)^(a - 1) on [-1, 1]
+    fvals, fprobs = (1 + x) / 2, w / w.sum()
+    C = _exact_cov(m, v, k, fvals, fprobs)
+    st = _expected_stats(m, v, k, fvals, fprobs, rows=1.0)
+    occ = np.flatnonzero(st.sums[0] > 0)
+    beta = float(st.sums[7, occ[0]] - m) / -0.5
+    assert beta == pytest.approx(C[0, 1] / C[0, 0], rel=1e-10)
+    assert float(st.sums[10, occ[0]]) == pytest.approx(0.0, abs=1e-12)  # E[r1 w] = 0
+    assert float(st.sums[11, occ[0]]) == pytest.approx(float(st.sums[13, occ[0]]), rel=1e-10)  # E w^2 = Var w
+
+
 def test_many_label_covariance_pools_continuous_scores():
     """Cells with fewer than 50 rows with k >= 3 are pooled over equal-count bins of the mean: on continuous scores
     (no atom) the pooled Var w totals the rows' own residual products bin by bin, so V's total agrees with theirs."""
@@ -197,7 +216,7 @@ def test_size_with_many_labels_per_item(k):
 def test_size_with_many_labels_on_atoms_of_the_scores():
     """Six atoms whose f* takes two values (far from a Beta law, and differently at the two atoms with mean 0.5),
     k = 50 labels: pooled over bins of the mean alone, the covariance mixed the two atoms' ratios and the test
-    rejected 0.215 of 400 draws at level 0.05; an atom pools on its own (0.040)."""
+    rejected 82 of these 300 draws at level 0.05 (0.215 of the benchmark's 400); an atom pools on its own (20)."""
     lo, hi = stats.binom.ppf(0.0005, 300, 0.03), stats.binom.isf(0.0005, 300, 0.07)
     assert lo <= _rejections(synthetic.calibrated_population(), 3000, 300, k=50) <= hi
 
