@@ -408,3 +408,27 @@ def test_to_dict_is_strict_json_where_a_direction_is_undetectable():
     d = json.loads(json.dumps(t.to_dict(), allow_nan=False))
     assert d["detectable"]["temperature"] is None and d["detectable"]["mean_shift"] > 0
     json.dumps(socal.evaluate(m, v, y, n_boot=20).to_dict(), allow_nan=False)
+
+
+_edge_means = st.sampled_from([0.0, 1.0, 5e-324, 1e-300, 1e-12, 0.5, 1 - 1e-12, 1 - 2**-53])
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(10, 400), seed=st.integers(0, 2**32 - 1), kmax=st.integers(2, 60),
+       edge=st.lists(st.tuples(_edge_means, st.sampled_from([0.0, 0.5, 1.0])), min_size=1, max_size=6))
+def test_many_labels_never_give_nan(n, seed, kmax, edge):
+    """Any valid scores and counts with k from 2 to 60 per item, some rows at the edges (m at or next to 0 and 1,
+    denormal; v = 0, half or all of m (1 - m)): T >= 0 finite, p in [0, 1], no floating-point warning."""
+    rng = np.random.default_rng(seed)
+    m = rng.uniform(0, 1, n)
+    t = rng.uniform(0, 1, n)
+    for i, (mm, tt) in enumerate(edge):
+        m[i], t[i] = mm, tt
+    v = t * m * (1 - m)
+    k = rng.integers(2, kmax + 1, n).astype(float)
+    f = np.where(t >= 1.0, (rng.random(n) < m).astype(float), m)  # v = m (1 - m): f* is 0 or 1
+    a = rng.binomial(k.astype(int), np.clip(f, 0, 1)).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = socal.calibration_test(m, v, counts=(a, k))
+    assert np.isfinite(res.statistic) and res.statistic >= 0.0 and 0.0 <= res.pvalue <= 1.0
