@@ -580,7 +580,7 @@ def _many_label_covariance(S, occ):
     products: a row's w^2 correlates with its w, which enters the statistic, and at k = 10-50 labels the test on the
     rows' own products rejected up to 0.087 at level 0.05; why decorrelated: Var(r2 | r1) is a small difference of
     large terms at many labels, and a few percent of error in C12 against C22 there (a pooled ratio each, or the
-    rows' estimates of E f*^3 and E f*^4) made the test reject up to 0.15-0.2 (docs/calibration_test.md).  Returns
+    rows' estimates of E f*^3 and E f*^4) made the test reject up to 0.15-0.24 (docs/calibration_test.md).  Returns
     the cells' C12 and C22 (k = 2 rows' exact parts included)."""
     c12, c22 = S[4, occ], S[5, occ]
     many = S[14, occ]
