@@ -12,6 +12,7 @@ the number of jobs.
 
     python benchmarks/coverage.py [--reps 200] [--sizes 1000,5000,50000] [--hs 1/16,1/64] [--level 0.9]
                                   [--upper 0.95] [--n-boot 200] [--jobs 2] [--members name,...] [--kind ce2,ce1]
+                                  [--labels 2]   # k labels per item (the same seeds; k = 2 is the tables')
     python benchmarks/coverage.py --timing [--sizes 50000] [--members ...]   # ce2 with and without ci, same run
 """
 
@@ -26,9 +27,9 @@ import socal
 from socal.parallel import iter_jobs
 
 
-def one(kind, name, h, n, rep, level, upper, n_boot):
+def one(kind, name, h, n, rep, level, upper, n_boot, k=2):
     pop = socal.synthetic.validation_zoo()[name].population
-    m, v, y = pop.sample(n, h=h, rng=np.random.default_rng([zlib.crc32(name.encode()), round(1 / h), n, rep]))
+    m, v, y = pop.sample(n, h=h, k=k, rng=np.random.default_rng([zlib.crc32(name.encode()), round(1 / h), n, rep]))
     t0 = time.perf_counter()
     if kind == "ce2":
         res = socal.ce2(m, v, y, h=h, ci=level, upper=upper, n_boot=n_boot, rng=rep)
@@ -72,6 +73,7 @@ def main():
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--members", default=None, help="comma-separated zoo names (default: all)")
     p.add_argument("--kind", default="ce2,ce1")
+    p.add_argument("--labels", type=int, default=2, help="labels per item (k)")
     p.add_argument("--timing", action="store_true", help="time ce2 with and without ci instead")
     a = p.parse_args()
     zoo = socal.synthetic.validation_zoo()
@@ -80,7 +82,8 @@ def main():
     sizes = [int(float(s)) for s in a.sizes.split(",")]
     if a.timing:
         return timing(names, hs, sizes, a.level, a.upper, a.n_boot)
-    print(f"{a.reps} replicates per cell, {a.level:.0%} intervals, {a.upper:.0%} upper bounds, n_boot = {a.n_boot}")
+    print(f"{a.reps} replicates per cell, {a.level:.0%} intervals, {a.upper:.0%} upper bounds, n_boot = {a.n_boot}, "
+          f"{a.labels} labels per item")
     head = (f"{'kind':<5}{'member':<19}{'h':>5}{'n':>7}{'truth':>8}{'bias plug':>10}{'bias est':>9}{'RMSE plug':>10}"
             f"{'RMSE est':>9}{'cover':>6}{'upper':>6}{'width':>8}{'w/RMSE':>7}{'holds':>6}{'fine':>5}{'s/call':>7}")
     for held_out in (False, True):
@@ -96,7 +99,7 @@ def main():
                     pop = zoo[name].population
                     for h in hs:
                         truth = (pop.ce2(h) if kind == "ce2" else pop.ce1(h)).value
-                        jobs = [(kind, name, h, n, r, a.level, a.upper, a.n_boot) for r in range(a.reps)]
+                        jobs = [(kind, name, h, n, r, a.level, a.upper, a.n_boot, a.labels) for r in range(a.reps)]
                         plug, est, lo, hi, up, fine, sec = np.array(list(iter_jobs(one, jobs, n_jobs=a.jobs))).T
                         rmse = np.sqrt(np.mean((est - truth) ** 2))
                         cover = np.mean((lo <= truth) & (truth <= hi))
