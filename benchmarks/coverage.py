@@ -13,6 +13,7 @@ the number of jobs.
     python benchmarks/coverage.py [--reps 200] [--sizes 1000,5000,50000] [--hs 1/16,1/64] [--level 0.9]
                                   [--upper 0.95] [--n-boot 200] [--jobs 2] [--members name,...] [--kind ce2,ce1]
                                   [--labels 2]   # k labels per item (the same seeds; k = 2 is the tables')
+                                  [--finest L]   # experiment: Lepski's finest admissible degree set to L
     python benchmarks/coverage.py --timing [--sizes 50000] [--members ...]   # ce2 with and without ci, same run
 """
 
@@ -27,7 +28,10 @@ import socal
 from socal.parallel import iter_jobs
 
 
-def one(kind, name, h, n, rep, level, upper, n_boot, k=2):
+def one(kind, name, h, n, rep, level, upper, n_boot, k=2, finest=None):
+    if finest is not None:  # an experiment on the rule, not socal's behaviour: set in the worker that runs the call
+        from socal import lepski
+        lepski.admissible_degree = lambda n_train, ndim: finest
     pop = socal.synthetic.validation_zoo()[name].population
     m, v, y = pop.sample(n, h=h, k=k, rng=np.random.default_rng([zlib.crc32(name.encode()), round(1 / h), n, rep]))
     t0 = time.perf_counter()
@@ -74,6 +78,8 @@ def main():
     p.add_argument("--members", default=None, help="comma-separated zoo names (default: all)")
     p.add_argument("--kind", default="ce2,ce1")
     p.add_argument("--labels", type=int, default=2, help="labels per item (k)")
+    p.add_argument("--finest", type=int, default=None,
+                   help="experiment: Lepski's finest admissible degree (50 training rows per coefficient) set to this")
     p.add_argument("--timing", action="store_true", help="time ce2 with and without ci instead")
     a = p.parse_args()
     zoo = socal.synthetic.validation_zoo()
@@ -83,7 +89,7 @@ def main():
     if a.timing:
         return timing(names, hs, sizes, a.level, a.upper, a.n_boot)
     print(f"{a.reps} replicates per cell, {a.level:.0%} intervals, {a.upper:.0%} upper bounds, n_boot = {a.n_boot}, "
-          f"{a.labels} labels per item")
+          f"{a.labels} labels per item" + (f", Lepski's finest admissible degree {a.finest}" if a.finest else ""))
     head = (f"{'kind':<5}{'member':<19}{'h':>5}{'n':>7}{'truth':>8}{'bias plug':>10}{'bias est':>9}{'RMSE plug':>10}"
             f"{'RMSE est':>9}{'cover':>6}{'upper':>6}{'width':>8}{'w/RMSE':>7}{'holds':>6}{'fine':>5}{'s/call':>7}")
     for held_out in (False, True):
@@ -99,7 +105,8 @@ def main():
                     pop = zoo[name].population
                     for h in hs:
                         truth = (pop.ce2(h) if kind == "ce2" else pop.ce1(h)).value
-                        jobs = [(kind, name, h, n, r, a.level, a.upper, a.n_boot, a.labels) for r in range(a.reps)]
+                        jobs = [(kind, name, h, n, r, a.level, a.upper, a.n_boot, a.labels, a.finest)
+                                for r in range(a.reps)]
                         plug, est, lo, hi, up, fine, sec = np.array(list(iter_jobs(one, jobs, n_jobs=a.jobs))).T
                         rmse = np.sqrt(np.mean((est - truth) ** 2))
                         cover = np.mean((lo <= truth) & (truth <= hi))
