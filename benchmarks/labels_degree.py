@@ -1,8 +1,9 @@
-"""Why CE2's interval under-covers with many labels per item at n = 5,000 (measured; not fixed): the smoothing bias
-of the degrees Lepski's rule may compare, against the degrees that more labels make affordable.
+"""Why CE2's interval under-covered with many labels per item at n = 5,000 until Lepski's finest candidate counted
+the label noise (socal.lepski.label_noise_factor): the smoothing bias of the degrees compared, against the degrees
+that more labels make affordable.
 
 With k labels per item the targets' label noise shrinks (the epistemic spread Var f* does not), so a finer degree
-costs less noise than with two labels, while the finest candidate Lepski's rule compares is fixed by the rows
+costs less noise than with two labels, while the finest candidate Lepski's rule compared was fixed by the rows
 alone (50 training rows per coefficient: degree 7 at n = 5,000).  This prints, for the zoo's toy population at
 h = 1/16, the bias-corrected estimate's mean error and SD at fixed degrees (alpha = 1e-3, no selection) with k = 2
 and k = 10 labels, on the coverage benchmark's samples (its seeds), and the default call's for comparison.

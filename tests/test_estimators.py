@@ -315,6 +315,48 @@ def test_lepskis_candidates_reach_the_largest_admissible_degree():
     assert "degrees 5, 7, 21 " in res.selection.rule, res.selection.rule
 
 
+def _noise_factor(m, v, y, degrees=(4, 8, 12)):
+    from socal.degrees import DEFAULT_ALPHAS
+    from socal.fitting import select_and_fit
+    from socal.lepski import label_noise_factor
+    stats = socal.SufficientStats(max_degree=max(degrees), rng=0).update(m, v, y)
+    return label_noise_factor(stats, select_and_fit(stats, degrees=degrees, alphas=DEFAULT_ALPHAS, select=True))
+
+
+def test_label_noise_factor_counts_rows_by_their_label_noise():
+    """f* = m on every item (no spread within a level set): the a/k target's variance is m (1 - m)/k, so a row with
+    k labels is worth k/2 rows with two, 1.5 and 5.0 for k = 3 and 10; with two labels the factor is 1 (the rule as
+    it was, bit for bit: the zoo's 205 numbers are unchanged); and where the labels of an item all agree (f* is 0
+    or 1, no label noise at all) there is nothing to count, and the factor stays 1 (the negative control: the spread
+    of f* does not shrink with k)."""
+    rng = np.random.default_rng(0)
+    n = 20_000
+    m = rng.uniform(0.1, 0.9, n)
+    for k, want in ((2, 1.0), (3, 1.5), (10, 5.0)):
+        y = (rng.random((n, k)) < m[:, None]).astype(float)
+        assert _noise_factor(m, np.zeros(n), y) == pytest.approx(want, rel=1e-9)
+    f = (rng.random(n) < m).astype(float)
+    assert _noise_factor(m, m * (1 - m), np.repeat(f[:, None], 10, axis=1)) == 1.0
+    zoo = socal.synthetic.validation_zoo()
+    for name in ("toy", "calibrated-many", "held-out-mixed"):
+        mt, vt, yt = zoo[name].population.sample(5000, h=1 / 64, rng=2)
+        assert _noise_factor(mt, vt, yt) == 1.0
+
+
+def test_lepskis_finest_candidate_grows_with_the_labels_per_item():
+    """At n = 5,000 (4,000 training rows) the finest candidate is degree 7 with two labels per item; with 10 labels
+    on the toy population (factor about 2: half of the a/k target's variance is label noise there) it is 11, and
+    with 50 labels 13 (docs/numbers.md, "With k >= 3 labels per item": the interval then covers 0.93 instead of
+    0.84 at h = 1/16)."""
+    pop = socal.synthetic.validation_zoo()["toy"].population
+    finest = {}
+    for k in (2, 10, 50):
+        m, v, y = pop.sample(5000, h=1 / 16, k=k, rng=0)
+        rule = socal.ce2(m, v, y, h=1 / 16, rng=0, n_boot=50).selection.rule
+        finest[k] = int(rule.rstrip(")").replace(" agree within 2 standard errors", "").split(", ")[-1].split()[-1])
+    assert finest == {2: 7, 10: 11, 50: 13}, finest
+
+
 def _cand(degree, debiased, deltas):
     from socal.lepski import Candidate as _Candidate
     fit = type("F", (), {"calmap": type("C", (), {"degree": degree})()})()
