@@ -41,7 +41,7 @@ from .rowkeys import CensusPass, KeyCensus, keyed_uniforms, mix64, mix64_inplace
 from .chebyshev import (MomentOperator, ScoreAngles, cheb_rows, cholesky_lower, response_vector, ridge_factor,
                         tensor_features, tensor_gram, to_unit)
 from .fitting import feasible
-from .sufficient import response_moments, targets
+from .sufficient import beta_law, beta_moments, response_moments, target_covariance, targets
 
 __all__ = ["bootstrap", "BootstrapResult", "bracket_interval", "shrunk_estimate", "DeviationWorldPass",
            "SecondMomentPass", "second_moment_fit", "THRESHOLDS", "KeyCensus", "KeyCensusPass"]
@@ -51,19 +51,6 @@ _REP_FLOATS = 2**25  # label sets are drawn in blocks of at most this many targe
 
 
 _TABLE_K = 64  # rows with other k up to this many labels draw from a per-row table of their count's law
-
-
-def _world_law(p1, p2):
-    """The bootstrap world's law of f* per row, from its mean p1 and second moment p2: (bern, point, s) with bern
-    where the spread is the largest possible, p1 (1 - p1) (f* is Bernoulli(p1)), point where there is none (f* = p1),
-    and otherwise Beta(p1 s, (1 - p1) s), s = p1 (1 - p1) / Var - 1 (mean and variance matched)."""
-    var = np.clip(p2 - p1 * p1, 0.0, None)
-    top = p1 * (1.0 - p1)
-    bern = var >= top * (1 - 1e-9)
-    point = (var <= 1e-12) & ~bern
-    with np.errstate(divide="ignore", invalid="ignore"):
-        s = np.where(bern | point, 1.0, top / np.where(var > 0, var, 1.0) - 1.0)
-    return bern, point, s
 
 
 class _Snapshots:
@@ -87,7 +74,7 @@ class _Snapshots:
         self.q2c = 1.0 - np.clip(p2[self.two], 0.0, 1.0)
         other = np.flatnonzero(~self.two)
         k_o, p1_o = k[other].astype(np.int64), p1[other]
-        bern, point, s = _world_law(p1_o, p2[other])
+        bern, point, s = beta_law(p1_o, p2[other])
         alpha, beta = p1_o * s, (1.0 - p1_o) * s
         small = k_o <= _TABLE_K
         # the tabulated rows: cumulative probabilities of a = 0..k, offset by the row's position (so one sorted array)
@@ -234,26 +221,10 @@ class LabelSetsPass:
         return _Sums((W, np.array([m.size])))
 
 
-def _world_moments(p1, p2):
-    """E f^j, j = 1..4, of the bootstrap world's f* per row (second order): a point mass at p1 with no spread,
-    Bernoulli(p1) at the largest spread p1 (1 - p1), otherwise the Beta law with mean p1 and second moment p2 (as
-    :class:`_Snapshots` draws)."""
-    bern, point, s = _world_law(p1, p2)
-    a = p1 * s
-    mu = [p1]
-    for j in range(1, 4):
-        mu.append(mu[-1] * (a + j) / (s + j))
-    mu2, mu3, mu4 = (np.where(point, p1 ** (j + 1), np.where(bern, p1, mu[j])) for j in (1, 2, 3))
-    return p1, mu2, mu3, mu4
-
-
 def target_covariances(p1, p2, k, R):
     """Per row, the covariance of the targets (z1 = a/k, z2 = a(a-1)/(k(k-1))) when a ~ Binomial(k, f*) and f* has
-    the bootstrap world's law: columns Var z1, and for R = 2 also Cov(z1, z2), Var z2.
-
-    From the factorial moments E a^(j) = k^(j) E f^j: E z1^2 = (k^(2) mu2 + k mu1)/k^2; E z1 z2 = (k^(3) mu3 +
-    2 k^(2) mu2)/(k k^(2)) since a a^(2) = a^(3) + 2 a^(2); E z2^2 = (k^(4) mu4 + 4 k^(3) mu3 + 2 k^(2) mu2)/k^(2)^2
-    since (a^(2))^2 = a^(4) + 4 a^(3) + 2 a^(2).  For k = 2 they depend on (p1, p2) alone, as the law of a does:
+    the bootstrap world's law (:func:`socal.sufficient.beta_law`): columns Var z1, and for R = 2 also Cov(z1, z2),
+    Var z2 (:func:`socal.sufficient.target_covariance`).  For k = 2 they depend on (p1, p2) alone, as the law of a does:
     Var z1 = (p1 + p2)/2 - p1^2, Cov = p2 (1 - p1), Var z2 = p2 (1 - p2), computed so when every row has k = 2.
     First order (R = 1): Var z1 = E z1^2 - p1^2 = p1/k + (k - 1)/k p2 - p1^2, which is p1 (1 - p1)/k when ``p2`` is
     None (f* = p1 on every item: the world of one label per item, where the spread of f* does not show) and adds
@@ -270,12 +241,7 @@ def target_covariances(p1, p2, k, R):
         np.multiply(p2, 1.0 - p1, out=out[1])
         np.multiply(p2, 1.0 - p2, out=out[2])
         return out.T
-    mu1, mu2, mu3, mu4 = _world_moments(p1, p2)
-    k2 = k * (k - 1.0)
-    k3, k4 = k2 * (k - 2.0), k2 * (k - 2.0) * (k - 3.0)
-    out[0] = (k2 * mu2 + k * mu1) / (k * k) - mu1 * mu1
-    out[1] = (k3 * mu3 + 2.0 * k2 * mu2) / (k * k2) - mu1 * mu2
-    out[2] = (k4 * mu4 + 4.0 * k3 * mu3 + 2.0 * k2 * mu2) / (k2 * k2) - mu2 * mu2
+    out[0], out[1], out[2] = target_covariance(*beta_moments(p1, p2), k)
     return out.T
 
 

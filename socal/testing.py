@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, stats
 
+from .sufficient import beta_moments, target_covariance
 from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask, is_empty_chunk
 from ._typing import ArrayLike, Chunks, Counts
 from ._validation import FEASIBILITY_SLACK, check_bool, check_float, check_int, check_scores
@@ -292,29 +293,15 @@ def _logit_slope(m):
     return np.where((m > 0) & (m < 1), g, 0.0)
 
 
-def _beta_moments(m, v, mu2):
-    """E[f^3] and E[f^4] of the Beta law with mean m and variance v (a point mass at v = 0, a Bernoulli at
-    v = m (1 - m)): E f^(j+1) = E f^j (m nu + j) / (nu + j) with nu = m (1 - m) / v - 1, written without dividing by
-    v, so the limits are the formula's own values."""
-    q = m * (1.0 - m)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r3 = np.where(q + v > 0, (m * (q - v) + 2.0 * v) / np.where(q + v > 0, q + v, 1.0), m)
-        r4 = np.where(q + 2.0 * v > 0, (m * (q - v) + 3.0 * v) / np.where(q + 2.0 * v > 0, q + 2.0 * v, 1.0), m)
-    mu3 = mu2 * r3
-    return mu3, mu3 * r4
+def _decorrelate(m, mu2, k, c11, r1, r2):
+    """Rows with k >= 3 labels: (beta, w = r2 - beta r1, Var w) under :func:`socal.sufficient.beta_law` with the
+    null's two moments (a Beta law; a point mass or a Bernoulli at the ends).
 
-
-def _decorrelate(m, v, mu2, k, c11, r1, r2):
-    """Rows with k >= 3 labels: (beta, w = r2 - beta r1, Var w) under the Beta law with the null's two moments.
-
-    With a ~ Binomial(k, f*), E[(a)_j] = (k)_j E f*^j, so Cov(z1, z2 | S) = (k-2)/k mu3 + 2 mu2 / k - m mu2 and
-    E[z2^2 | S] = [(k)_4 mu4 + 4 (k)_3 mu3 + 2 (k)_2 mu2] / (k)_2^2: both involve mu3 = E[f*^3 | S] and
-    mu4 = E[f*^4 | S], which the null leaves free; the Beta law's fill them in here.  beta = C12 / C11 makes w
-    uncorrelated with r1 under that law, and beta is a function of the scores, so E[w phi(S)] = 0 is a moment
-    condition of the null whatever f*'s law."""
-    mu3, mu4 = _beta_moments(m, v, mu2)
-    c12 = (k - 2.0) / k * mu3 + 2.0 * mu2 / k - m * mu2
-    c22 = ((k - 2.0) * (k - 3.0) * mu4 + 4.0 * (k - 2.0) * mu3 + 2.0 * mu2) / (k * (k - 1.0)) - mu2 * mu2
+    Cov(z1, z2 | S) and Var(z2 | S) involve E[f*^3 | S] and E[f*^4 | S] (:func:`socal.sufficient.target_covariance`),
+    which the null leaves free; the Beta law's fill them in here.  beta = C12 / C11 makes w uncorrelated with r1
+    under that law, and beta is a function of the scores, so E[w phi(S)] = 0 is a moment condition of the null
+    whatever f*'s law."""
+    _, c12, c22 = target_covariance(*beta_moments(m, mu2), k)
     with np.errstate(divide="ignore", invalid="ignore"):
         beta = np.where(c11 > 0, c12 / np.where(c11 > 0, c11, 1.0), 0.0)
     return beta, r2 - beta * r1, np.maximum(c22 - beta * c12, 0.0)
@@ -433,7 +420,7 @@ class CalibrationTestStats:
                 c11, c12, c22 = r1 * r1, r1 * r2, r2 * r2
             elif (k >= 3).any():
                 three = k >= 3
-                beta, w, cond = _decorrelate(m, v, mu2, k, c11, r1, r2)
+                beta, w, cond = _decorrelate(m, mu2, k, c11, r1, r2)
                 # the rows' residual products, and the Beta law's Var w and sqrt(C11 Var w): the pooled ratios'
                 # parts (_many_label_covariance); the cells' Cov(r1, w) and Var w are the Beta law's until then
                 p12, p22, e12, e22 = r1 * w, w * w, np.sqrt(np.maximum(c11, 0.0) * cond), cond
