@@ -63,3 +63,27 @@ def test_the_guides_candidates_example_is_what_socal_computes():
              f"{high.degree} ([{high.ci.low:.4f}, {high.ci.high:.4f}], corrections {high.bias_low:.4f} and "
              f"{high.bias_high:.4f}, noise SD {high.noise_sd:.4f}). ")
     assert compare_outputs(written, fresh, monte_carlo=not SAME_PLATFORM) == []
+
+
+def _after_block(text):
+    """The lines of docs/layout.md's "After" import picture."""
+    start = text.index("<summary>After</summary>")
+    body = text.index("\n\n", start) + 2
+    return text[body:text.index("\n\n</details>", body)].splitlines()
+
+
+def test_the_layout_pages_import_picture_is_this_trees():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("import_picture", DOCS / "import_picture.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = module.picture(DOCS.parent)
+    printed = [line for mod, job, deps in rows
+               for line in (f"- `{mod}`: {job}", f"  imports: {', '.join(deps) if deps else '(nothing from socal)'}")]
+    shown = _after_block((DOCS / "layout.md").read_text())
+    stale = sorted(set(shown) ^ set(printed))
+    assert not stale, ("docs/layout.md's 'After' import picture differs from `python docs/import_picture.py`; "
+                       f"paste its output there. Lines that differ: {stale[:6]}")
+    # negative control: one import dropped from a module's line is seen
+    assert set(shown[:-1] + [shown[-1] + ", chebyshev"]) ^ set(printed)
