@@ -52,7 +52,8 @@ def _level(text):
 def _int_in(lo, hi):
     def parse(text):
         try:
-            x = int(text)
+            # ASCII digits only, as _level reads levels: Python's int() also takes '1_000' and other scripts' digits
+            x = int(text) if text.isascii() and "_" not in text else int("not a number")
         except ValueError:
             # scientific notation for a whole number ('--n 1e6', '2.5e5'), as people write sizes; 1.5 is not whole
             try:

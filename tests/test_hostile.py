@@ -1910,6 +1910,19 @@ def test_whole_numbers_in_scientific_notation_are_read(tmp_path, monkeypatch, ca
         assert f"argument --n: must be a whole number (got {text!r})" in capsys.readouterr().err
 
 
+def test_whole_numbers_are_ascii_digits_as_levels_are(tmp_path, monkeypatch, capsys):
+    """'--n 1_000' and '--n' in other scripts' digits ('\u0663\u0660\u0660', Arabic-Indic 300) were read, since
+    Python's int() takes both, while '--ci 0.9_5' was refused: the parsers disagreed.  Whole numbers are ASCII digits
+    now; plain digits, a sign and scientific notation are still read."""
+    monkeypatch.chdir(tmp_path)
+    for text in ("1_000", "\u0663\u0660\u0660", "\uff13\uff10\uff10"):  # underscore, Arabic-Indic, full-width
+        with pytest.raises(SystemExit):
+            main(["demo", "--n", text])
+        assert f"argument --n: must be a whole number (got {text!r})" in capsys.readouterr().err
+    code, out, _ = _run(capsys, ["demo", "--n", "300", "--write", "d.csv"])
+    assert code == 0 and "wrote 300 rows" in out
+
+
 def test_one_label_per_item_as_a_vector_is_first_order_data():
     """ce1(mean, labels) with labels a 1-D 0/1 vector (one label per item, scikit-learn's y; ce1 takes k >= 1) was
     refused as 'must be a 2-dimensional array'.  A vector is now read as the (n, 1) column for first order (ce1,
