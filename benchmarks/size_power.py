@@ -7,6 +7,7 @@
     python benchmarks/size_power.py --labels 3,10,50   # size with k labels per item (the covariance's free moments)
     python benchmarks/size_power.py --power --labels 2,3,10   # power with k labels per item
     python benchmarks/size_power.py --mixed-labels 3,10,100,1000   # size with k drawn per item from 2..K
+    python benchmarks/size_power.py --oracle 10,50   # k labels: the pooled covariance against the exact one
 
 Populations with exact truth: the calibrated members of the validation zoo (calibrated-few, calibrated-many,
 nearly-calibrated) and smooth ensemble-like calibrated populations (socal.synthetic.EnsembleLikePopulation) with
@@ -17,7 +18,11 @@ the mean, chi-square on 10 df: the predictions are external, not fitted).  Seeds
 numpy.random.default_rng([c, r]).  ``--labels`` draws k labels per item instead (seeds [c, k, r]), on five of these
 populations and a calibrated law far from any Beta (:class:`BernoulliOrPoint`), and runs the order-2 and order-1
 tests.  ``--mixed-labels`` draws each item's k uniformly from 2..K (seeds [9100, K, r]), on f* = m and on the
-ensemble-like population with average Var f* 0.01, and runs the order-2 test on the counts.
+ensemble-like population with average Var f* 0.01, and runs the order-2 test on the counts.  ``--oracle`` splits
+the k-label test's excess size into what the pooled covariance costs and what remains: on the Bernoulli-or-m
+populations, whose E[f*^3 | S] and E[f*^4 | S] are known, it runs the test as it is and with the exact covariance
+in its place (the exact moments decorrelate, and nothing is pooled), on the same draws (seeds [c, k, r] as
+``--labels``).
 """
 
 from __future__ import annotations
@@ -234,6 +239,44 @@ def labels(ks, n, reps, jobs):
         print(f"| {names[cell - 7000]} | {k} | {cols} |")
 
 
+def _oracle_cell(args):
+    cell, lam, n, k, reps = args
+    from socal import testing
+
+    pooled = (testing.beta_moments, testing._many_label_covariance)
+
+    def exact(p1, p2):  # f* = m with probability 1 - lam, Bernoulli(m) with lam: E f*^j = (1 - lam) m^j + lam m
+        return tuple([p1] + [(1.0 - lam) * p1 ** j + lam * p1 for j in (2, 3, 4)])
+
+    pop = BernoulliOrPoint(lam)
+    out = np.empty((reps, 2))
+    try:
+        for r in range(reps):
+            m, v, _, y = pop.sample_raw(n, k=k, rng=np.random.default_rng([cell, k, r]))
+            testing.beta_moments, testing._many_label_covariance = pooled
+            out[r, 0] = socal.calibration_test(m, v, y).pvalue
+            # the exact law's moments decorrelate, and its covariance needs no pooled correction
+            testing.beta_moments, testing._many_label_covariance = exact, lambda S, occ: (S[4, occ], S[5, occ])
+            out[r, 1] = socal.calibration_test(m, v, y).pvalue
+    finally:  # a worker process runs other cells after this one
+        testing.beta_moments, testing._many_label_covariance = pooled
+    return out
+
+
+def oracle(ks, n, reps, jobs):
+    """Size at 0.05 / 0.10 of the k-label order-2 test as it is and with the exact null covariance, same draws."""
+    cells = {"Bernoulli(m) or m, lam 0.5": (7005, 0.5), "Bernoulli(m) or m, lam 0.2": (7006, 0.2)}
+    tasks = [(cell, lam, n, k, reps) for cell, lam in cells.values() for k in ks]
+    with ProcessPoolExecutor(jobs) as ex:
+        res = list(ex.map(_oracle_cell, tasks))
+    print(f"Order-2 test with k labels per item, n = {n:,}, {reps} replicates per cell, at 0.05 / 0.10:\n")
+    print("| population | k | pooled covariance (socal) | exact covariance |")
+    print("| --- | --- | --- | --- |")
+    names = {cell: name for name, (cell, _) in cells.items()}
+    for (cell, _, _, k, _), ps in zip(tasks, res):
+        print(f"| {names[cell]} | {k} | {_rates(ps[:, 0])} | {_rates(ps[:, 1])} |")
+
+
 def _mixed_cell(args):
     K, level, n, reps = args
     out = np.empty(reps)
@@ -339,6 +382,7 @@ def main(argv=None):
     p.add_argument("--sandwich", action="store_true")
     p.add_argument("--labels", default=None, help="comma-separated k: the size with k labels per item")
     p.add_argument("--mixed-labels", default=None, help="comma-separated K: the size with k per item from 2..K")
+    p.add_argument("--oracle", default=None, help="comma-separated k: the pooled covariance against the exact one")
     p.add_argument("--reps", type=int, default=None, help="replicates per cell (size 2000, power 500)")
     p.add_argument("--sizes", default=None, help="comma-separated n")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -382,6 +426,8 @@ def main(argv=None):
     if args.mixed_labels:
         labels_mixed([int(x) for x in args.mixed_labels.split(",")], int(float(args.sizes or 3000)), args.reps or 200,
                      args.jobs)
+    if args.oracle:
+        oracle([int(x) for x in args.oracle.split(",")], int(float(args.sizes or 3000)), args.reps or 400, args.jobs)
     if args.labels:
         labels([int(x) for x in args.labels.split(",")], int(float(args.sizes or 3000)), args.reps or 400, args.jobs)
 
