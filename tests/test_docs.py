@@ -87,3 +87,21 @@ def test_the_layout_pages_import_picture_is_this_trees():
                        f"paste its output there. Lines that differ: {stale[:6]}")
     # negative control: one import dropped from a module's line is seen
     assert set(shown[:-1] + [shown[-1] + ", chebyshev"]) ^ set(printed)
+
+
+def test_the_guides_multiclass_example_prints_what_it_shows(capsys):
+    """docs/guide.md's 'More than two classes' code block, run as written, prints its text block (to the last digit
+    on the recorded platform; to a Monte Carlo tolerance elsewhere, :mod:`tests.fingerprint`)."""
+    from tests.fingerprint import SAME_PLATFORM
+    from tests.test_notebooks import compare_outputs
+
+    text = (DOCS / "guide.md").read_text()
+    section = text[text.index("## More than two classes"):]
+    code = section[section.index("```python\n") + 10: section.index("\n```\n")]
+    shown = section[section.index("```text\n") + 8:]
+    shown = shown[: shown.index("\n```")]
+    exec(compile(code, "guide.md", "exec"), {})
+    printed = capsys.readouterr().out.strip()
+    assert compare_outputs(shown, printed, monte_carlo=not SAME_PLATFORM) == []
+    # negative control: another class's p-value in the text is seen
+    assert compare_outputs(shown.replace("class 0: p = 1.6e-18", "class 0: p = 3.2e-18", 1), printed) != []

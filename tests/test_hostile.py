@@ -1197,6 +1197,18 @@ def test_from_members_names_class_probabilities_and_warns_on_a_transposed_array(
         socal.from_members(p[:4])  # as many members as items: no warning
 
 
+def test_from_members_names_the_one_vs_rest_recipe_for_many_classes():
+    """An (n, M, C) multi-class stack with C > 2 was refused as "must be a 2-dimensional array" with no hint of what
+    socal reads (one event, Y = 1): the message now names one class's slice and the guide's section."""
+    probs = np.random.default_rng(0).dirichlet(np.ones(10), (100, 5))
+    with pytest.raises(ValueError, match=r"\(100, 5, 10\).*10 classes.*probabilities\[:, :, c\].*one-vs-rest"):
+        socal.from_members(probs)
+    m, v = socal.from_members(probs[:, :, 3])  # the recipe works
+    assert m.shape == v.shape == (100,)
+    with pytest.raises(ValueError, match="must be a 2-dimensional array"):  # other shapes as before
+        socal.from_members(probs[:, :, :, None])
+
+
 def test_csv_label_cells_true_and_false_read_as_one_and_zero(small, tmp_path):
     """pandas writes boolean label columns as True/False; the CSV reader refused them ("'True' is not a number")
     while the same data as Parquet were read.  Only label columns take them; other words stay refused."""
