@@ -46,8 +46,8 @@ def from_members(probabilities: ArrayLike, *, ddof: int = 1) -> tuple[np.ndarray
     if len(shape) == 3 and shape[-1] > 2:  # a multi-class ensemble: socal's scores are of one event, Y = 1
         raise ValueError(f"The 'probabilities' parameter of {func} must be a 2-dimensional array of P(Y = 1), one row "
                          f"per item and one column per member. Got an array of shape {shape} instead, which reads as "
-                         f"{shape[-1]} classes: pass one class's probabilities, probabilities[:, :, c], with the labels "
-                         f"'item's label is c' (one-vs-rest; docs/guide.md, 'More than two classes').")
+                         f"{shape[-1]} classes: pass one class's probabilities, probabilities[:, :, c], with the "
+                         f"labels 'item's label is c' (one-vs-rest; docs/guide.md, 'More than two classes').")
     if len(shape) == 3 and shape[-1] == 2:  # two-class probabilities: P(Y = 1) is the last axis' second entry
         raise ValueError(f"The 'probabilities' parameter of {func} must be a 2-dimensional array of P(Y = 1), one row "
                          f"per item and one column per member. Got an array of shape {shape} instead: for both "
