@@ -66,7 +66,11 @@ def _tokens(text):
     return out
 
 
-MONTE_CARLO = (0.003, 0.05)  # absolute, relative: how far a keyed Monte Carlo number may move on another platform
+# absolute, relative: how far a keyed Monte Carlo number may move on another platform.  Other draws can also flip a
+# choice the data leave close: on a third machine (2026-11-28) Lepski's rule kept degree 11 where the recorded
+# platform kept another in 00_estimate's evaluate cell, and its estimate moved by 0.0070, its printed terms by
+# 0.0047-0.0051 (the interval's ends by 0.0001); every other committed number moved by 0.0016 or less there
+MONTE_CARLO = (0.008, 0.05)
 
 
 def compare_outputs(committed, fresh, monte_carlo=False):
@@ -137,6 +141,11 @@ def test_comparison_catches_a_changed_number_and_word():
     assert compare_outputs("CE2=0.1421", "CE2=0.1521")
     assert compare_outputs("holds claim", "FAILS claim")
     assert compare_outputs("a 1 b", "a 1 b 2")
+    # on another platform: a Lepski flip's move (measured: 0.1205 -> 0.1275) passes, a larger one does not
+    assert compare_outputs("CE2 0.1205", "CE2 0.1275", monte_carlo=True) == []
+    assert compare_outputs("CE2 0.1205", "CE2 0.1275")
+    assert compare_outputs("CE2 0.1205", "CE2 0.1405", monte_carlo=True)
+    assert compare_outputs("CE2 0.1205 at degree 11", "CE2 0.1205 at degree 16", monte_carlo=True)
 
 
 def test_monte_carlo_tolerance_is_a_tolerance_not_a_pass():
