@@ -68,7 +68,7 @@ def _tokens(text):
 
 # absolute, relative: how far a keyed Monte Carlo number may move on another platform.  Other draws can also flip a
 # choice the data leave close: on a third machine (2026-11-28) Lepski's rule kept degree 11 where the recorded
-# platform kept another in 00_estimate's evaluate cell, and its estimate moved by 0.0070, its printed terms by
+# platform kept degree 6 in 00_estimate's evaluate cell, and its estimate moved by 0.0070, its printed terms by
 # 0.0047-0.0051 (the interval's ends by 0.0001); every other committed number moved by 0.0016 or less there
 MONTE_CARLO = (0.008, 0.05)
 
