@@ -53,7 +53,9 @@ def _int_in(lo, hi):
     def parse(text):
         try:
             # ASCII digits only, as _level reads levels: Python's int() also takes '1_000' and other scripts' digits
-            x = int(text) if text.isascii() and "_" not in text else int("not a number")
+            if not text.isascii() or "_" in text:
+                raise ValueError(text)
+            x = int(text)
         except ValueError:
             # scientific notation for a whole number ('--n 1e6', '2.5e5'), as people write sizes; 1.5 is not whole
             try:
