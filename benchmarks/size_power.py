@@ -217,15 +217,21 @@ def _rates(p):
     return f"{np.mean(p < 0.05):.3f} / {np.mean(p < 0.10):.3f}"
 
 
-def labels(ks, n, reps, jobs):
-    """Size at 0.05 / 0.10 with k labels per item: with k >= 3 the null leaves E[f*^3 | S] and E[f*^4 | S] free,
-    and the order-2 test pools the covariance they enter from the rows' residual products, so its size depends on
-    k and on the law of f* in the level sets."""
+def _label_populations():
+    """The populations of the k-label tables, in their order: population i draws from seeds [7000 + i, k, r]."""
     pops = populations_null()
     pops = {nm: pops[nm] for nm in ("calibrated-few", "calibrated-many", "nearly-calibrated",
                                    "ensemble Var f* 0.01", "ensemble Var f* 0.0001")}
     pops["Bernoulli(m) or m, lam 0.5"] = BernoulliOrPoint(0.5)
     pops["Bernoulli(m) or m, lam 0.2"] = BernoulliOrPoint(0.2)
+    return pops
+
+
+def labels(ks, n, reps, jobs):
+    """Size at 0.05 / 0.10 with k labels per item: with k >= 3 the null leaves E[f*^3 | S] and E[f*^4 | S] free,
+    and the order-2 test pools the covariance they enter from the rows' residual products, so its size depends on
+    k and on the law of f* in the level sets."""
+    pops = _label_populations()
     tasks = [(7000 + i, pop, n, k, reps) for i, pop in enumerate(pops.values()) for k in ks]
     with ProcessPoolExecutor(jobs) as ex:
         res = list(ex.map(_labels_cell, tasks))
@@ -265,7 +271,9 @@ def _oracle_cell(args):
 
 def oracle(ks, n, reps, jobs):
     """Size at 0.05 / 0.10 of the k-label order-2 test as it is and with the exact null covariance, same draws."""
-    cells = {"Bernoulli(m) or m, lam 0.5": (7005, 0.5), "Bernoulli(m) or m, lam 0.2": (7006, 0.2)}
+    # the --labels table's own seeds: the Bernoulli-or-m populations at their places in its list
+    cells = {name: (7000 + i, pop.lam) for i, (name, pop) in enumerate(_label_populations().items())
+             if isinstance(pop, BernoulliOrPoint)}
     tasks = [(cell, lam, n, k, reps) for cell, lam in cells.values() for k in ks]
     with ProcessPoolExecutor(jobs) as ex:
         res = list(ex.map(_oracle_cell, tasks))
