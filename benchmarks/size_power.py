@@ -217,6 +217,19 @@ def _rates(p):
     return f"{np.mean(p < 0.05):.3f} / {np.mean(p < 0.10):.3f}"
 
 
+def _map(fn, tasks, jobs):
+    """``fn`` over ``tasks`` on ``jobs`` processes, results in the tasks' order."""
+    with ProcessPoolExecutor(jobs) as ex:
+        return list(ex.map(fn, tasks))
+
+
+def _head(title, columns):
+    """A table's title line and its markdown header."""
+    print(title + "\n")
+    print("| " + " | ".join(columns) + " |")
+    print("| " + " | ".join("---" for _ in columns) + " |")
+
+
 def _label_populations():
     """The populations of the k-label tables, in their order: population i draws from seeds [7000 + i, k, r]."""
     pops = populations_null()
@@ -233,12 +246,9 @@ def labels(ks, n, reps, jobs):
     k and on the law of f* in the level sets."""
     pops = _label_populations()
     tasks = [(7000 + i, pop, n, k, reps) for i, pop in enumerate(pops.values()) for k in ks]
-    with ProcessPoolExecutor(jobs) as ex:
-        res = list(ex.map(_labels_cell, tasks))
-    print(f"Rejection rate of calibrated populations with k labels per item, n = {n:,}, {reps} replicates per "
-          f"cell, at 0.05 / 0.10:\n")
-    print("| population | k | order 2 | order 1 |")
-    print("| --- | --- | --- | --- |")
+    res = _map(_labels_cell, tasks, jobs)
+    _head(f"Rejection rate of calibrated populations with k labels per item, n = {n:,}, {reps} replicates per "
+          f"cell, at 0.05 / 0.10:", ["population", "k", "order 2", "order 1"])
     names = list(pops)
     for (cell, _, _, k, _), ps in zip(tasks, res):
         cols = " | ".join(_rates(ps[:, j]) for j in range(2))
@@ -275,11 +285,9 @@ def oracle(ks, n, reps, jobs):
     cells = {name: (7000 + i, pop.lam) for i, (name, pop) in enumerate(_label_populations().items())
              if isinstance(pop, BernoulliOrPoint)}
     tasks = [(cell, lam, n, k, reps) for cell, lam in cells.values() for k in ks]
-    with ProcessPoolExecutor(jobs) as ex:
-        res = list(ex.map(_oracle_cell, tasks))
-    print(f"Order-2 test with k labels per item, n = {n:,}, {reps} replicates per cell, at 0.05 / 0.10:\n")
-    print("| population | k | pooled covariance (socal) | exact covariance |")
-    print("| --- | --- | --- | --- |")
+    res = _map(_oracle_cell, tasks, jobs)
+    _head(f"Order-2 test with k labels per item, n = {n:,}, {reps} replicates per cell, at 0.05 / 0.10:",
+          ["population", "k", "pooled covariance (socal)", "exact covariance"])
     names = {cell: name for name, (cell, _) in cells.items()}
     for (cell, _, _, k, _), ps in zip(tasks, res):
         print(f"| {names[cell]} | {k} | {_rates(ps[:, 0])} | {_rates(ps[:, 1])} |")
@@ -305,12 +313,9 @@ def labels_mixed(tops, n, reps, jobs):
     """Size at 0.05 / 0.10 with each item's k drawn uniformly from 2..K: rows with k = 2 keep the exact null
     covariance, the others the pooled one, in one statistic."""
     tasks = [(K, level, n, reps) for level in (0.0, 0.01) for K in tops]
-    with ProcessPoolExecutor(jobs) as ex:
-        res = list(ex.map(_mixed_cell, tasks))
-    print(f"Rejection rate of calibrated populations, k per item uniform on 2..K, n = {n:,}, {reps} replicates per "
-          f"cell, order 2 at 0.05 / 0.10:\n")
-    print("| population | K | order 2 |")
-    print("| --- | --- | --- |")
+    res = _map(_mixed_cell, tasks, jobs)
+    _head(f"Rejection rate of calibrated populations, k per item uniform on 2..K, n = {n:,}, {reps} replicates per "
+          f"cell, order 2 at 0.05 / 0.10:", ["population", "K", "order 2"])
     for (K, level, _, _), ps in zip(tasks, res):
         name = "f* = m" if not level else f"ensemble Var f* {level:g}"
         print(f"| {name} | {K} | {_rates(ps)} |")
@@ -318,16 +323,14 @@ def labels_mixed(tops, n, reps, jobs):
 
 def labels_power(ks, sizes, reps, jobs):
     """Power at 0.05 with k labels per item, on the alternatives of the power table (replicate r draws from
-    default_rng([cell, k, r]), as ``labels`` does; the sizes share these seeds).  With k >= 3 the
-    order-2 covariance is the sandwich (the null's free moments are not estimated), so the k = 2 column is the
-    power table's rule and the others what the extra labels buy."""
+    default_rng([cell, k, r]), as ``labels`` does; the sizes share these seeds).  The k = 2 column is the power
+    table's rule (the null's exact covariance); with k >= 3 the rows are decorrelated and their covariance pooled
+    (``socal.testing``), and the columns show what the extra labels buy."""
     pops = populations_alt()
     tasks = [(8000 + i, pop, n, k, reps) for i, pop in enumerate(pops.values()) for n in sizes for k in ks]
-    with ProcessPoolExecutor(jobs) as ex:
-        res = list(ex.map(_labels_cell, tasks))
-    print(f"Power at level 0.05 with k labels per item, {reps} replicates per cell, order 2 / order 1:\n")
-    print("| alternative | n | " + " | ".join(f"k = {k}" for k in ks) + " |")
-    print("| --- | --- | " + " | ".join("---" for _ in ks) + " |")
+    res = _map(_labels_cell, tasks, jobs)
+    _head(f"Power at level 0.05 with k labels per item, {reps} replicates per cell, order 2 / order 1:",
+          ["alternative", "n"] + [f"k = {k}" for k in ks])
     names, rows = list(pops), {}
     for (cell, _, n, k, _), ps in zip(tasks, res):
         rows.setdefault((cell, n), []).append(f"{np.mean(ps[:, 0] < 0.05):.2f} / {np.mean(ps[:, 1] < 0.05):.2f}")
@@ -353,11 +356,9 @@ def sandwich(reps, jobs):
     names = ["calibrated-few", "ensemble Var f* 0.01", "ensemble Var f* 0.0001"]
     sizes = (500, 2000, 10000)
     tasks = [(5000 + 10 * i + j, pops[nm], n, reps) for i, nm in enumerate(names) for j, n in enumerate(sizes)]
-    with ProcessPoolExecutor(jobs) as ex:
-        res = list(ex.map(_sandwich_cell, tasks))
-    print(f"Rejection rate at 0.05 of calibrated populations, {reps} replicates per cell:\n")
-    print("| population | n | order 2 null | order 2 sandwich | order 1 null (pooled) | order 1 sandwich |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    res = _map(_sandwich_cell, tasks, jobs)
+    _head(f"Rejection rate at 0.05 of calibrated populations, {reps} replicates per cell:",
+          ["population", "n", "order 2 null", "order 2 sandwich", "order 1 null (pooled)", "order 1 sandwich"])
     for (_, pop, n, _), ps in zip(tasks, res):
         name = next(k for k, p in pops.items() if p is pop)
         print(f"| {name} | {n:,} | " + " | ".join(f"{np.mean(ps[:, j] < 0.05):.3f}" for j in range(4)) + " |")
