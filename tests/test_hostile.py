@@ -1925,7 +1925,7 @@ def test_whole_numbers_in_scientific_notation_are_read(tmp_path, monkeypatch, ca
 def test_whole_numbers_are_ascii_digits_as_levels_are(tmp_path, monkeypatch, capsys):
     """'--n 1_000' and '--n' in other scripts' digits ('\u0663\u0660\u0660', Arabic-Indic 300) were read, since
     Python's int() takes both, while '--ci 0.9_5' was refused: the parsers disagreed.  Whole numbers are ASCII digits
-    now; plain digits, a sign and scientific notation are still read."""
+    now; plain digits are still read (scientific notation: the test above)."""
     monkeypatch.chdir(tmp_path)
     for text in ("1_000", "\u0663\u0660\u0660", "\uff13\uff10\uff10"):  # underscore, Arabic-Indic, full-width
         with pytest.raises(SystemExit):
