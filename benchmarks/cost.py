@@ -10,6 +10,7 @@ Times are medians of ``--reps`` alternated runs; the ratio is default / plug-in.
     python benchmarks/cost.py --sizes 50000 --reps 5
     python benchmarks/cost.py --streamed
     python benchmarks/cost.py --evaluate --sizes 200000    # socal.evaluate against the plug-in it reports
+    python benchmarks/cost.py --phases --reps 30           # where the default call's extra time goes
 
 ``--evaluate`` times ``socal.evaluate`` on raw scores of the toy population (the calibration test, perturbation, CE2
 and CE1 with their bootstraps and Lepski's candidates, and the calibrated reference) against the plug-in ``ce2``
@@ -59,6 +60,52 @@ def evaluate_cost(sizes, reps):
               f"{te / t16:>7.1f} {te / tl:>8.1f}   (fixed l = {fixed['degree']})", flush=True)
 
 
+_PHASES = (("socal.pipeline", "fit_from", "statistics and fit"),
+           ("socal.deviations", "DeviationPass.__call__", "deviation pass (the plug-in's)"),
+            ("socal.bootstrap", "DeviationWorldPass.__call__", "deviation-and-world pass"),
+            ("socal.bootstrap", "world_sums", "  of which the world's sums"),
+            ("socal.bootstrap", "_gaussian_right_hand_sides", "Gaussian draws"),
+            ("socal.bootstrap", "RefitPass.__call__", "refit pass"),
+            ("socal.bootstrap", "poisson_weights", "  of which the Poisson weights"))
+
+
+def phases(sizes, degrees, reps):
+    """Mean seconds per call in each stage of the default call (and of the plug-in), by wrapping the stages' functions
+    with timers (:data:`_PHASES`; an "of which" stage is counted in the stage before it too)."""
+    import importlib
+
+    spent = {}
+    for mod_name, qual, label in _PHASES:
+        owner = importlib.import_module(mod_name)
+        *path, attr = qual.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        fn = getattr(owner, attr)
+
+        def timed(*args, _fn=fn, _label=label, **kw):
+            t0 = time.perf_counter()
+            try:
+                return _fn(*args, **kw)
+            finally:
+                spent[_label] = spent.get(_label, 0.0) + time.perf_counter() - t0
+
+        setattr(owner, attr, timed)
+    for n in sizes:
+        m, v, y = _data(n)
+        for l in degrees:
+            kw = dict(degree=l, alpha=1e-3, h=1 / 16)
+            calls = {"plug-in": lambda: socal.ce2(m, v, y, debias=False, **kw),
+                     "default": lambda: socal.ce2(m, v, y, ci=0.9, upper=0.95, **kw)}
+            for name, call in calls.items():
+                call()  # warm
+                spent.clear()
+                total = [_time(call)[0] for _ in range(reps)]
+                parts = ", ".join(f"{label.strip()} {spent[label] / reps:.4f}" for *_, label in _PHASES
+                                  if label in spent)
+                print(f"n = {n}, l = {l}, {name}: median {statistics.median(total):.4f} s; mean per call: {parts}",
+                      flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="50000,1000000")
@@ -67,7 +114,10 @@ def main(argv=None):
     ap.add_argument("--n-boot", type=int, default=200)
     ap.add_argument("--streamed", action="store_true", help="from 10 chunks instead of arrays")
     ap.add_argument("--evaluate", action="store_true", help="time socal.evaluate against the plug-in instead")
+    ap.add_argument("--phases", action="store_true", help="time the stages of each call instead")
     a = ap.parse_args(argv)
+    if a.phases:
+        return phases([int(float(x)) for x in a.sizes.split(",")], [int(x) for x in a.degrees.split(",")], a.reps)
     if a.evaluate:
         return evaluate_cost([int(float(x)) for x in a.sizes.split(",")], a.reps)
     print(f"{'n':>9} {'l':>3} {'plug-in s':>10} {'default s':>10} {'ratio':>7}   estimate [90% interval], upper 95%")

@@ -14,6 +14,7 @@ the number of jobs.
                                   [--upper 0.95] [--n-boot 200] [--jobs 2] [--members name,...] [--kind ce2,ce1]
                                   [--labels 2]   # k labels per item (the same seeds; k = 2 is the tables')
                                   [--finest L]   # experiment: Lepski's finest admissible degree set to L
+                                  [--world-rows R]   # experiment: socal.bootstrap.WORLD_ROWS set to R
     python benchmarks/coverage.py --timing [--sizes 50000] [--members ...]   # ce2 with and without ci, same run
 """
 
@@ -28,7 +29,12 @@ import socal
 from socal.parallel import iter_jobs
 
 
-def one(kind, name, h, n, rep, level, upper, n_boot, k=2, finest=None):
+_WORLD_ROWS = socal.bootstrap.WORLD_ROWS
+
+
+def one(kind, name, h, n, rep, level, upper, n_boot, k=2, finest=None, world_rows=None):
+    # an experiment knob, set in the worker for every call (a worker's module state outlives the call)
+    socal.bootstrap.WORLD_ROWS = _WORLD_ROWS if world_rows is None else world_rows
     if finest is not None:  # an experiment on the rule, not socal's behaviour: set in the worker that runs the call
         from socal import lepski
         lepski.admissible_degree = lambda n_train, ndim: finest
@@ -80,6 +86,9 @@ def main():
     p.add_argument("--labels", type=int, default=2, help="labels per item (k)")
     p.add_argument("--finest", type=int, default=None,
                    help="experiment: Lepski's finest admissible degree (50 training rows per coefficient) set to this")
+    p.add_argument("--world-rows", type=int, default=None,
+                   help="experiment: the rows the bootstrap world's covariance moments are summed over "
+                        "(socal.bootstrap.WORLD_ROWS) set to this")
     p.add_argument("--timing", action="store_true", help="time ce2 with and without ci instead")
     a = p.parse_args()
     zoo = socal.synthetic.validation_zoo()
@@ -89,7 +98,8 @@ def main():
     if a.timing:
         return timing(names, hs, sizes, a.level, a.upper, a.n_boot)
     print(f"{a.reps} replicates per cell, {a.level:.0%} intervals, {a.upper:.0%} upper bounds, n_boot = {a.n_boot}, "
-          f"{a.labels} labels per item" + (f", Lepski's finest admissible degree {a.finest}" if a.finest else ""))
+          f"{a.labels} labels per item" + (f", Lepski's finest admissible degree {a.finest}" if a.finest else "")
+          + (f", world covariance on {a.world_rows} rows" if a.world_rows else ""))
     head = (f"{'kind':<5}{'member':<19}{'h':>5}{'n':>7}{'truth':>8}{'bias plug':>10}{'bias est':>9}{'RMSE plug':>10}"
             f"{'RMSE est':>9}{'cover':>6}{'upper':>6}{'width':>8}{'w/RMSE':>7}{'holds':>6}{'fine':>5}{'s/call':>7}")
     for held_out in (False, True):
@@ -105,7 +115,7 @@ def main():
                     pop = zoo[name].population
                     for h in hs:
                         truth = (pop.ce2(h) if kind == "ce2" else pop.ce1(h)).value
-                        jobs = [(kind, name, h, n, r, a.level, a.upper, a.n_boot, a.labels, a.finest)
+                        jobs = [(kind, name, h, n, r, a.level, a.upper, a.n_boot, a.labels, a.finest, a.world_rows)
                                 for r in range(a.reps)]
                         plug, est, lo, hi, up, fine, sec = np.array(list(iter_jobs(one, jobs, n_jobs=a.jobs))).T
                         rmse = np.sqrt(np.mean((est - truth) ** 2))

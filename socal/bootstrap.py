@@ -6,9 +6,10 @@ The parametric bootstrap of :func:`socal.ce2` (``ci=``, ``debias=``), written as
 * the world pass (:class:`WorldPass`): in the bootstrap world (scores as observed, f* with the fitted, projected
   moments, labels ~ Binomial(k, f*); in 1-D, E f*^2 from :class:`SecondMomentPass`, so that items of one score differ
   as their label pairs show) the refits are linear in the labels, beta_b = G^-1 Phi' z_b, so their law is
-  fixed by the mean and covariance of Phi' z_b.  One pass accumulates both exactly: sum_i phi_i p_i, and the moments
+  fixed by the mean and covariance of Phi' z_b.  One pass accumulates both: sum_i phi_i p_i exactly, and the moments
   sum_i C_i T_a(u_i) T_b(w_i) (up to twice the degree) of the targets' per-row covariance C_i
-  (:func:`target_covariances`), from which the covariance of Phi' z is assembled as a Gram matrix.  The B
+  (:func:`target_covariances`), from which the covariance of Phi' z is assembled as a Gram matrix; above
+  ``WORLD_ROWS`` rows those moments are summed over a keyed subset, without bias (:func:`world_sums`).  The B
   right-hand sides are then drawn Gaussian with that mean and covariance (a sum of n independent rows), and the
   refits come from the stored Cholesky factor of the final fit.  (``LABEL_DRAWS = 'exact'`` draws every label set
   instead, :class:`LabelSetsPass`: the former method, n B (l + 1)^2 work, kept to compare, and drawn wherever the
@@ -298,7 +299,25 @@ def second_moment_values(gamma, m, p1):
     return np.clip(raw, p1 * p1, p1)
 
 
-def world_sums(calmap, raw, p, m, v, k, p2=None, angles=None):
+WORLD_ROWS = 200_000  # the world's covariance moments are summed over a keyed subset of about this many rows
+_WORLD_SALT = stream_salt(8, 0)  # the stream the subset's uniforms come from
+
+
+def world_fraction(n):
+    """The share of rows whose target covariances the world pass sums (:func:`world_sums`): 1 up to WORLD_ROWS
+    rows, WORLD_ROWS / n above."""
+    return 1.0 if n <= WORLD_ROWS else WORLD_ROWS / float(n)
+
+
+def world_subset(keys, fraction):
+    """The rows the world's covariance moments are summed over: each row with probability ``fraction``, from its
+    key's own uniform (stream 8), so the same rows in any order or chunking; None when ``fraction`` is 1."""
+    if fraction >= 1.0:
+        return None
+    return np.flatnonzero(keyed_uniforms(keys, _WORLD_SALT) < fraction)
+
+
+def world_sums(calmap, raw, p, m, v, k, p2=None, angles=None, subset=None, fraction=1.0):
     """One chunk's sums of the bootstrap world (:class:`WorldPass`): ``raw``, the map's polynomial at its rows, and
     ``p``, the same projected onto the feasible set (the world's truth), both (n, R); ``p2``, in 1-D, the world's
     E f*^2 per row (:func:`second_moment_values`; None: f* = p1); ``angles``, the rows' :class:`ScoreAngles` when
@@ -307,7 +326,17 @@ def world_sums(calmap, raw, p, m, v, k, p2=None, angles=None):
     The world's mean right-hand sides are W = sum_i phi_i p_i = G beta + sum_i phi_i (p_i - raw_i), since
     raw_i = phi_i' beta: the pass sums the correction over the rows the projection moved (1-6% of them on the toy
     population), and :func:`world_right_hand_sides` adds G beta from the statistics' moments.  The pass also sums
-    raw_i, which G beta reproduces in its constant coordinate: the check that the statistics hold these rows."""
+    raw_i, which G beta reproduces in its constant coordinate: the check that the statistics hold these rows.
+
+    The covariance moments S = sum_i C_i T_a(u_i) T_b(w_i), up to twice the degree, are the pass's costliest sums
+    (0.25-0.27 s of the default call at n = 1e6, l = 12 and 44: docs/numbers.md).  Given ``subset`` (:func:`world_subset`: rows
+    kept independently with probability ``fraction``), they are summed over those rows and divided by
+    ``fraction``: the Horvitz-Thompson estimate, unbiased for every entry.  The mean W stays exact over every row:
+    the refits are centred on it, and the refit pass measures their deviations from the world's truth at each row,
+    so an error in W would enter every replicate as a bias.  An error in S only scales the draws' spread, by a
+    relative error of order 1 / sqrt(rows kept per coefficient) in any one direction (about 100 at the largest
+    degree, 2,025 coefficients per response, with WORLD_ROWS rows), and less in the average over rows that the
+    interval reads."""
     basis = calmap.basis
     R = 2 if calmap.ndim == 2 else 1
     p1 = p[:, 0]
@@ -316,8 +345,13 @@ def world_sums(calmap, raw, p, m, v, k, p2=None, angles=None):
     u, w = to_unit(m, v)
     moved = np.flatnonzero(np.any(p[:, :R] != raw[:, :R], axis=1))
     W = response_moments(u[moved], w[moved], p[moved, :R] - raw[moved, :R], basis.degree, basis.deg_w)
-    C = target_covariances(p1, p2, k, R)
-    S = response_moments(u, w, C, 2 * basis.degree, 2 * basis.deg_w, angles=angles)
+    if subset is None:
+        C = target_covariances(p1, p2, k, R)
+        S = response_moments(u, w, C, 2 * basis.degree, 2 * basis.deg_w, angles=angles)
+    else:
+        C = target_covariances(p1[subset], None if p2 is None else p2[subset], k[subset], R)
+        S = response_moments(u[subset], w[subset], C, 2 * basis.degree, 2 * basis.deg_w)
+        S /= fraction
     return _Sums((W, S, np.array([m.size]), raw[:, :R].sum(axis=0), np.abs(raw[:, :R]).sum(axis=0)))
 
 
@@ -350,16 +384,22 @@ class WorldPass:
     """The bootstrap world in one pass (:func:`world_sums`): what the right-hand sides its labels have on average
     (sum_i phi_i p_i) adds to G beta (:func:`world_right_hand_sides`), the moments of the targets' covariance
     (sum_i C_i T_a(u_i) T_b(w_i) up to twice the degree, from which the covariance of the right-hand sides is
-    assembled exactly), the row count and the sums of the raw map that check the statistics."""
+    assembled; with ``fraction`` < 1, over the keyed subset of :func:`world_subset` under ``seed``), the row count
+    and the sums of the raw map that check the statistics."""
 
-    def __init__(self, calmap, second=None):
-        self.calmap, self.second = calmap, second
+    def __init__(self, calmap, second=None, fraction=1.0, seed=None, weights=None):
+        self.calmap, self.second, self.fraction, self.seed = calmap, second, fraction, seed
+        self.weights = weights if weights is not None else PoissonWeights(0)  # keeps the keys for the refit pass
 
     def __call__(self, index, m, v, a, k):
         vv = v if self.calmap.ndim == 2 else None
         raw = self.calmap.raw(m, vv)
         p = feasible(raw.copy(), project=True)
-        return world_sums(self.calmap, raw, p, m, vv, k, second_moment_values(self.second, m, p[:, 0]))
+        subset = None
+        if self.fraction < 1.0:
+            subset = world_subset(self.weights.row_keys(self.seed, index, m, vv, a, k), self.fraction)
+        return world_sums(self.calmap, raw, p, m, vv, k, second_moment_values(self.second, m, p[:, 0]),
+                          subset=subset, fraction=self.fraction)
 
 
 class KeyCensusPass(CensusPass):
@@ -389,11 +429,14 @@ class DeviationWorldPass(CensusPass):
     fitted map in one pass over the data: the map is evaluated once per row (its clipped prediction for the CE
     average, the same values projected for the world), the costliest step of either at large n.  Returns
     (DeviationStats, the world's sums for :func:`bootstrap`'s ``world``) after ``map_reduce``; with
-    ``census_seed``, also the rows' :class:`KeyCensus` under that seed (for :func:`bootstrap`'s ``duplicates``)."""
+    ``census_seed``, also the rows' :class:`KeyCensus` under that seed (for :func:`bootstrap`'s ``duplicates``).
+    ``fraction`` < 1 (:func:`world_fraction`) sums the world's covariance moments over the keyed subset of the rows
+    (:func:`world_subset`, keyed under ``seed``)."""
 
-    def __init__(self, calmap, second=None, census_seed=None, weights=None):
+    def __init__(self, calmap, second=None, census_seed=None, weights=None, fraction=1.0, seed=None):
         super().__init__()
         self.calmap, self.second, self.census_seed = calmap, second, census_seed
+        self.fraction, self.seed = fraction, seed
         self.weights = weights if weights is not None else PoissonWeights(0)  # keeps the keys for the refit pass
 
     def __call__(self, index, m, v, a, k):
@@ -404,10 +447,19 @@ class DeviationWorldPass(CensusPass):
         eta = feasible(raw.copy())  # clipped to [0, 1], as DeviationStats predicts
         dev = DeviationStats(calmap).add_predictions(eta, m, vv)
         p = feasible(eta.copy(), project=True)
-        world = world_sums(calmap, raw, p, m, vv, k, second_moment_values(self.second, m, p[:, 0]), angles)
+        keyed = {}  # the rows' keys under a seed, hashed once per chunk for the subset and the census
+
+        def keys(seed):
+            if seed not in keyed:
+                keyed[seed] = self.weights.row_keys(seed, index, m, vv, a, k)
+            return keyed[seed]
+
+        subset = world_subset(keys(self.seed), self.fraction) if self.fraction < 1.0 else None
+        world = world_sums(calmap, raw, p, m, vv, k, second_moment_values(self.second, m, p[:, 0]), angles,
+                           subset, self.fraction)
         census = None
         if self.census_seed is not None:
-            census = self.census(lambda: self.weights.row_keys(self.census_seed, index, m, vv, a, k), m.shape[0])
+            census = self.census(lambda: keys(self.census_seed), m.shape[0])
         return _DeviationsAndWorld(dev, world, census)
 
 
@@ -873,8 +925,9 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, upper=None, progress=Fal
     refit_rows = REFIT_ROWS if refit_rows is None else refit_rows
     b = None
     if label_draws != "exact":  # one pass: the world's mean right-hand sides and their exact covariance, then draws
-        if world is None:
-            world = source.map_reduce(WorldPass(calmap, second), progress=progress,
+        if world is None:  # the row count from the fit's moments, to rounding
+            world = source.map_reduce(WorldPass(calmap, second, world_fraction(round(float(fit.moments[0, 0]))),
+                                                seed, weights), progress=progress,
                                       desc=f"{name}: the bootstrap world")
         W, S, n = world_right_hand_sides(fit, world)
         b = _gaussian_right_hand_sides(W, S, basis, n_boot, seed)  # None: the covariance does not factor

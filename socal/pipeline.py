@@ -21,7 +21,8 @@ import numpy as np
 from ._results import CalibrationError, ConfidenceInterval, DegreeEstimate, UpperBound
 from ._validation import (check_bandwidth, check_bool, check_choice, check_float, check_int, check_replicates,
                           check_rng)
-from .bootstrap import DeviationWorldPass, PoissonWeights, SecondMomentPass, bootstrap, second_moment_fit
+from .bootstrap import (DeviationWorldPass, PoissonWeights, SecondMomentPass, bootstrap, second_moment_fit,
+                        world_fraction)
 from .degrees import MAX_DEGREE, check_n, resolve_alphas, resolve_degrees, stream_cap, training_rows
 from .deviations import DeviationPass
 from .fitting import SEARCHES, select_and_fit
@@ -239,7 +240,8 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
             second = second_moment_fit(spread, f.calmap.degree, f.calmap.alpha)
         if debias:  # the deviations and the bootstrap world from one evaluation of the map per row
             both = source.map_reduce(DeviationWorldPass(f.calmap, second, seed if duplicates is None else None,
-                                                        weights), progress=progress,
+                                                        weights, world_fraction(round(stats.n)), seed),
+                                     progress=progress,
                                      desc=f"{kind}: deviations and the bootstrap world at degree {f.calmap.degree}")
             dev, world = both.dev, both.world
             if duplicates is None:

@@ -375,6 +375,64 @@ def test_the_refit_subset_is_keyed_by_row_content(monkeypatch):
     assert not np.array_equal(_headline(socal.ce2(m, v, y, **kw)), _headline(full))  # the subset is used
 
 
+def test_the_world_subset_is_keyed_by_row_content(monkeypatch):
+    """Above WORLD_ROWS rows the world's covariance moments are summed over a keyed subset: the same rows, so the
+    same numbers, as arrays, permuted, in 7 chunks and as dask partitions, for ce2 and ce1 (exercised here with
+    WORLD_ROWS = 1,000 of 3,000 rows).  Controls: the subset is used (other numbers than the whole's), and the
+    interval it gives is the whole's up to the subset's sampling error (each end within a tenth of the width)."""
+    import socal.bootstrap as bs
+
+    m, v, y = _determinism_data()
+    kw = dict(h=1 / 16, ci=0.9, upper=0.95, n_boot=40)
+    whole = socal.ce2(m, v, y, **kw)
+    monkeypatch.setattr(bs, "WORLD_ROWS", 1000)
+    ref = socal.ce2(m, v, y, **kw)
+    perm = np.random.default_rng(9).permutation(m.size)
+    cuts = np.array_split(perm, 7)
+    chunked = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
+    permuted = socal.ce2(m[perm], v[perm], y[perm], **kw)
+    for other in (chunked, permuted):
+        np.testing.assert_allclose(_headline(other), _headline(ref), rtol=1e-12, atol=1e-14)
+    da = pytest.importorskip("dask.array", reason="the dask partitions case needs dask")
+    on_dask = socal.ce2(da.from_array(m, chunks=700), da.from_array(v, chunks=700),
+                        da.from_array(y, chunks=(700, 2)), **kw)
+    np.testing.assert_allclose(_headline(on_dask), _headline(ref), rtol=1e-12, atol=1e-14)
+    r1 = socal.ce1(m, y, **kw)
+    r1c = socal.ce1(chunks=[{"mean": m[c], "labels": y[c]} for c in cuts], **kw)
+    np.testing.assert_allclose(_headline(r1c), _headline(r1), rtol=1e-12, atol=1e-14)
+    assert not np.array_equal(_headline(ref), _headline(whole))  # the subset is used
+    width = whole.ci.high - whole.ci.low
+    assert abs(ref.ci.low - whole.ci.low) < 0.1 * width and abs(ref.ci.high - whole.ci.high) < 0.1 * width
+
+
+def test_the_world_subsets_covariance_moments_are_unbiased():
+    """The Horvitz-Thompson sums over the keyed subset (rows kept with probability q, weighted 1/q) average, over
+    subsets drawn under many seeds, to the sums over every row; the mean right-hand sides and the row sums are
+    the whole's exactly.  Negative control: the subset's sums without the 1/q weight are off by the factor q."""
+    from socal.bootstrap import world_subset, world_sums
+    from socal.fitting import feasible
+    from socal.rowkeys import row_keys
+
+    m, v, y = _determinism_data()
+    a, k = y.sum(axis=1).astype(float), np.full(m.size, 2.0)
+    fit = socal.calibration_functions(m, v, y, degree=5, alpha=1e-3).map
+    raw = fit.raw(m, v)
+    p = feasible(feasible(raw.copy()), project=True)
+    full = world_sums(fit, raw, p, m, v, k).arrays
+    q, draws = 0.25, []
+    for seed in range(60):
+        subset = world_subset(row_keys(m, v, a, k, seed), q)
+        assert abs(subset.size - q * m.size) < 5 * np.sqrt(q * (1 - q) * m.size)
+        part = world_sums(fit, raw, p, m, v, k, subset=subset, fraction=q).arrays
+        for exact, got in zip(full[:1] + full[2:], part[:1] + part[2:]):  # the mean and the checks: every row
+            assert np.array_equal(exact, got)
+        draws.append(part[1])
+    S, mean = full[1], np.mean(draws, axis=0)
+    scale = np.abs(S).max()
+    assert np.abs(mean - S).max() < 0.02 * scale, np.abs(mean - S).max() / scale  # 60 subsets of 750 rows
+    assert np.abs(q * mean - S).max() > 0.5 * scale  # negative control: the sums without their weight
+
+
 def test_estimates_are_clipped_to_the_functionals_exact_range():
     """socal clips the estimate, interval and bound to CE_RANGE: 1 for CE1, and for CE2 the sup of
     |eta1 - m| + |eta2 - (m^2 + var)| over [0, 1]-valued eta and perturbed scores, computed exactly by the audit
