@@ -29,15 +29,14 @@ import socal
 from socal.parallel import iter_jobs
 
 
-_WORLD_ROWS = socal.bootstrap.WORLD_ROWS
+_WORLD_ROWS, _ADMISSIBLE = socal.bootstrap.WORLD_ROWS, socal.lepski.admissible_degree
 
 
 def one(kind, name, h, n, rep, level, upper, n_boot, k=2, finest=None, world_rows=None):
-    # an experiment knob, set in the worker for every call (a worker's module state outlives the call)
+    # the experiment knobs (rules, not socal's behaviour) are set in the worker for every call, to the default when
+    # not asked for: a worker's module state outlives the call that set it
     socal.bootstrap.WORLD_ROWS = _WORLD_ROWS if world_rows is None else world_rows
-    if finest is not None:  # an experiment on the rule, not socal's behaviour: set in the worker that runs the call
-        from socal import lepski
-        lepski.admissible_degree = lambda n_train, ndim: finest
+    socal.lepski.admissible_degree = _ADMISSIBLE if finest is None else (lambda n_train, ndim: finest)
     pop = socal.synthetic.validation_zoo()[name].population
     m, v, y = pop.sample(n, h=h, k=k, rng=np.random.default_rng([zlib.crc32(name.encode()), round(1 / h), n, rep]))
     t0 = time.perf_counter()
