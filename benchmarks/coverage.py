@@ -52,7 +52,7 @@ def timing(names, hs, sizes, level, upper, n_boot, repeats=5):
     """Medians of ``repeats`` calls of ce2 on the same data, alternated: the plug-in alone (``debias=False``), the
     default call (bias-corrected), and the default call with ``ci=level, upper=upper``."""
     zoo = socal.synthetic.validation_zoo()
-    print(f"{'member':<20}{'h':>6}{'n':>7}{'plug-in [s]':>12}{'plain [s]':>10}{'ci [s]':>8}{'ci/plain':>9}"
+    print(f"{'member':<20}{'h':>6}{'n':>8}{'plug-in [s]':>12}{'plain [s]':>10}{'ci [s]':>8}{'ci/plain':>9}"
           f"{'ci/plug-in':>11}   (medians of {repeats})")
     for name in names:
         for h in hs:
@@ -67,7 +67,7 @@ def timing(names, hs, sizes, level, upper, n_boot, repeats=5):
                         socal.ce2(m, v, y, h=h, rng=r, **kw)
                         times[k].append(time.perf_counter() - t0)
                 t = {k: float(np.median(x)) for k, x in times.items()}
-                print(f"{name:<20}{'1/' + str(round(1 / h)):>6}{n:>7}{t['plug']:>12.3f}{t['plain']:>10.3f}"
+                print(f"{name:<20}{'1/' + str(round(1 / h)):>6}{n:>8}{t['plug']:>12.3f}{t['plain']:>10.3f}"
                       f"{t['ci']:>8.3f}{t['ci'] / t['plain']:>9.2f}{t['ci'] / t['plug']:>11.1f}", flush=True)
 
 
@@ -99,7 +99,7 @@ def main():
     print(f"{a.reps} replicates per cell, {a.level:.0%} intervals, {a.upper:.0%} upper bounds, n_boot = {a.n_boot}, "
           f"{a.labels} labels per item" + (f", Lepski's finest admissible degree {a.finest}" if a.finest else "")
           + (f", world covariance on {a.world_rows} rows" if a.world_rows else ""))
-    head = (f"{'kind':<5}{'member':<19}{'h':>5}{'n':>7}{'truth':>8}{'bias plug':>10}{'bias est':>9}{'RMSE plug':>10}"
+    head = (f"{'kind':<5}{'member':<19}{'h':>5}{'n':>8}{'truth':>8}{'bias plug':>10}{'bias est':>9}{'RMSE plug':>10}"
             f"{'RMSE est':>9}{'cover':>6}{'upper':>6}{'width':>8}{'w/RMSE':>7}{'holds':>6}{'fine':>5}{'s/call':>7}")
     for held_out in (False, True):
         chosen = [k for k in names if zoo[k].held_out == held_out]
@@ -120,7 +120,7 @@ def main():
                         rmse = np.sqrt(np.mean((est - truth) ** 2))
                         cover = np.mean((lo <= truth) & (truth <= hi))
                         cover_up = np.mean(truth <= up)
-                        print(f"{kind:<5}{name:<19}{'1/' + str(round(1 / h)):>5}{n:>7}{truth:>8.4f}"
+                        print(f"{kind:<5}{name:<19}{'1/' + str(round(1 / h)):>5}{n:>8}{truth:>8.4f}"
                               f"{np.mean(plug - truth):>+10.4f}{np.mean(est - truth):>+9.4f}"
                               f"{np.sqrt(np.mean((plug - truth) ** 2)):>10.4f}{rmse:>9.4f}{cover:>6.2f}{cover_up:>6.2f}"
                               f"{np.mean(hi - lo):>8.4f}{np.mean(hi - lo) / rmse:>7.1f}"
