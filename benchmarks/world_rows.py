@@ -73,7 +73,8 @@ def main(argv=None):
                     times.append((t_sub, t_whole))
                     print(f"{name:<18}{f'1/{round(1 / h)}':>6}{n:>9}{seed:>5}"
                           f"{(str(sub.degree) if same else f'{sub.degree}/{whole.degree}'):>8}"
-                          f"{move[0]:>+9.3f}{move[1]:>+9.3f}{move[2]:>+9.3f}{sd:>8.3f}{t_sub:>10.2f}{t_whole:>12.2f}{seed_move:>11.3f}",
+                          f"{move[0]:>+9.3f}{move[1]:>+9.3f}{move[2]:>+9.3f}{sd:>8.3f}{t_sub:>10.2f}{t_whole:>12.2f}"
+                          f"{seed_move:>11.3f}",
                           flush=True)
     print(f"largest move of an end or the bound: {max(moves):.3f} widths (median {statistics.median(moves):.3f}); "
           f"between two bootstrap seeds: {max(seeds):.3f} (median {statistics.median(seeds):.3f}); "

@@ -311,9 +311,8 @@ def world_fraction(n):
 
 def world_subset(keys, fraction):
     """The rows the world's covariance moments are summed over: each row with probability ``fraction``, from its
-    key's own uniform (stream 8), so the same rows in any order or chunking; None when ``fraction`` is 1."""
-    if fraction >= 1.0:
-        return None
+    key's own uniform (stream 8), so the same rows in any order or chunking.  (Callers ask only when ``fraction``
+    < 1: the keys cost a hash of every row.)"""
     return np.flatnonzero(keyed_uniforms(keys, _WORLD_SALT) < fraction)
 
 
@@ -329,9 +328,9 @@ def world_sums(calmap, raw, p, m, v, k, p2=None, angles=None, subset=None, fract
     raw_i, which G beta reproduces in its constant coordinate: the check that the statistics hold these rows.
 
     The covariance moments S = sum_i C_i T_a(u_i) T_b(w_i), up to twice the degree, are the pass's costliest sums
-    (0.25-0.27 s of the default call at n = 1e6, l = 12 and 44: docs/numbers.md).  Given ``subset`` (:func:`world_subset`: rows
-    kept independently with probability ``fraction``), they are summed over those rows and divided by
-    ``fraction``: the Horvitz-Thompson estimate, unbiased for every entry.  The mean W stays exact over every row:
+    (0.25-0.27 s of the default call at n = 1e6, l = 12 and 44: docs/numbers.md).  Given ``subset``
+    (:func:`world_subset`: rows kept independently with probability ``fraction``), they are summed over those rows
+    and divided by ``fraction``: the Horvitz-Thompson estimate, unbiased for every entry.  The mean W stays exact over every row:
     the refits are centred on it, and the refit pass measures their deviations from the world's truth at each row,
     so an error in W would enter every replicate as a bias.  An error in S only scales the draws' spread, by a
     relative error of order 1 / sqrt(rows kept per coefficient) in any one direction (about 100 at the largest
@@ -396,7 +395,7 @@ class WorldPass:
         raw = self.calmap.raw(m, vv)
         p = feasible(raw.copy(), project=True)
         subset = None
-        if self.fraction < 1.0:
+        if self.fraction < 1.0:  # the keys, and so the subset, only where rows are left out
             subset = world_subset(self.weights.row_keys(self.seed, index, m, vv, a, k), self.fraction)
         return world_sums(self.calmap, raw, p, m, vv, k, second_moment_values(self.second, m, p[:, 0]),
                           subset=subset, fraction=self.fraction)
