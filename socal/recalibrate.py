@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -125,13 +126,14 @@ class _PlattBase(TransformerConventions):
         name = type(self).__name__ + ".fit"
         ndim, opts = self._settings(name)
         R = 2 if self._second_order else 1
-        self.__dict__.pop("stats_", None)  # fit starts afresh; partial_fit accumulates from here
+        self.__dict__.pop("stats_", None)  # fit starts afresh; its statistics are kept for partial_fit
         if isinstance(X, SufficientStats):
             if y is not None or labels is not None or counts is not None:
                 raise ValueError(f"With SufficientStats as the first argument of {name}, 'y', 'labels' and "
                                  f"'counts' must be None.")
-            stats = _stats_for(X, ndim, R, name)
+            stats = _stats_for(X, ndim, R, name)  # a copy: partial_fit adds to it, never to the caller's
             fit, stats = fit_from(None, stats, opts, ndim, name, responses=R)
+            self.stats_ = stats
             return self._finish_fit(fit, stats.n)  # the rows are not known: no fingerprint
         if not is_table(X):
             self.n_features_in_ = 2 if (ndim == 2 or y is not None) else 1
@@ -139,6 +141,7 @@ class _PlattBase(TransformerConventions):
         mean, var, labels, counts = self._inputs(X, y, labels, counts, name, fitting=True)
         source, _ = data_source(name, ndim, mean, var if ndim == 2 else None, labels, counts, None, responses=R)
         fit, stats = fit_from(source, None, opts, ndim, name, responses=R)
+        self.stats_ = stats
         # dask collections: the fingerprint takes a pass of its own (arrays: the one chunk at hand)
         rows = RowsFingerprint.of(*source.chunk) if isinstance(source, ArraySource) else source.map_reduce(
             fingerprint_pass)
@@ -146,15 +149,23 @@ class _PlattBase(TransformerConventions):
 
     def partial_fit(self, X: ArrayLike, y: ArrayLike | None = None, labels: ArrayLike | None = None, *,
                     counts: Counts | None = None) -> _PlattBase:
-        """Add a chunk to the statistics kept in ``stats_`` and refit from all chunks seen so far.
+        """Add a chunk to the statistics kept in ``stats_`` and refit from all rows seen so far.
 
-        Calling conventions as in :meth:`fit`.  The statistics are built at the cap ``max_degree`` (or the fixed
-        ``degree``); each call refits (a cross-validated fit costs its selection each time: pass ``degree`` and
-        ``alpha`` to make refits cheap).  The result equals :meth:`fit` on all chunks at once, up to float
-        summation order, unless rows repeat (the same scores and labels): :meth:`fit` spreads those over the folds
-        as separate items, while chunks added one by one cannot see each other's rows and keep each content in
-        one fold (:meth:`socal.SufficientStats.update`).  :meth:`fit` keeps no statistics (it discards ``stats_``),
-        so a ``partial_fit`` after it starts from its own chunk, as the first call does.
+        Calling conventions as in :meth:`fit`.  The first call builds the statistics at the cap ``max_degree`` (or
+        the fixed ``degree``); each call refits (a cross-validated fit costs its selection each time: pass
+        ``degree`` and ``alpha`` to make refits cheap).  The result equals :meth:`fit` on all chunks at once, up to
+        float summation order, unless rows repeat (the same scores and labels): :meth:`fit` spreads those over the
+        folds as separate items, while chunks added one by one cannot see each other's rows and keep each content
+        in one fold (:meth:`socal.SufficientStats.update`).
+
+        After :meth:`fit`, the chunk is added to the rows :meth:`fit` read, as scikit-learn's incremental
+        estimators do (``StandardScaler``: ``fit`` starts afresh, ``partial_fit`` continues): :meth:`fit` keeps its
+        statistics in ``stats_``.  Their cap is the largest degree :meth:`fit` could select for its rows
+        (``max_degree``, or less where its training rows or ``h`` allowed less: the rule l = ceil(2 log n /
+        log theta(h)) of :func:`socal.paper_degree` grows with n), and the rows themselves are gone, so the degrees
+        stay within that cap.  A recalibrator read by :meth:`load` or :meth:`from_dict` has no statistics (the
+        file holds the map only): ``partial_fit`` then starts from its own chunk, and a warning says that the map
+        read is replaced.
         """
         name = type(self).__name__ + ".partial_fit"
         ndim, opts = self._settings(name)
@@ -162,10 +173,15 @@ class _PlattBase(TransformerConventions):
         if not is_table(X):
             self.n_features_in_ = 2 if (ndim == 2 or y is not None) else 1
         mean, var, labels, counts = self._inputs(X, y, labels, counts, name, fitting=True)
+        rows = check_rows(name, ndim, mean, var if ndim == 2 else None, labels, counts, R)
         if not hasattr(self, "stats_"):
+            if hasattr(self, "map_"):  # read from a file: the map has no statistics to add this chunk to
+                warnings.warn(f"{name}: this {type(self).__name__} was read from a saved map, which keeps no "
+                              f"statistics: the map is refitted on the rows given to partial_fit from here on, "
+                              f"without the {self.n_samples_fit_} rows it was fitted on.", UserWarning,
+                              stacklevel=2)
             self.stats_ = SufficientStats(max_degree=stream_cap(name, opts), ndim=ndim, folds=opts.folds,
                                           rng=opts.fold_rng, responses=R)
-        rows = check_rows(name, ndim, mean, var if ndim == 2 else None, labels, counts, R)
         self.stats_.add_validated(*rows)
         fit, _ = fit_from(None, self.stats_, opts, ndim, name, responses=R)
         before = getattr(self, "fit_rows_", None) if self.stats_.n > rows[0].shape[0] else RowsFingerprint()
@@ -362,7 +378,8 @@ class SecondOrderPlatt(_PlattBase):
     feature_names_in_ : ndarray of str
         Column names, when X was a DataFrame with string column names.
     stats_ : SufficientStats
-        After :meth:`partial_fit`: the statistics accumulated so far.
+        After :meth:`fit` or :meth:`partial_fit`: the statistics of the rows fitted on, to which :meth:`partial_fit`
+        adds (not saved by :meth:`save`).
 
     Notes
     -----

@@ -148,6 +148,25 @@ def test_any_chunking_same_statistics(data, n, pieces):
     np.testing.assert_allclose(merged.Z, whole.Z, rtol=1e-12, atol=1e-9)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(data=st.data(), n=st.integers(40, 150), ndim=st.sampled_from([1, 2]))
+def test_partial_fit_after_fit_continues_from_fits_rows(data, n, ndim):
+    """fit(A) then partial_fit(B) fits the rows of A and B together, as partial_fit(A) then partial_fit(B) does
+    (scikit-learn's incremental habit), wherever A ends; at a fixed degree and ridge the maps agree to rounding."""
+    m, v = data.draw(scores(n))
+    y = data.draw(hnp.arrays(np.float64, (n, 2), elements=st.sampled_from([0.0, 1.0])))
+    cut = data.draw(st.integers(20, n - 1))
+    vv = v if ndim == 2 else None
+    make = (lambda: socal.SecondOrderPlatt(ndim=ndim, degree=2, alpha=1e-3, rng=1))
+    both = make().fit(m[:cut], vv if vv is None else vv[:cut], y[:cut]).partial_fit(
+        m[cut:], None if vv is None else vv[cut:], y[cut:])
+    chain = make().partial_fit(m[:cut], None if vv is None else vv[:cut], y[:cut]).partial_fit(
+        m[cut:], None if vv is None else vv[cut:], y[cut:])
+    assert both.n_samples_fit_ == chain.n_samples_fit_ == n
+    assert both.fit_rows_ == chain.fit_rows_
+    np.testing.assert_allclose(both.map_.beta, chain.map_.beta, rtol=1e-9, atol=1e-9)
+
+
 @SETTINGS
 @given(kw=st.fixed_dictionaries({"max_degree": st.one_of(st.integers(-5, 300), st.floats(), st.text(max_size=3)),
                                  "folds": st.one_of(st.integers(-3, 200), st.none()),

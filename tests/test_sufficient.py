@@ -126,6 +126,47 @@ def test_platt_fit_from_stats_and_partial_fit(sample):
     assert _rel(first.map_.beta, direct.map_.beta) < COEF_RTOL
 
 
+def test_partial_fit_after_fit_adds_to_the_rows_fit_read(sample):
+    """scikit-learn's habit (StandardScaler): fit starts afresh, a later partial_fit continues from fit's rows.
+    fit(A) then partial_fit(B) is partial_fit(A) then partial_fit(B), to rounding, for arrays and for fit(stats);
+    the caller's statistics are not changed.  Negative control: the rows of B alone give another map."""
+    m, v, y = sample
+    a, b = slice(0, 8_000), slice(8_000, None)
+    kw = dict(h=1 / 16, rng=0)
+    chained = socal.SecondOrderPlatt(**kw).partial_fit(m[a], v[a], y[a]).partial_fit(m[b], v[b], y[b])
+    after_fit = socal.SecondOrderPlatt(**kw).fit(m[a], v[a], y[a]).partial_fit(m[b], v[b], y[b])
+    st = SufficientStats(rng=0).update(m[a], v[a], y[a])
+    before = st.M.copy()
+    after_stats = socal.SecondOrderPlatt(**kw).fit(st).partial_fit(m[b], v[b], y[b])
+    np.testing.assert_array_equal(st.M, before)  # fit(stats) keeps a copy
+    assert st.n == 8_000
+    for got in (after_fit, after_stats):
+        assert got.n_samples_fit_ == len(m) == got.stats_.n
+        assert (got.degree_, got.alpha_) == (chained.degree_, chained.alpha_)
+        assert _rel(got.map_.beta, chained.map_.beta) < COEF_RTOL
+    assert after_fit.fit_rows_ == chained.fit_rows_  # the fingerprint holds both chunks' rows
+    assert after_stats.fit_rows_ is None  # fit(stats) saw no rows to fingerprint
+    alone = socal.SecondOrderPlatt(**kw).partial_fit(m[b], v[b], y[b])
+    assert alone.n_samples_fit_ == len(m) - 8_000
+    assert alone.degree_ != chained.degree_ or _rel(alone.map_.beta, chained.map_.beta) > 1e-3
+
+
+def test_partial_fit_after_load_warns_that_it_starts_afresh(sample):
+    """A saved map holds no statistics: partial_fit on a loaded recalibrator refits on its own chunk, and says so."""
+    m, v, y = sample
+    fitted = socal.FirstOrderPlatt(ndim=2, degree=4, alpha=1e-3).fit(m[:6000], v[:6000], y[:6000])
+    loaded = socal.FirstOrderPlatt.from_dict(fitted.to_dict())
+    with pytest.warns(UserWarning, match="without the 6000 rows it was fitted on"):
+        loaded.partial_fit(m[6000:], v[6000:], y[6000:])
+    assert loaded.n_samples_fit_ == len(m) - 6000
+    fresh = socal.FirstOrderPlatt(ndim=2, degree=4, alpha=1e-3).partial_fit(m[6000:], v[6000:], y[6000:])
+    np.testing.assert_array_equal(loaded.map_.beta, fresh.map_.beta)
+    with warnings.catch_warnings():  # a continued fit does not warn
+        warnings.simplefilter("error")
+        fitted.partial_fit(m[6000:], v[6000:], y[6000:])
+    assert fitted.n_samples_fit_ == len(m)
+
+
 def test_save_load_round_trip_and_schema(tmp_path, sample):
     m, v, y = sample
     st = SufficientStats(max_degree=6, holdout=0.3, rng=8).update(m, v, y)
