@@ -16,6 +16,8 @@ thread count in use, a Cholesky factor, sums, and the transcendental functions t
 use), independent of socal's code, so that no change to socal can make its own outputs look like another
 platform's.  :data:`RECORDED` is the fingerprint of the platform the committed outputs come from
 (``tests/platform_fingerprint.txt``; rewrite it with ``python -m tests.fingerprint --write`` when regenerating them).
+A notebook re-executed on another platform than the rest carries its own in its metadata
+(``python -m tests.fingerprint --stamp notebooks/NAME.ipynb``, :func:`notebook_platform`).
 """
 
 from __future__ import annotations
@@ -49,8 +51,24 @@ def fingerprint():
 
 RECORDED = FILE.read_text().split()[0] if FILE.exists() else None
 SAME_PLATFORM = RECORDED == fingerprint()
+NOTEBOOK_KEY = "socal_platform"  # a notebook's metadata entry naming the platform its outputs were made on
+
+
+def notebook_platform(nb):
+    """The platform a notebook's committed outputs were made on: its own stamp (``--stamp``, written when one
+    notebook is re-executed on another platform than the rest), else :data:`RECORDED`."""
+    return nb.metadata.get(NOTEBOOK_KEY, RECORDED)
+
 
 if __name__ == "__main__":
     if "--write" in sys.argv:
         FILE.write_text(fingerprint() + "\n")
+    if "--stamp" in sys.argv:  # python -m tests.fingerprint --stamp notebooks/01_rate.ipynb [...]: after executing them
+        import nbformat
+
+        for path in sys.argv[sys.argv.index("--stamp") + 1:]:
+            nb = nbformat.read(path, as_version=4)
+            nb.metadata[NOTEBOOK_KEY] = fingerprint()
+            nbformat.write(nb, path)
+            print(path, "stamped", fingerprint())
     print(fingerprint(), "recorded:", RECORDED, "same" if SAME_PLATFORM else "other")

@@ -158,7 +158,7 @@ def test_partial_fit_after_fit_continues_from_fits_rows(data, n, ndim):
     cut = data.draw(st.integers(20, n - 1))
     vv = v if ndim == 2 else None
     make = (lambda: socal.SecondOrderPlatt(ndim=ndim, degree=2, alpha=1e-3, rng=1))
-    both = make().fit(m[:cut], vv if vv is None else vv[:cut], y[:cut]).partial_fit(
+    both = make().fit(m[:cut], None if vv is None else vv[:cut], y[:cut]).partial_fit(
         m[cut:], None if vv is None else vv[cut:], y[cut:])
     chain = make().partial_fit(m[:cut], None if vv is None else vv[:cut], y[:cut]).partial_fit(
         m[cut:], None if vv is None else vv[cut:], y[cut:])

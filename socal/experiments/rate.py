@@ -36,7 +36,8 @@ from ..synthetic import GaussianMixtureTask
 from ..truth import sample_truth
 from ._ensemble import MLPEnsemble
 
-__all__ = ["make_setup", "run_rate", "slopes", "summarise", "plot_rate", "ESTIMATORS", "SIZES", "HS", "PAPER_SLOPES"]
+__all__ = ["make_setup", "run_rate", "slopes", "slope_errors", "summarise", "plot_rate", "ESTIMATORS", "SIZES", "HS",
+           "PAPER_SLOPES"]
 
 ESTIMATORS = ("bucketing", "nadaraya-watson", "poly-val", "poly-cv")
 SIZES = (500, 1000, 2000, 5000, 10_000, 20_000, 50_000)
@@ -194,6 +195,28 @@ def slopes(rows):
     return out
 
 
+def slope_errors(rows):
+    """Standard error of each :func:`slopes` value over the seeds, per (h, estimator): the leave-one-seed-out
+    jackknife, sqrt((S - 1)/S sum_i (s_(i) - mean)^2) over the S slopes with seed i left out (NaN below 3 seeds).
+
+    Why the jackknife: each seed is an independent replicate of the whole experiment (its own ensemble draws, labels
+    and perturbation), and the slope is a smooth function of the per-n mean errors over the seeds, so the seeds'
+    jackknife estimates its variance (Efron & Stein, Ann. Statist. 9, 1981: conservative in expectation).  A
+    residual-based error of the fit in n would miss the seeds' shared noise.  With 3 seeds it rests on 2 degrees of
+    freedom: read it as the size of the slope's uncertainty, not to a second digit."""
+    seeds = sorted({r["seed"] for r in rows})
+    S = len(seeds)
+    full = slopes(rows)
+    if S < 3:
+        return {key: float("nan") for key in full}
+    left = [slopes([r for r in rows if r["seed"] != s]) for s in seeds]
+    out = {}
+    for key in full:
+        th = np.array([lo[key] for lo in left])
+        out[key] = float(np.sqrt((S - 1) / S * np.sum((th - th.mean()) ** 2)))
+    return out
+
+
 def plot_rate(rows, axes=None):
     """Figure 1: mean |CE2-hat - CE2^pert| against n, Student-t 90% band, slopes in the legend."""
     import matplotlib.pyplot as plt
@@ -222,13 +245,14 @@ def plot_rate(rows, axes=None):
 
 def report(rows, seconds, out):
     """The text ``socal reproduce rate`` prints: mean |CE2-hat - CE2^pert| per h, estimator and n, with slopes."""
-    summ, sl = summarise(rows), slopes(rows)
+    summ, sl, se = summarise(rows), slopes(rows), slope_errors(rows)
     lines = [f"Experiment 1: mean |CE2-hat - CE2^pert| ({seconds:.0f} s; rows in {out})"]
     for h in HS:
         ns = sorted(summ[(h, ESTIMATORS[0])])
-        lines.append(f"  h = 1/{round(1 / h)}   " + "".join(f"{n:>9}" for n in ns) + "    slope")
+        lines.append(f"  h = 1/{round(1 / h)}   " + "".join(f"{n:>9}" for n in ns) + "    slope  (jackknife SE)")
         for est in ESTIMATORS:
             cells = "".join(f"{summ[(h, est)][n][0]:>9.4f}" for n in ns)
-            lines.append(f"    {est:<16}{cells}   {sl[(h, est)]:6.2f}")
+            err = "" if np.isnan(se[(h, est)]) else f" ± {se[(h, est)]:.2f}"
+            lines.append(f"    {est:<16}{cells}   {sl[(h, est)]:6.2f}{err}")
     lines.append(f"  paper: {PAPER_SLOPES}")
     return "\n".join(lines)
