@@ -17,7 +17,7 @@ import shutil
 
 import pytest
 
-from tests.fingerprint import notebook_platform, fingerprint
+from tests.fingerprint import fingerprint, notebook_platform
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
 DATA = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -75,7 +75,8 @@ MONTE_CARLO = (0.008, 0.05)
 # platform x may move by SE_FACTOR times the committed s as well.  Other draws are a partial reseed, so x moves by up
 # to sqrt(2) s as a Monte Carlo statistic; 4 s is 2.8 of those SDs (0.5% two-sided under normality).  On a third
 # machine (2026-11-29) notebook 01's CV slope at h = 1/16 printed -0.79 where the recorded platform printed -0.71:
-# its jackknife SE over the 3 seeds is 0.09-0.20.  The s itself, an SE from few seeds, may move by its own size
+# its jackknife SE over the 3 seeds is 0.09 (0.02-0.20 over the run's slopes).  The s itself, an SE from few seeds, may
+# move by its own size
 SE_FACTOR = 4
 
 
