@@ -17,7 +17,7 @@ import numpy as np
 
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_aligned, check_array, check_choice, check_labels, check_mean, check_scores
-from .degrees import DEFAULT_MAX_DEGREE, stream_cap
+from .degrees import DEFAULT_MAX_DEGREE, resolve_degrees, stream_cap, training_rows
 from .fitting import CalibrationMap
 from .pipeline import N_BOOT, data_source, estimator_settings, fit_from
 from .rowkeys import RowsFingerprint, fingerprint_pass
@@ -163,7 +163,8 @@ class _PlattBase(TransformerConventions):
         statistics in ``stats_``.  Their cap is the largest degree :meth:`fit` could select for its rows
         (``max_degree``, or less where its training rows or ``h`` allowed less: the rule l = ceil(2 log n /
         log theta(h)) of :func:`socal.paper_degree` grows with n), and the rows themselves are gone, so the degrees
-        stay within that cap.  A recalibrator read by :meth:`load` or :meth:`from_dict` has no statistics (the
+        stay within that cap; a warning says so when cross-validation chooses the cap itself and the rows seen since
+        would allow a larger degree.  A recalibrator read by :meth:`load` or :meth:`from_dict` has no statistics (the
         file holds the map only): ``partial_fit`` then starts from its own chunk, and a warning says that the map
         read is replaced.
         """
@@ -184,6 +185,16 @@ class _PlattBase(TransformerConventions):
                                           rng=opts.fold_rng, responses=R)
         self.stats_.add_validated(*rows)
         fit, _ = fit_from(None, self.stats_, opts, ndim, name, responses=R)
+        st = self.stats_
+        if fit.calmap.degree == st.max_degree < stream_cap(name, opts):  # fit's statistics' cap, and it binds
+            top = resolve_degrees(name, opts.degree, opts.h, st.n, training_rows(st.n, st.folds, st.holdout),
+                                  opts.max_degree, ndim)[0][0]
+            if top > st.max_degree:
+                warnings.warn(f"{name}: cross-validation chose degree {st.max_degree}, the largest the statistics "
+                              f"kept by fit reach (the cap for the rows fit read); the {st.n} rows seen now would "
+                              f"allow up to {top}, which these statistics cannot give (the rows are gone). Call fit "
+                              f"on all rows, or build from the first chunk with partial_fit.", UserWarning,
+                              stacklevel=2)
         before = getattr(self, "fit_rows_", None) if self.stats_.n > rows[0].shape[0] else RowsFingerprint()
         return self._finish_fit(fit, self.stats_.n, None if before is None else before.add(RowsFingerprint.of(*rows)))
 

@@ -151,6 +151,24 @@ def test_partial_fit_after_fit_adds_to_the_rows_fit_read(sample):
     assert alone.degree_ != chained.degree_ or _rel(alone.map_.beta, chained.map_.beta) > 1e-3
 
 
+def test_partial_fit_after_fit_on_few_rows_warns_where_fits_cap_binds(sample):
+    """fit on 60 rows keeps statistics up to degree 5 (the cap its rows allow); after partial_fit with the other
+    11,940 rows cross-validation chooses that cap, where the same rows from partial_fit alone choose 6: a warning
+    says the cap binds.  After fit on 600 rows (cap 20, degree 6 chosen) nothing is said."""
+    m, v, y = sample
+    few = socal.SecondOrderPlatt(h=1 / 16, rng=0).fit(m[:60], v[:60], y[:60])
+    with pytest.warns(UserWarning, match="the largest the statistics kept by fit reach"):
+        few.partial_fit(m[60:], v[60:], y[60:])
+    chained = socal.SecondOrderPlatt(h=1 / 16, rng=0).partial_fit(m[:60], v[:60], y[:60]).partial_fit(
+        m[60:], v[60:], y[60:])
+    assert few.degree_ == few.stats_.max_degree < chained.degree_
+    more = socal.SecondOrderPlatt(h=1 / 16, rng=0).fit(m[:600], v[:600], y[:600])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        more.partial_fit(m[600:], v[600:], y[600:])
+    assert more.degree_ < more.stats_.max_degree
+
+
 def test_partial_fit_after_load_warns_that_it_starts_afresh(sample):
     """A saved map holds no statistics: partial_fit on a loaded recalibrator refits on its own chunk, and says so."""
     m, v, y = sample
