@@ -3,9 +3,10 @@
 Runs the README's Python quick start (its stand-in data, ``socal.evaluate``, ``SecondOrderPlatt`` on half the
 items, ``socal.evaluate_recalibrated`` on the other half) in two fresh processes, one with ``OMP_NUM_THREADS=1``
 and one with the threads numpy chooses, and compares what they computed: the raw and perturbed scores, the
-recalibrated moments, and the printed estimates and intervals.  socal's random numbers are keyed by each row's exact
-bits (``socal.rowkeys``), so a row whose computed inputs differ in a last bit gets other draws: docs/numbers.md,
-"Same data, another machine".
+recalibrated moments, and the printed estimates and intervals (and how far apart their unrounded values are).
+socal's random numbers are keyed by each row's content rounded to 27 significant bits (``socal.rowkeys``), so a row
+whose computed inputs differ in a last bit keeps its draws, and the estimates differ by round-off (with keys of the
+exact bits they moved by their Monte Carlo error): docs/numbers.md, "Same data, another machine".
 
     python benchmarks/platform_bits.py
 """
@@ -62,10 +63,11 @@ def main():
         for key in a.files:
             x, y = a[key], b[key]
             print(f"{key:<22}{x.size:>7}{int(np.sum(x != y)):>13}{float(np.max(np.abs(x - y))):>18.2e}")
-        print(f"\n{'printed':<32}{'one thread':>32}{'default threads':>32}")
+        print(f"\n{'printed':<32}{'one thread':>26}{'default threads':>26}{'max |difference|':>18}")
         for key in pa:
             fmt = lambda v: f"{v[0]:.4f} [{v[1]:.4f}, {v[2]:.4f}]"  # noqa: E731
-            print(f"{key:<32}{fmt(pa[key]):>32}{fmt(pb[key]):>32}")
+            diff = float(np.max(np.abs(np.subtract(pa[key], pb[key]))))
+            print(f"{key:<32}{fmt(pa[key]):>26}{fmt(pb[key]):>26}{diff:>18.2e}")
 
 
 if __name__ == "__main__":

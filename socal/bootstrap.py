@@ -38,7 +38,8 @@ from scipy import linalg
 
 from ._results import ConfidenceInterval, UpperBound
 from .deviations import CE_RANGE, DeviationStats, score_moments
-from .rowkeys import CensusPass, KeyCensus, keyed_uniforms, mix64, mix64_inplace, row_keys, stream_salt, to_unit_interval
+from .rowkeys import (CensusPass, KeyCensus, exact_hash, keyed_uniforms, mix64, mix64_inplace, row_keys, stream_salt,
+                      to_unit_interval)
 from .chebyshev import (MomentOperator, ScoreAngles, cheb_rows, cholesky_lower, response_vector, ridge_factor,
                         tensor_features, tensor_gram, to_unit)
 from .fitting import feasible
@@ -183,14 +184,24 @@ class LabelSetsPass:
             many = dup_keys[at] == keys
             if many.any():
                 one = np.flatnonzero(~many)
-                shared_keys, first, here = np.unique(keys[many], return_index=True, return_counts=True)
-                rep = np.flatnonzero(many)[first]  # a row standing for each shared key
+                shared = np.flatnonzero(many)
+                shared_keys, key_of = np.unique(keys[many], return_inverse=True)
+                # a key's rows agree in their scores to the key's rounding (socal.rowkeys._bits): each is
+                # evaluated at its own exact scores, the identical ones once per group
+                exact, first, here = np.unique(exact_hash(m[many], vv[many] if vv is not None else None, a[many],
+                                                          k[many]), return_index=True, return_counts=True)
+                group_key = key_of[first]
+                # the row standing for each key's items (their labels' law): its group of least exact hash, so the
+                # same row in any order
+                by_key = np.lexsort((exact, group_key))
+                lead = by_key[np.r_[True, group_key[by_key][1:] != group_key[by_key][:-1]]]
+                rep = shared[first[lead]]
                 c = dup_counts[at[rep]]
                 starts = np.cumsum(c) - c
                 j = np.arange(int(c.sum()), dtype=np.uint64) - np.repeat(starts, c).astype(np.uint64)
                 items = mix64(mix64(np.repeat(shared_keys, c) ^ stream_salt(5, 0)) ^ j)
-                share = here / c  # of the key's items, those this chunk's rows stand for
-                rows = np.concatenate([one, rep])
+                share = here / c[group_key]  # of its key's items, those each group's rows stand for
+                rows = np.concatenate([one, shared[first]])
                 draw_keys = np.concatenate([keys[one], items])
                 item_rows = np.concatenate([one, np.repeat(rep, c)])
                 u, w = u[rows], (w[rows] if w is not None else None)
@@ -213,8 +224,8 @@ class LabelSetsPass:
                 for r, z in enumerate(zs):
                     out = Zt[R * jb + r]
                     out[:n_one] = z[:n_one]
-                    if share is not None:  # a shared key's items' summed targets, this chunk's share of them
-                        out[n_one:] = np.add.reduceat(z[n_one:], starts) * share
+                    if share is not None:  # a shared key's items' summed targets, each group's share of them
+                        out[n_one:] = np.add.reduceat(z[n_one:], starts)[group_key] * share
             Wb = response_moments(u, w, Zt[: R * reps].T, basis.degree, basis.deg_w)
             W[start: start + reps] = Wb.reshape(reps, R, basis.degree + 1, basis.deg_w + 1)
             if self.bar is not None:
@@ -611,7 +622,7 @@ class RefitPass:
             at = np.minimum(np.searchsorted(dup_keys, keys), dup_keys.size - 1)
             many = dup_keys[at] == keys
             if many.any():  # these rows are items of a shared content: drawn per item below, the rest as before
-                shared = (m[many], v[many] if ndim == 2 else None, keys[many], dup_counts[at[many]])
+                shared = (m[many], v[many] if ndim == 2 else None, a[many], k[many], keys[many], dup_counts[at[many]])
                 one = ~many
                 m, v, keys = m[one], (v[one] if ndim == 2 else v), keys[one]
         if q < 1.0:  # a keyed subset of the rows: the same rows whatever the chunking
@@ -678,7 +689,7 @@ class RefitPass:
             sums = sums.merge(self._shared_sums(*shared, coef))
         return sums
 
-    def _shared_sums(self, m, v, keys, counts, coef):
+    def _shared_sums(self, m, v, a, k, keys, counts, coef):
         """The sums of :meth:`__call__` over rows whose key ``counts`` rows carry in all (see the class): each key's
         rows here stand for their share of its kept items, and are evaluated once per key."""
         calmap = self.calmap
@@ -686,8 +697,8 @@ class RefitPass:
         d, B, R = self.betas.shape
         nb = min(B, _N_SHRINK)
         q = self.fraction
-        keys, first, here = np.unique(keys, return_index=True, return_counts=True)
-        c = counts[first]
+        keys, key_first, key_of = np.unique(keys, return_index=True, return_inverse=True)
+        c = counts[key_first]
         if q < 1.0:  # kappa ~ Binomial(c, q) of the key's c items are kept, from the key's own uniform
             from scipy import stats
 
@@ -695,28 +706,36 @@ class RefitPass:
             kept = np.maximum(kept, 0.0).astype(np.int64)
         else:
             kept = c.astype(np.int64)
-        live = kept > 0
-        keys, first, here, c, kept = keys[live], first[live], here[live], c[live], kept[live]
+        # the rows of a key agree in their scores to the key's rounding (socal.rowkeys._bits): each is evaluated at
+        # its own exact scores, the identical ones once per group (first: a row of each group; here: its rows)
+        _, first, here = np.unique(exact_hash(m, v if calmap.ndim == 2 else None, a, k), return_index=True,
+                                   return_counts=True)
+        group_key = key_of[first]
+        live = kept[group_key] > 0
+        first, here, group_key = first[live], here[live], group_key[live]
         num, den = np.zeros(B), np.zeros(B)
         shrunk_truth, shrunk_plug = np.zeros(len(THRESHOLDS)), np.zeros(len(THRESHOLDS))
         inner_num, truth, inner_data = np.zeros(B), 0.0, 0.0
-        share = here / c  # of the key's items, those this chunk's rows stand for
-        if keys.size:
+        share = here / c[group_key]  # of its key's items, those each group's rows stand for
+        if first.size:
             # item j of a key: its own key, from the key and j; its Poisson(1) weights as any row's
-            starts = np.cumsum(kept) - kept
-            j = np.arange(int(kept.sum()), dtype=np.uint64) - np.repeat(starts, kept).astype(np.uint64)
-            items = mix64(mix64(np.repeat(keys, kept) ^ stream_salt(5, 0)) ^ j)
+            used = np.unique(group_key)  # the keys with kept items, sorted
+            kept_used = kept[used]
+            starts = np.cumsum(kept_used) - kept_used
+            j = np.arange(int(kept_used.sum()), dtype=np.uint64) - np.repeat(starts, kept_used).astype(np.uint64)
+            items = mix64(mix64(np.repeat(keys[used], kept_used) ^ stream_salt(5, 0)) ^ j)
             wts = poisson_weights(items, self.seed, B).astype(float)
             if q < 1.0:  # mean 1 and variance q, as the rows of a key of their own
                 wts = 1.0 + (wts - 1.0) * np.sqrt(q)
-            wts = np.add.reduceat(wts, starts, axis=0) * share[:, None]  # (keys, B): this chunk's share
-            rowf = share * kept  # the kept items this chunk's rows stand for
+            at = np.searchsorted(used, group_key)
+            wts = np.add.reduceat(wts, starts, axis=0)[at] * share[:, None]  # (groups, B): the groups' shares
+            rowf = share * kept[group_key]  # the kept items each group's rows stand for
             vv = v[first] if calmap.ndim == 2 else None
             u, w = to_unit(m[first], vv)
             mm = m[first]
             rows = max(64, _BLOCK_FLOATS // (B * R * (basis.degree + 1)))
-            for start in range(0, keys.size, rows):
-                sl = slice(start, min(start + rows, keys.size))
+            for start in range(0, first.size, rows):
+                sl = slice(start, min(start + rows, first.size))
                 both = coef @ tensor_features(u[sl], w[sl], basis.degree, basis.deg_w)
                 pred = np.clip(both[:R * B], 0.0, 1.0).reshape(R, B, -1)
                 p = feasible(both[R * B:].T, project=True).T

@@ -7,7 +7,7 @@ import numpy as np
 from ._typing import ArrayLike, Seed
 from ._validation import bandwidth_axes, check_array, check_bandwidth, check_mean, check_rng, check_scores
 from .kernels import SechKernel
-from .rowkeys import distinct_keys, keyed_uniforms, row_hash, stream_salt, text_columns
+from .rowkeys import distinct_keys, exact_hash, keyed_uniforms, row_hash, stream_salt, text_columns
 
 __all__ = ["perturb", "perturb_mean", "MEAN_DOMAIN", "VAR_DOMAIN"]
 
@@ -46,7 +46,7 @@ def _keyed_uniforms(m, v, columns, rng, func):
     """Uniforms in [0, 1), one per row and axis (mean, var), from the rows' content and a seed drawn from ``rng``:
     the same rows give the same numbers in any order (:func:`socal.rowkeys.distinct_keys`)."""
     seed = int(check_rng(rng, func).integers(0, 2**63 - 1))
-    keys = distinct_keys(row_hash(m, v, columns, seed))
+    keys = distinct_keys(row_hash(m, v, columns, seed), exact_hash(m, v, columns))
     return keyed_uniforms(keys, _AXIS_SALTS if v is not None else _AXIS_SALTS[:1])
 
 

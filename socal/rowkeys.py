@@ -1,14 +1,16 @@
 """Random numbers keyed by row content: the same row gets the same number in any chunk, any order, any process.
 
 A row's key is a seeded hash (splitmix64's finaliser, a bijection of uint64 with full avalanche) of the float bits
-of its scores and its labels.  Fold assignment (:class:`socal.SufficientStats`) reads a uniform from it, and so does
+of its scores and its labels, each value rounded to 27 significant bits first (:func:`_bits`), so that a score that
+another machine computes a few units in the last place apart keeps its key and its draws.  Fold assignment (:class:`socal.SufficientStats`) reads a uniform from it, and so does
 every random number of the bootstrap (:mod:`socal.bootstrap`: the redrawn labels and the item weights, one stream per
 pass and replicate), so the statistics, the fit, the estimate, the interval and the bound do not depend on how the
 rows are ordered or chunked, in memory, from files or from dask partitions.  The perturbation (:func:`socal.perturb`),
 the plots' bootstrap bands and the baselines' hold-out split read keyed uniforms too, with the rows of one content
-told apart in memory by :func:`distinct_keys`.  Identical rows share their key, so the
-estimators count them (:class:`KeyCensus`) and draw their folds and their bootstrap weights as the separate items
-they are (:meth:`socal.SufficientStats.add_targets`, :class:`socal.bootstrap.RefitPass`).
+told apart in memory by :func:`distinct_keys`.  Identical rows (and rows whose scores agree to the rounding) share
+their key, so the estimators count them (:class:`KeyCensus`) and draw their folds and their bootstrap weights as the
+separate items they are (:meth:`socal.SufficientStats.add_targets`, :class:`socal.bootstrap.RefitPass`), each
+evaluated at its own exact scores.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["mix64", "mix64_inplace", "row_hash", "row_uniform", "row_keys", "stream_salt", "keyed_uniforms",
-           "to_unit_interval", "distinct_keys", "item_keys", "KeyCensus", "CensusPass", "CENSUS_CAP",
-           "RowsFingerprint", "text_columns"]
+__all__ = ["mix64", "mix64_inplace", "exact_hash", "row_hash", "row_uniform", "row_keys", "stream_salt",
+           "keyed_uniforms", "to_unit_interval", "distinct_keys", "item_keys", "KeyCensus", "CensusPass", "CENSUS_CAP",
+           "RowsFingerprint", "text_columns", "KEY_BITS"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -90,9 +92,41 @@ def row_uniform(mean, var, zs, salt):
     return to_unit_interval(row_hash(mean, var, zs, salt))
 
 
+KEY_BITS = 26  # mantissa bits a key reads: values are rounded to 27 significant bits (2^-27 relative) first
+_DROP = np.uint64(52 - KEY_BITS)
+_HALF = np.uint64(1 << (52 - KEY_BITS - 1))
+_MASK = ~np.uint64((1 << (52 - KEY_BITS)) - 1)
+
+
 def _bits(x):
-    """The IEEE bits of float64 values, as uint64."""
-    return np.ascontiguousarray(x, dtype=np.float64).view(np.uint64)
+    """The IEEE bits of float64 values rounded to nearest at KEY_BITS mantissa bits, as uint64: the bits a key reads.
+
+    Why rounded: a value computed on another machine (a perturbed score, a recalibrated moment, a population's
+    sample) can differ in its last bits (numpy picks its SIMD loops by CPU, OpenBLAS its kernels by CPU and thread
+    count), and a key of the exact bits would then be another key, with other folds and other bootstrap draws: the
+    numbers would move by their Monte Carlo error instead of by round-off.  Rounded, a value that moves by a few
+    units in the last place keeps its key unless it crosses a rounding boundary, a chance of about 2^-26 per ulp
+    moved.  Float32 values (24 significant bits) are kept exactly, so they are never merged.  Values closer than
+    about 2^-27 relative share their bits here: the estimators treat rows that share a key as separate items of one
+    content, and evaluate each row at its own exact scores (:func:`exact_hash`)."""
+    b = np.ascontiguousarray(x, dtype=np.float64).view(np.uint64)
+    with np.errstate(over="ignore"):
+        return (b + _HALF) & _MASK
+
+
+def exact_hash(*columns):
+    """A uint64 hash of each row's exact bits (no rounding) over the given float64 columns ((n,) or (n, c) arrays,
+    None skipped): what tells the rows that share a key (:func:`_bits` rounds) apart by their exact content."""
+    h = None
+    with np.errstate(over="ignore"):
+        for col in columns:
+            if col is None:
+                continue
+            col = np.asarray(col, dtype=np.float64)
+            for c in (col[:, None] if col.ndim == 1 else col).T:
+                b = np.ascontiguousarray(c).view(np.uint64)
+                h = mix64(b ^ _OCCURRENCE_SALT) if h is None else mix64(h ^ b)
+    return h
 
 
 def row_keys(m, v, a, k, seed):
@@ -127,15 +161,17 @@ def keyed_uniforms(keys, salts):
         return to_unit_interval(mix64(keys.reshape(keys.shape + (1,) * salts.ndim) ^ salts))
 
 
-def distinct_keys(keys):
+def distinct_keys(keys, exact=None):
     """The rows' keys, told apart within each content: the first row carrying a key keeps it, and its j-th repeat
-    (j = 1, 2, ..., counted in input order) gets mix64(key ^ mix64(j ^ salt)); so rows of a key of their own are
-    unchanged.
+    (j = 1, 2, ..., counted in the order of ``exact``, the rows' :func:`exact_hash`, then in input order) gets
+    mix64(key ^ mix64(j ^ salt)); so rows of a key of their own are unchanged.
 
-    Why the numbers keyed by the result do not depend on the row order: rows that share a key have the same content,
-    so they are interchangeable, and which of them is the j-th changes nothing in the multiset of (content, key)
-    pairs, which is what every number drawn from the keys is a function of.  For rows in memory (the occurrence
-    count needs them all); chunked sources count their keys with a :class:`KeyCensus` instead."""
+    Why the numbers keyed by the result do not depend on the row order: rows that share a key and their exact bits
+    have the same content, so they are interchangeable, and which of them is the j-th changes nothing in the
+    multiset of (content, key) pairs, which is what every number drawn from the keys is a function of; rows that
+    share a key but differ in their last bits (a key reads values rounded, :func:`_bits`) are ranked by those bits,
+    whatever their order.  For rows in memory (the occurrence count needs them all); chunked sources count their
+    keys with a :class:`KeyCensus` instead."""
     keys = np.asarray(keys, dtype=np.uint64)
     out = keys.copy()
     ranked = np.sort(keys)  # a plain sort finds the repeated keys (a stable argsort of every row costs 7 times more)
@@ -147,8 +183,10 @@ def distinct_keys(keys):
     pos = np.searchsorted(many, keys)
     rows = np.flatnonzero(many[np.minimum(pos, many.size - 1)] == keys)
     group = pos[rows]  # which repeated key each of these rows carries
-    # input order within each key: a stable sort of the group codes (numpy radix-sorts 16-bit integers)
-    order = np.argsort(group.astype(np.uint16) if many.size <= 2**16 else group, kind="stable")
+    if exact is None:  # input order within each key: a stable sort of the group codes (a radix sort of int16)
+        order = np.argsort(group.astype(np.uint16) if many.size <= 2**16 else group, kind="stable")
+    else:  # by exact bits within each key, then input order (lexsort is stable)
+        order = np.lexsort((np.asarray(exact, dtype=np.uint64)[rows], group))
     ranked_group = group[order]
     first = np.r_[True, ranked_group[1:] != ranked_group[:-1]]
     start = np.maximum.accumulate(np.where(first, np.arange(rows.size), 0))
@@ -164,7 +202,7 @@ def distinct_keys(keys):
 def item_keys(m, v, a, k, rng):
     """In-memory rows' keys (:func:`row_keys`, hashed with a seed drawn from the Generator ``rng``) told apart within
     each content (:func:`distinct_keys`): what the plots' bands and the baselines' split draw from."""
-    return distinct_keys(row_keys(m, v, a, k, int(rng.integers(0, 2**63 - 1))))
+    return distinct_keys(row_keys(m, v, a, k, int(rng.integers(0, 2**63 - 1))), exact_hash(m, v, a, k))
 
 
 CENSUS_CAP = 2**22  # distinct keys a KeyCensus holds (64 MB); beyond, identical rows share their fold and weights

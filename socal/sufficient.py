@@ -35,7 +35,7 @@ from ._validation import check_float, check_int, check_rng
 from .sources import check_rows, is_empty_chunk
 from .chebyshev import TensorBasis, grouped_moments, to_unit
 from .degrees import MAX_DEGREE
-from .rowkeys import KeyCensus, keyed_uniforms, row_hash, stream_salt, to_unit_interval
+from .rowkeys import KeyCensus, exact_hash, keyed_uniforms, row_hash, stream_salt, to_unit_interval
 
 __all__ = ["SufficientStats", "targets", "target_classes", "response_moments", "beta_law", "beta_moments",
            "target_covariance", "FORMAT_VERSION"]
@@ -311,14 +311,21 @@ class SufficientStats:
     def _add_repeats(self, m, v, zs, hashes, counts):
         """Rows whose content ``counts`` rows carry in all (``hashes`` their fold hashes): each content's c items are
         spread over the folds as c rows of their own would be (:meth:`_fold_counts`), and this chunk's rows of it
-        carry their share, 1/c each, of every fold's count, so the chunks' statistics add up to the whole's."""
-        keys, first, here = np.unique(hashes, return_index=True, return_counts=True)
-        W = self._fold_counts(keys, counts[first]) * (here / counts[first])[:, None]  # (contents, F)
+        carry their share, 1/c each, of every fold's count, so the chunks' statistics add up to the whole's.
+
+        Rows share a hash when their scores agree to the hash's rounding (:func:`socal.rowkeys._bits`), not only when
+        they are identical: each row is evaluated at its own exact scores, the identical ones once per group."""
+        keys, key_of = np.unique(hashes, return_inverse=True)
+        _, first, here = np.unique(exact_hash(m, v, zs), return_index=True, return_counts=True)
+        c = counts[first].astype(float)  # the items of each exact group's key
+        per_key = np.zeros(keys.size)
+        per_key[key_of[first]] = c
+        W = self._fold_counts(keys, per_key)[key_of[first]] * (here / c)[:, None]  # (exact groups, F)
         u, w = to_unit(m[first], None if v is None else v[first])
         z = zs[first]
         L, Lw, F, R = self.max_degree, self.deg_w, self.folds, self.n_responses
         self.M += response_moments(u, w, W, 2 * L, 2 * Lw)
-        cols = (W[:, :, None] * z[:, None, :]).reshape(keys.size, F * R)  # column f R + r: W_f z_r
+        cols = (W[:, :, None] * z[:, None, :]).reshape(first.size, F * R)  # column f R + r: W_f z_r
         self.Z += response_moments(u, w, cols, L, Lw).reshape(F, R, L + 1, Lw + 1)
         self.zz += W.T @ (z * z)
         self.count += W.sum(axis=0)

@@ -1,13 +1,16 @@
 """Which floating-point platform the committed outputs were made on, and whether this is it.
 
-socal's random numbers are keyed by the exact bits of each row (``socal.rowkeys``), so that arrays, any row order,
-any chunking and dask partitions give the same numbers.  Inputs that are themselves computed (perturbed scores,
+socal's random numbers are keyed by each row's values (``socal.rowkeys``), so that arrays, any row order, any
+chunking and dask partitions give the same numbers.  Inputs that are themselves computed (perturbed scores,
 recalibrated scores, a population's samples) can differ in their last bits between machines: OpenBLAS picks its
 kernels by CPU and thread count (the same product can round differently in a block's tail), and numpy dispatches
-its SIMD loops by CPU.  A last-bit difference in a row changes its key, so its CV fold and bootstrap draws are other
-draws: the estimate, interval and Monte Carlo numbers then move by their Monte Carlo error, not by round-off (on
-this project's two build machines, a README interval end by 0.0016 and a notebook's by 0.0012; on a third, a
-notebook's estimate by 0.0070, where the other draws flipped Lepski's choice of degree).
+its SIMD loops by CPU.  Until the keys read values rounded to 27 significant bits, a last-bit difference in a row
+changed its key, so its CV fold and bootstrap draws were other draws: the estimate, interval and Monte Carlo numbers
+then moved by their Monte Carlo error, not by round-off (on this project's two build machines, a README interval end
+by 0.0016 and a notebook's by 0.0012; on a third, a notebook's estimate by 0.0070, where the other draws flipped
+Lepski's choice of degree).  With rounded keys a row keeps its key unless its value crosses a rounding boundary (a
+chance of about 2^-26 per ulp moved), so another machine should print the same digits; the tests still allow for
+the rare row that does, and for a computation that differs by more than its last bits.
 
 So the tests that compare with committed outputs (the README's printout, the notebooks, the audit's baseline) are
 exact on the platform that made them and compare to a Monte Carlo tolerance elsewhere.  The platform is named by

@@ -42,12 +42,16 @@ def test_tensor_gram_fills_a_float32_buffer():
 
 @pytest.mark.parametrize("alpha", [1e-6, 1e-3, 1.0])
 def test_mixed_precision_fold_solves_equal_float64(alpha, monkeypatch):
-    """d = 1089 >= _MIXED_MIN_SIZE: float32 factor + CG refinement against the float64 Cholesky of each fold."""
+    """d = 1089 >= _MIXED_MIN_SIZE: float32 factor + CG refinement against the float64 Cholesky of each fold.
+
+    The CG stops at a relative residual of _REFINE_TOL, so the two differ by the residual times the system's
+    conditioning: at alpha = 1e-6 by 1.7e-9 relative on these folds (1.1e-10 on the folds of exact-bit keys; float64
+    Cholesky refined 5 times against the exact operator moves by 6e-12), by 3e-14 at alpha = 1e-3."""
     st = _stats("toy", 6000, 1 / 16, 32)
     mixed = _FoldErrors(st, list(st.splits)).mean_sse(32, alpha)
     monkeypatch.setattr(fitting, "_MIXED_MIN_SIZE", 10**9)
     double = _FoldErrors(st, list(st.splits)).mean_sse(32, alpha)
-    assert mixed == pytest.approx(double, rel=1e-9)
+    assert mixed == pytest.approx(double, rel=5e-9 if alpha < 1e-4 else 1e-12)
 
 
 def test_shared_preconditioner_solves_every_fold_and_equals_float64(monkeypatch):

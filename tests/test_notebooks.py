@@ -201,8 +201,9 @@ def test_a_notebook_names_the_platform_it_was_run_on():
         recorded = fp.notebook_platform(nbformat.read(path, as_version=4))
         assert isinstance(recorded, str) and len(recorded) == 16, path.name
     assert fp.notebook_platform(nbformat.v4.new_notebook()) == fp.RECORDED
-    # 01 was re-executed on another platform than the rest (2026-11-29): without its stamp it would be compared
-    # exactly against that platform's digits on the recorded one
+    # every notebook was re-executed on 1c1b1a43fbf01452 when the keys began to round (2026-11-29) and carries its
+    # stamp; 01 had been re-executed on it alone before: without the stamp a notebook re-executed on one platform
+    # would be compared exactly against its digits on the other
     assert fp.NOTEBOOK_KEY in nbformat.read(NOTEBOOKS / "01_rate.ipynb", as_version=4).metadata
 
 
