@@ -20,7 +20,7 @@ from ._validation import check_aligned, check_array, check_choice, check_labels,
 from .degrees import DEFAULT_MAX_DEGREE, resolve_degrees, stream_cap, training_rows
 from .fitting import CalibrationMap
 from .pipeline import N_BOOT, data_source, estimator_settings, fit_from
-from .rowkeys import RowsFingerprint, fingerprint_pass
+from .rowkeys import KEY_BITS, RowsFingerprint, fingerprint_pass
 from .schema import FORMAT, FORMAT_VERSION, check_saved
 from .sklearn_api import TransformerConventions, is_table, sklearn_expected_failed_checks
 from .sources import ArraySource, check_rows
@@ -287,7 +287,8 @@ class _PlattBase(TransformerConventions):
         return {"format": FORMAT, "version": FORMAT_VERSION, "class": type(self).__name__, "params": params,
                 "map": self.map_.to_dict(), "n_samples_fit": self.n_samples_fit_,
                 "fit_rows": None if rows is None else rows.to_hex(),
-                "fit_sketch": None if rows is None else rows.sketch_hex()}
+                "fit_sketch": None if rows is None else rows.sketch_hex(),
+                "fit_key_bits": None if rows is None else KEY_BITS}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> _PlattBase:
@@ -299,7 +300,21 @@ class _PlattBase(TransformerConventions):
         obj.degree_, obj.alpha_ = obj.map_.degree, obj.map_.alpha
         obj.selection_ = None
         obj.n_samples_fit_ = nf
-        obj.fit_rows_ = RowsFingerprint.from_hex(d.get("fit_rows"), f"{cls.__name__}.from_dict", d.get("fit_sketch"))
+        where = f"{cls.__name__}.from_dict"
+        obj.fit_rows_ = RowsFingerprint.from_hex(d.get("fit_rows"), where, d.get("fit_sketch"))
+        bits = d.get("fit_key_bits")
+        if bits is not None and not (isinstance(bits, int) and not isinstance(bits, bool) and 0 <= bits <= 52):
+            raise ValueError(f"The field 'fit_key_bits' of {where} must be an int in [0, 52] or null. Got {bits!r} "
+                             f"instead.")
+        if obj.fit_rows_ is not None and bits != KEY_BITS:
+            # the fingerprint hashes the rows' keys, whose rule changed (values rounded to KEY_BITS mantissa bits
+            # since 2026-11-29; a map saved before has no field and keys of the exact bits): compared with today's
+            # keys it would never match, and in-sample rows would pass for held-out ones
+            warnings.warn(f"{where}: the fingerprint of the rows this map was fitted on was made with another rule "
+                          f"for the rows' keys ({'exact bits' if bits is None else f'{bits} bits'}; this socal reads "
+                          f"{KEY_BITS}), so evaluate_recalibrated cannot tell whether the items it is given are those "
+                          f"rows; it is dropped.  Refit the map to record it again.", UserWarning, stacklevel=2)
+            obj.fit_rows_ = None
         return obj
 
     def save(self, file: str | os.PathLike | Any) -> None:

@@ -3,9 +3,11 @@ before anything is rebuilt from it.
 
 A saved recalibrator is a JSON-safe dict: ``format`` (``"socal.recalibrator"``), ``version``, ``class``, the
 constructor's ``params``, the fitted ``map`` (degree, ndim, alpha and the (degree+1)^ndim x R coefficients),
-``n_samples_fit`` and, optionally (maps saved before they were recorded have none), ``fit_rows`` and ``fit_sketch``:
-the fingerprint of the rows the map was fitted on and its sketch of their keys (:class:`socal.rowkeys.RowsFingerprint`,
-checked where they are read), or null.
+``n_samples_fit`` and, optionally (maps saved before they were recorded have none), ``fit_rows``, ``fit_sketch``
+and ``fit_key_bits``: the fingerprint of the rows the map was fitted on, its sketch of their keys
+(:class:`socal.rowkeys.RowsFingerprint`, checked where they are read) and the keys' rule (the mantissa bits they
+read, :data:`socal.rowkeys.KEY_BITS`; absent in maps saved while the keys read exact bits, whose fingerprint is then
+dropped on reading, with a warning), or null.
 :func:`check_saved` checks keys, types, ranges, shapes and finiteness, and a ValueError names the
 field at fault: a file that was cut, edited or written by another version is refused, never half-read.  Nothing read
 is evaluated.

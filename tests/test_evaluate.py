@@ -385,6 +385,15 @@ def test_evaluate_recalibrated_says_when_given_the_rows_the_map_was_fitted_on():
     assert saved.fit_rows_ == platt.fit_rows_ == streamed.fit_rows_
     from_stats = socal.SecondOrderPlatt(degree=3).fit(socal.SufficientStats(max_degree=3).update(m, v, y))
     assert from_stats.fit_rows_ is None  # rows not seen: nothing claimed
+    # a map saved before the keys rounded their values (no 'fit_key_bits') fingerprinted keys of the exact bits:
+    # compared with today's keys it would never match, so it is dropped with a warning, never read as held-out
+    old = {k: val for k, val in platt.to_dict().items() if k != "fit_key_bits"}
+    with pytest.warns(UserWarning, match="another rule for the rows' keys .exact bits"):
+        legacy = socal.SecondOrderPlatt.from_dict(old)
+    assert legacy.fit_rows_ is None
+    np.testing.assert_array_equal(legacy.transform(m[:5], v[:5]), platt.transform(m[:5], v[:5]))
+    with pytest.raises(ValueError, match="'fit_key_bits' of SecondOrderPlatt.from_dict"):
+        socal.SecondOrderPlatt.from_dict({**platt.to_dict(), "fit_key_bits": "26"})
 
 
 def test_the_reference_prints_its_error_and_the_verdict_clears_it():
