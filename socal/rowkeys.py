@@ -53,7 +53,9 @@ def mix64_inplace(x, scratch):
 
 def text_columns(x):
     """(n, 2c) float64 columns that stand for an (n,) or (n, c) array of strings (item ids, say) in a row's key:
-    each string's UTF-8 bytes and length hashed to 64 bits, split into two 32-bit halves (exact in float64).  A
+    each string's UTF-8 bytes and length hashed to 64 bits, split into two 32-bit halves (exact in float64; a key
+    reads 27 significant bits of each, :func:`_bits`, so two strings share a key with a chance of 2^-54 per pair, and
+    are then told apart as the rows of one content are).  A
     string's columns depend on the string alone, so equal strings give equal columns in any order and any chunk, as
     numbers do; codes made by numbering the strings (pandas.factorize) would depend on the order they came in."""
     s = np.asarray(x)
