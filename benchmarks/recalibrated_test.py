@@ -11,6 +11,7 @@ statistic, degrees of freedom and p-value, and CE2 before and after.
     python benchmarks/recalibrated_test.py --held-out 0.1    # the map fitted on 9,000 items, tested on 1,000
     python benchmarks/recalibrated_test.py --items 40000 --fit-items 5000 --seeds 3    # tested on the last 15,000
     python benchmarks/recalibrated_test.py --items 40000 --fit-items 25000 --seeds 3
+    python benchmarks/recalibrated_test.py --seeds 4 --degree 3 --alpha 1e-6     # another map
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ def main(argv=None):
     ap.add_argument("--held-out", type=float, default=0.5, help="the share of items tested (every 1/share-th)")
     ap.add_argument("--items", type=int, default=10_000, help="items the README's generator draws")
     ap.add_argument("--fit-items", type=int, help="fit on the first this many items, test on the rest")
+    ap.add_argument("--degree", type=int, help="the map's degree (default: cross-validated)")
+    ap.add_argument("--alpha", type=float, help="the map's ridge (default: cross-validated)")
     a = ap.parse_args(argv)
     mean, var, labels = readme_data(a.items)
     if a.fit_items is None:
@@ -54,7 +57,8 @@ def main(argv=None):
     stats = []
     for seed in range(a.seeds):
         ev = socal.evaluate(mean, var, labels, rng=seed, n_boot=a.n_boot)
-        platt = socal.SecondOrderPlatt(h=ev.h, rng=seed).fit(ev.mean[fit], ev.var[fit], labels[fit])
+        platt = socal.SecondOrderPlatt(h=ev.h, rng=seed, degree=a.degree, alpha=a.alpha)
+        platt.fit(ev.mean[fit], ev.var[fit], labels[fit])
         after = socal.evaluate_recalibrated(platt, ev.mean[test], ev.var[test], labels[test], rng=seed,
                                             n_boot=a.n_boot)
         stats.append((after.test.statistic, after.test.pvalue))
