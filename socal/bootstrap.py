@@ -691,7 +691,8 @@ class RefitPass:
 
     def _shared_sums(self, m, v, a, k, keys, counts, coef):
         """The sums of :meth:`__call__` over rows whose key ``counts`` rows carry in all (see the class): each key's
-        rows here stand for their share of its kept items, and are evaluated once per key."""
+        rows here stand for their share of its kept items, each at its own exact scores (a key's rows agree to the
+        keys' rounding, :func:`socal.rowkeys._bits`), the identical ones evaluated once."""
         calmap = self.calmap
         basis = calmap.basis
         d, B, R = self.betas.shape

@@ -2,15 +2,16 @@
 
 A row's key is a seeded hash (splitmix64's finaliser, a bijection of uint64 with full avalanche) of the float bits
 of its scores and its labels, each value rounded to 27 significant bits first (:func:`_bits`), so that a score that
-another machine computes a few units in the last place apart keeps its key and its draws.  Fold assignment (:class:`socal.SufficientStats`) reads a uniform from it, and so does
-every random number of the bootstrap (:mod:`socal.bootstrap`: the redrawn labels and the item weights, one stream per
-pass and replicate), so the statistics, the fit, the estimate, the interval and the bound do not depend on how the
-rows are ordered or chunked, in memory, from files or from dask partitions.  The perturbation (:func:`socal.perturb`),
-the plots' bootstrap bands and the baselines' hold-out split read keyed uniforms too, with the rows of one content
-told apart in memory by :func:`distinct_keys`.  Identical rows (and rows whose scores agree to the rounding) share
-their key, so the estimators count them (:class:`KeyCensus`) and draw their folds and their bootstrap weights as the
-separate items they are (:meth:`socal.SufficientStats.add_targets`, :class:`socal.bootstrap.RefitPass`), each
-evaluated at its own exact scores.
+another machine computes a few units in the last place apart keeps its key and its draws.  Fold assignment
+(:class:`socal.SufficientStats`) reads a uniform from it, and so does every random number of the bootstrap
+(:mod:`socal.bootstrap`: the redrawn labels and the item weights, one stream per pass and replicate), so the
+statistics, the fit, the estimate, the interval and the bound do not depend on how the rows are ordered or chunked,
+in memory, from files or from dask partitions.  The perturbation (:func:`socal.perturb`), the plots' bootstrap bands
+and the baselines' hold-out split read keyed uniforms too, with the rows of one content told apart in memory by
+:func:`distinct_keys`.  Identical rows (and rows whose scores agree to the rounding) share their key, so the
+estimators count them (:class:`KeyCensus`) and draw their folds and their bootstrap weights as the separate items
+they are (:meth:`socal.SufficientStats.add_targets`, :class:`socal.bootstrap.RefitPass`), each evaluated at its own
+exact scores.
 """
 
 from __future__ import annotations
@@ -95,7 +96,6 @@ def row_uniform(mean, var, zs, salt):
 
 
 KEY_BITS = 26  # mantissa bits a key reads: values are rounded to 27 significant bits (2^-27 relative) first
-_DROP = np.uint64(52 - KEY_BITS)
 _HALF = np.uint64(1 << (52 - KEY_BITS - 1))
 _MASK = ~np.uint64((1 << (52 - KEY_BITS)) - 1)
 
