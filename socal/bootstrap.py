@@ -797,17 +797,21 @@ def poisson_weights(keys, seed, B):
 
     The inverse CDF is read from a table on the uniform's top 16 bits, which settles it except in the few bins that
     hold a CDF value; there (a share of about 1e-4) it is computed from the whole uniform, so the weights are those
-    of ``searchsorted(cdf, u, side='right')`` exactly.  The hashes are mixed in place (:func:`mix64_inplace`) and
-    read through one table with ``np.take``: the same numbers at a third of the cost of the plain expressions."""
+    of ``searchsorted(cdf, u, side='right')`` exactly.  The hashes are mixed in place and read through one table
+    with ``np.take``: the same numbers at a third of the cost of the plain expressions.  The mix's last step,
+    x ^= x >> 31, leaves the top 31 bits as they are, so the table reads them before it, and the step is taken
+    only for the uniforms the table does not settle."""
     keys = np.asarray(keys, dtype=np.uint64)
     h = np.bitwise_xor(keys[:, None], _weight_salts(B))
     scratch = np.empty_like(h)
-    mix64_inplace(h, scratch)
+    mix64_inplace(h, scratch, last=False)  # the top 31 bits are mix64's already
     top = np.right_shift(h, np.uint64(48), out=scratch).astype(np.uint16)
     out = np.take(_POISSON_TABLE, top)
     fix = out == 255
     if fix.any():
-        out[fix] = np.searchsorted(_POISSON_CDF, to_unit_interval(h[fix]), side="right")
+        x = h[fix]
+        x ^= x >> np.uint64(31)  # the last step, where the whole uniform decides
+        out[fix] = np.searchsorted(_POISSON_CDF, to_unit_interval(x), side="right")
     return out
 
 

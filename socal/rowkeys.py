@@ -41,10 +41,12 @@ def mix64(x):
     return x
 
 
-def mix64_inplace(x, scratch):
+def mix64_inplace(x, scratch, last=True):
     """:func:`mix64` of the uint64 array ``x`` written into ``x``, with ``scratch`` (an array of its shape and
-    dtype) for the shifts: no allocation, the same bits.  Returns ``x``."""
-    for shift, mult in ((30, _M1), (27, _M2), (31, None)):
+    dtype) for the shifts: no allocation, the same bits.  Returns ``x``.  With ``last=False`` the last step,
+    x ^= x >> 31, is left out: it changes only the low 33 bits, so the top 31 are already mix64's (a caller that reads
+    only those saves a pass, and takes the step itself where it needs the rest)."""
+    for shift, mult in ((30, _M1), (27, _M2), (31, None))[: 3 if last else 2]:
         np.right_shift(x, np.uint64(shift), out=scratch)
         x ^= scratch
         if mult is not None:

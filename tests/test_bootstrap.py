@@ -117,6 +117,11 @@ def test_mix64_inplace_gives_mix64s_bits():
     short ^= short >> np.uint64(27)
     short *= np.uint64(0x94D049BB133111EB)
     assert not np.array_equal(short, plain)
+    # last=False is that short mix, which the Poisson weights' table reads: its top 31 bits are mix64's already
+    z = x.copy()
+    assert np.array_equal(mix64_inplace(z, np.empty_like(z), last=False), short)
+    assert np.array_equal(short >> np.uint64(33), plain >> np.uint64(33))
+    assert not np.array_equal(short >> np.uint64(32), plain >> np.uint64(32))  # the 32nd bit from the top is not
 
 
 def test_keyed_uniforms_are_uniform_and_independent_across_streams():
