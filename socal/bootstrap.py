@@ -40,8 +40,8 @@ from ._results import ConfidenceInterval, UpperBound
 from .deviations import CE_RANGE, DeviationStats, score_moments
 from .rowkeys import (CensusPass, KeyCensus, exact_hash, keyed_uniforms, mix64, mix64_inplace, row_keys, stream_salt,
                       to_unit_interval)
-from .chebyshev import (MomentOperator, ScoreAngles, cheb_rows, cholesky_lower, response_vector, ridge_factor,
-                        tensor_features, tensor_gram, to_unit)
+from .chebyshev import (MomentOperator, ScoreAngles, TensorBasis, cheb_rows, cholesky_lower, evaluate_series,
+                        response_vector, ridge_factor, tensor_features, tensor_gram, to_unit)
 from .fitting import feasible
 from .sufficient import beta_law, beta_moments, response_moments, target_covariance, targets
 
@@ -257,7 +257,6 @@ def target_covariances(p1, p2, k, R):
     return out.T
 
 
-_SECOND_ROWS = 4096  # rows per block of the second-moment pass (a 2 L + 1 by 4096 Chebyshev table: 2.9 MB at L = 44)
 
 
 class SecondMomentPass:
@@ -277,17 +276,13 @@ class SecondMomentPass:
     def __call__(self, index, m, v, a, k):
         two = np.flatnonzero(k >= 2)
         L = self.degree
-        out = np.zeros((2 * L + 1, 2))  # columns: sum_i T_j(u_i), sum_i z2_i T_j(u_i)
-        block = min(two.size, _SECOND_ROWS)
-        weights, table = np.empty((block, 2)), np.empty((2 * L + 1, block))  # reused: no page faults per block
-        for start in range(0, two.size, _SECOND_ROWS):  # one Chebyshev table of 2 L + 1 rows per block of rows
-            rows = two[start: start + _SECOND_ROWS]
-            kk, aa = k[rows], a[rows]
-            wt = weights[: rows.size]
-            wt[:, 0] = 1.0
-            np.divide(aa * (aa - 1.0), kk * (kk - 1.0), out=wt[:, 1])
-            out += cheb_rows(2.0 * m[rows] - 1.0, 2 * L, table) @ wt
-        return _Sums((out[:, 0], out[: L + 1, 1], np.array([float(two.size)])))
+        wt = np.empty((two.size, 2))  # columns: 1 and z2, whose moments are sum_i T_j(u_i), sum_i z2_i T_j(u_i)
+        wt[:, 0] = 1.0
+        kk, aa = k[two], a[two]
+        np.divide(aa * (aa - 1.0), kk * (kk - 1.0), out=wt[:, 1])
+        u = 2.0 * m[two] - 1.0
+        out = response_moments(u, np.ones_like(u), wt, 2 * L, 0)[:, :, 0].T  # (2 L + 1, 2), by NUFFT where it pays
+        return _Sums((out[:, 0].copy(), out[: L + 1, 1].copy(), np.array([float(two.size)])))
 
 
 def second_moment_fit(sums, degree, alpha):
@@ -306,7 +301,8 @@ def second_moment_values(gamma, m, p1):
     (p1 the world's mean); None when ``gamma`` is None."""
     if gamma is None:
         return None
-    raw = gamma @ cheb_rows(2.0 * np.asarray(m, dtype=float) - 1.0, gamma.shape[0] - 1)
+    # chunked (evaluate_series): the whole (degree + 1) x n table cost twice as much at n = 2e5, degree 44
+    raw = evaluate_series(TensorBasis(gamma.shape[0] - 1, ndim=1), gamma, np.asarray(m, dtype=float))
     return np.clip(raw, p1 * p1, p1)
 
 

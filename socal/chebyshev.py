@@ -213,12 +213,17 @@ _NUFFT_EVAL_TERMS, _NUFFT_EVAL_ROWS = 1600, 50_000
 # (the world's covariance moments at l = 12 and 15: 11.8 against 23.5 ms and 10.4 against 37.7 ms at 5e4 rows, three
 # columns), about even at 289 (`python benchmarks/nufft_weighted.py`, docs/numbers.md)
 _NUFFT_WEIGHTED_TERMS, _NUFFT_WEIGHTED_ROWS = 289, 20_000
+# in 1-D (CE1's world, moments to 2l): from 45 terms, 2-3 times at 45 and 3-7 times at 89 (the world's moments at
+# l = 44: 8.2 against 2.4 ms at 5e4 rows, 28.4 against 8.0 at 2e5, one column); the dense product wins at 23 terms
+# and fewer below 2e5 rows (`python benchmarks/nufft_weighted.py --ndim 1`)
+_NUFFT_WEIGHTED_TERMS_1D = 45
 
 
-def use_nufft(n, terms, moments, *, weighted=False):
+def use_nufft(n, terms, moments, *, weighted=False, one_dim=False):
     """Whether the finufft backend computes moments (``moments``; ``weighted``: a few strength columns, as the
-    bootstrap world's) or evaluations of this size: always with backend 'finufft', never with 'numpy', and with
-    'auto' above the sizes measured to pay (``python benchmarks/bench_estimator.py``)."""
+    bootstrap world's, in 1-D with ``one_dim``) or evaluations of this size: always with backend 'finufft', never
+    with 'numpy', and with 'auto' above the sizes measured to pay (``python benchmarks/bench_estimator.py``,
+    ``python benchmarks/nufft_weighted.py``)."""
     if _backend == "numpy" or n == 0:
         return False
     from . import nufft
@@ -226,7 +231,8 @@ def use_nufft(n, terms, moments, *, weighted=False):
     if _backend == "finufft":
         return True
     if weighted:
-        return nufft.available() and terms >= _NUFFT_WEIGHTED_TERMS and n >= _NUFFT_WEIGHTED_ROWS
+        least = _NUFFT_WEIGHTED_TERMS_1D if one_dim else _NUFFT_WEIGHTED_TERMS
+        return nufft.available() and terms >= least and n >= _NUFFT_WEIGHTED_ROWS
     if moments:
         return nufft.available() and terms >= _NUFFT_MOMENT_TERMS and n >= _NUFFT_MOMENT_ROWS
     return nufft.available() and terms >= _NUFFT_EVAL_TERMS and n >= _NUFFT_EVAL_ROWS

@@ -119,7 +119,7 @@ def response_moments(u, w, Z, deg_u, deg_w, *, floats=2**22, angles=None):
     from .chebyshev import cheb_rows, tensor_features, use_nufft
 
     n, J = Z.shape
-    if J <= 8 and use_nufft(n, (deg_u + 1) * (deg_w + 1), True, weighted=True):  # a few columns: one NUFFT
+    if J <= 8 and use_nufft(n, (deg_u + 1) * (deg_w + 1), True, weighted=True, one_dim=deg_w == 0):  # one NUFFT
         from . import nufft
 
         return nufft.weighted_moments(u, w, Z, deg_u, deg_w, angles=angles)
