@@ -85,7 +85,8 @@ def main(argv=None):
                             times[name].append(_median(fn, 1))
                     tn, tf = (1e3 * statistics.median(times[k]) for k in ("numpy", "finufft"))
                     socal.set_backend("auto")
-                    auto = "finufft" if chebyshev.use_nufft(n, terms, moments, weighted=weighted) else "numpy"
+                    auto = ("finufft" if chebyshev.use_nufft(n, terms, moments, weighted=weighted, one_dim=a.ndim == 1)
+                            else "numpy")
                     print(f"{kind:<10} {n:>9} {degree:>4} {terms:>6} {tn:>9.2f} {tf:>9.2f} {tn / tf:>7.2f}  {auto}",
                           flush=True)
     finally:

@@ -40,8 +40,8 @@ from ._results import ConfidenceInterval, UpperBound
 from .deviations import CE_RANGE, DeviationStats, score_moments
 from .rowkeys import (CensusPass, KeyCensus, exact_hash, keyed_uniforms, mix64, mix64_inplace, row_keys, stream_salt,
                       to_unit_interval)
-from .chebyshev import (MomentOperator, ScoreAngles, TensorBasis, cheb_rows, cholesky_lower, evaluate_series,
-                        response_vector, ridge_factor, tensor_features, tensor_gram, to_unit)
+from .chebyshev import (MomentOperator, ScoreAngles, TensorBasis, cholesky_lower, evaluate_series, response_vector,
+                        ridge_factor, tensor_features, tensor_gram, to_unit)
 from .fitting import feasible
 from .sufficient import beta_law, beta_moments, response_moments, target_covariance, targets
 

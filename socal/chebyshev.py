@@ -209,13 +209,14 @@ def get_backend() -> str:
 _NUFFT_MOMENT_TERMS, _NUFFT_MOMENT_ROWS = 4000, 150_000
 _NUFFT_EVAL_TERMS, _NUFFT_EVAL_ROWS = 1600, 50_000
 # one to three strength columns (the bootstrap world's): 0.05 s against 0.14 s at n = 5e4, l = 44; 0.09 against
-# 1.7 s at n = 2e5, l = 88; from 289 terms (degree 16 per axis) at 2e4-2e5 rows, 1.5-4 times at 625 and 961 terms
-# (the world's covariance moments at l = 12 and 15: 11.8 against 23.5 ms and 10.4 against 37.7 ms at 5e4 rows, three
-# columns), about even at 289 (`python benchmarks/nufft_weighted.py`, docs/numbers.md)
+# 1.7 s at n = 2e5, l = 88; from 289 terms (moments to 2l = 16 per axis) at 2e4-2e5 rows: about even there
+# (numpy / finufft 0.82-1.21), 1.03-1.82 times at 625 terms (the world's covariance moments at l = 12: 22.8 against
+# 14.7 ms at 5e4 rows, three columns) and 1.68-2.15 at 961; the dense product wins at 169 and fewer below 5e4 rows
+# (`python benchmarks/backend.py --ndim 2 --kinds weighted1,weighted3 --degrees 4,6,8,12,15`, docs/numbers.md)
 _NUFFT_WEIGHTED_TERMS, _NUFFT_WEIGHTED_ROWS = 289, 20_000
-# in 1-D (CE1's world, moments to 2l): from 45 terms, 2-3 times at 45 and 3-7 times at 89 (the world's moments at
-# l = 44: 8.2 against 2.4 ms at 5e4 rows, 28.4 against 8.0 at 2e5, one column); the dense product wins at 23 terms
-# and fewer below 2e5 rows (`python benchmarks/nufft_weighted.py --ndim 1`)
+# in 1-D (CE1's world, moments to 2l): from 45 terms, 0.95-6.3 times at 45 and 2.4-10.9 at 89 (the world's moments
+# at l = 44: 9.7 against 3.4 ms at 5e4 rows, 29.2 against 10.2 at 2e5, one column); mixed at 23 terms (0.67-2.8)
+# (`python benchmarks/backend.py --ndim 1 --kinds weighted1,weighted2,weighted3 --degrees 11,22,44`)
 _NUFFT_WEIGHTED_TERMS_1D = 45
 
 
@@ -223,7 +224,7 @@ def use_nufft(n, terms, moments, *, weighted=False, one_dim=False):
     """Whether the finufft backend computes moments (``moments``; ``weighted``: a few strength columns, as the
     bootstrap world's, in 1-D with ``one_dim``) or evaluations of this size: always with backend 'finufft', never
     with 'numpy', and with 'auto' above the sizes measured to pay (``python benchmarks/bench_estimator.py``,
-    ``python benchmarks/nufft_weighted.py``)."""
+    ``python benchmarks/backend.py``)."""
     if _backend == "numpy" or n == 0:
         return False
     from . import nufft
