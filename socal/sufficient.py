@@ -25,6 +25,7 @@ import io
 import json
 import os
 import pathlib
+import warnings
 import zipfile
 from typing import Any
 
@@ -35,7 +36,7 @@ from ._validation import check_float, check_int, check_rng
 from .sources import check_rows, is_empty_chunk
 from .chebyshev import TensorBasis, grouped_moments, to_unit
 from .degrees import MAX_DEGREE
-from .rowkeys import KeyCensus, exact_hash, keyed_uniforms, row_hash, stream_salt, to_unit_interval
+from .rowkeys import KEY_BITS, KeyCensus, exact_hash, keyed_uniforms, row_hash, stream_salt, to_unit_interval
 
 __all__ = ["SufficientStats", "targets", "target_classes", "response_moments", "beta_law", "beta_moments",
            "target_covariance", "FORMAT_VERSION"]
@@ -175,6 +176,11 @@ class SufficientStats:
         Sums of squared responses.
     count : ndarray, shape (F,)
         Rows per fold.
+    key_bits : int or None
+        The rule of the row keys the folds were drawn by (:data:`socal.rowkeys.KEY_BITS`, the mantissa bits a key
+        reads); None for statistics loaded from a file saved while keys read exact bits.  Such statistics fit as
+        saved, but rows cannot be added to them nor they merged with others (a ValueError): the folds would mix two
+        rules, and no fresh build of the same rows would give those numbers.
 
     Examples
     --------
@@ -206,6 +212,7 @@ class SufficientStats:
                              f"holdout={self.holdout!r}: one hold-out split replaces the K folds; pass one of them.")
         self.folds = 2 if self.holdout is not None else check_int(folds, "folds", func, 2, 100)
         self.salt = 0 if rng is None else int(check_rng(rng, "SufficientStats").integers(0, 2**63 - 1, dtype=np.int64))
+        self.key_bits = KEY_BITS  # the keys' rule the rows' folds were drawn by (None: read from a file without it)
         self._zero()
 
     def _zero(self):
@@ -236,7 +243,7 @@ class SufficientStats:
 
     def _config(self):
         return {"max_degree": self.max_degree, "ndim": self.ndim, "folds": self.folds, "holdout": self.holdout,
-                "salt": self.salt, "n_responses": self.n_responses}
+                "salt": self.salt, "n_responses": self.n_responses, "key_bits": self.key_bits}
 
     def copy(self) -> SufficientStats:
         out = object.__new__(type(self))
@@ -343,6 +350,8 @@ class SufficientStats:
         fold."""
         if m.shape[0] == 0:
             return self
+        if self.key_bits != KEY_BITS:
+            raise ValueError(self._key_rule_message("rows cannot be added to them"))
         hashes = None
         if fold is None and repeats is not None:
             hashes = self.fold_hash(m, v, zs)
@@ -388,9 +397,20 @@ class SufficientStats:
         return self
 
     # -- merging ---------------------------------------------------------------------------------------------------
+    def _key_rule_message(self, what):
+        rule = ("their values' exact bits (no key_bits in the file)" if self.key_bits is None
+                else f"{self.key_bits} mantissa bits (key_bits={self.key_bits})")
+        return (f"These SufficientStats were saved while rows' keys read {rule}, and this socal's keys read "
+                f"{KEY_BITS}: their rows' folds were drawn by another rule than today's, so {what} (the folds would "
+                f"mix two rules, and no fresh build of the same rows gives those numbers).  Fit from them as they "
+                f"are, or rebuild them from the data.")
+
     def _check_compatible(self, other):
         if not isinstance(other, SufficientStats):
             raise TypeError(f"Only SufficientStats can be merged with SufficientStats. Got {type(other).__name__}.")
+        for stats in (self, other):
+            if stats.key_bits != KEY_BITS:
+                raise ValueError(stats._key_rule_message("they cannot be merged with others"))
         mine, theirs = self._config(), other._config()
         if mine != theirs:
             diff = ", ".join(f"{k}: {mine[k]!r} vs {theirs[k]!r}" for k in mine if mine[k] != theirs[k])
@@ -498,6 +518,13 @@ class SufficientStats:
         if not 0 <= head["salt"] < 2**63:
             raise ValueError(f"{name}: field 'salt' must be in [0, 2^63). Got {head['salt']!r} instead.")
         out.salt = head["salt"]
+        bits = head.get("key_bits")  # absent in files saved while keys read exact bits
+        if bits is not None and not (isinstance(bits, int) and not isinstance(bits, bool) and 0 <= bits <= 52):
+            raise ValueError(f"{name}: field 'key_bits' must be an int in [0, 52] or null. Got {bits!r} instead.")
+        out.key_bits = bits
+        if bits != KEY_BITS:
+            warnings.warn(f"{name}: {out._key_rule_message('they fit as saved, but rows cannot be added to them')}",
+                          UserWarning, stacklevel=2)
         for key in ("M", "Z", "zz", "count"):
             arr = arrays[key]
             want = getattr(out, key).shape

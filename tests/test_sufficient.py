@@ -214,6 +214,53 @@ def test_save_load_round_trip_and_schema(tmp_path, sample):
         SufficientStats.load(tmp_path / "junk.npz")
 
 
+def _saved_with_header(st, **change):
+    """``st`` saved with its header's fields changed (a value of None removes the field)."""
+    import json
+
+    d = dict(np.load(io.BytesIO(st.to_bytes())))
+    head = json.loads(str(d["header"]))
+    for key, value in change.items():
+        if value is None:
+            head.pop(key, None)
+        else:
+            head[key] = value
+    d["header"] = np.array(json.dumps(head))
+    buf = io.BytesIO()
+    np.savez(buf, **d)
+    buf.seek(0)
+    return buf
+
+
+def test_statistics_saved_under_the_exact_bit_keys_fit_but_take_no_rows(sample):
+    """A file saved before keys rounded their values (no key_bits) loads with a warning and fits as saved; adding
+    rows or merging is refused, since its folds were drawn by the former rule."""
+    m, v, y = sample
+    st = SufficientStats(max_degree=6, rng=8).update(m[:6000], v[:6000], y[:6000])
+    fresh = SufficientStats(max_degree=6, rng=8).update(m[6000:], v[6000:], y[6000:])
+    assert st.key_bits == socal.rowkeys.KEY_BITS
+    with pytest.warns(UserWarning, match="exact bits"):
+        old = SufficientStats.load(_saved_with_header(st, key_bits=None))
+    assert old.key_bits is None
+    for key in ("M", "Z", "zz", "count"):
+        np.testing.assert_array_equal(getattr(old, key), getattr(st, key))
+    got, ref = socal.calibration_functions(old, h=1 / 16), socal.calibration_functions(st, h=1 / 16)
+    assert got.degree == ref.degree and _rel(got.map.beta, ref.map.beta) < COEF_RTOL
+    for call in (lambda: old.update(m[6000:], v[6000:], y[6000:]), lambda: old + fresh, lambda: fresh + old):
+        with pytest.raises(ValueError, match="another rule than today's"):
+            call()
+    with pytest.warns(UserWarning, match="key_bits=52"):  # another rule named by its bits
+        assert SufficientStats.load(_saved_with_header(st, key_bits=52)).key_bits == 52
+    for bad in (53, -1, True, 2.5, "26"):
+        with pytest.raises(ValueError, match="field 'key_bits'"):
+            SufficientStats.load(_saved_with_header(st, key_bits=bad))
+    # negative control: today's rule loads silently and takes rows and merges
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        back = SufficientStats.load(_saved_with_header(st))
+    assert (back.copy().update(m[6000:], v[6000:], y[6000:])).n == (back + fresh).n == 12_000
+
+
 def test_one_shot_iterator_is_refused(sample):
     m, v, y = sample
     with pytest.raises(TypeError, match="re-iterable"):
