@@ -2,6 +2,7 @@
 in-memory one (coefficients to 1e-10 relative, CE2 to 1e-12)."""
 
 import io
+import json
 import warnings
 
 import numpy as np
@@ -216,8 +217,6 @@ def test_save_load_round_trip_and_schema(tmp_path, sample):
 
 def _saved_with_header(st, **change):
     """``st`` saved with its header's fields changed (a value of None removes the field)."""
-    import json
-
     d = dict(np.load(io.BytesIO(st.to_bytes())))
     head = json.loads(str(d["header"]))
     for key, value in change.items():
