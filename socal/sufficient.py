@@ -401,9 +401,9 @@ class SufficientStats:
         rule = ("their values' exact bits (no key_bits in the file)" if self.key_bits is None
                 else f"{self.key_bits} mantissa bits (key_bits={self.key_bits})")
         return (f"These SufficientStats were saved while rows' keys read {rule}, and this socal's keys read "
-                f"{KEY_BITS} mantissa bits: their rows' folds were drawn by another rule than today's, so {what} (the folds would "
-                f"mix two rules, and no fresh build of the same rows gives those numbers).  Fit from them as they "
-                f"are, or rebuild them from the data.")
+                f"{KEY_BITS} mantissa bits: their rows' folds were drawn by another rule than today's, so {what} "
+                f"(the folds would mix two rules, and no fresh build of the same rows gives those numbers).  Fit "
+                f"from them as they are, or rebuild them from the data.")
 
     def _check_compatible(self, other):
         if not isinstance(other, SufficientStats):
