@@ -245,6 +245,15 @@ class SufficientStats:
         return {"max_degree": self.max_degree, "ndim": self.ndim, "folds": self.folds, "holdout": self.holdout,
                 "salt": self.salt, "n_responses": self.n_responses, "key_bits": self.key_bits}
 
+    def __setstate__(self, state):
+        """Unpickling: statistics pickled before the keys' rule was recorded (no ``key_bits``) were built with
+        exact-bit keys, and are marked so, as :meth:`load` marks such a file (with the same warning)."""
+        self.__dict__.update(state)
+        if "key_bits" not in state:
+            self.key_bits = None
+            warnings.warn(self._key_rule_message("they fit as pickled, but rows cannot be added to them"),
+                          UserWarning, stacklevel=2)
+
     def copy(self) -> SufficientStats:
         out = object.__new__(type(self))
         out.__dict__.update(self._config())

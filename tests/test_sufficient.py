@@ -3,6 +3,7 @@ in-memory one (coefficients to 1e-10 relative, CE2 to 1e-12)."""
 
 import io
 import json
+import pickle
 import warnings
 
 import numpy as np
@@ -253,7 +254,19 @@ def test_statistics_saved_under_the_exact_bit_keys_fit_but_take_no_rows(sample):
     for bad in (53, -1, True, 2.5, "26"):
         with pytest.raises(ValueError, match="field 'key_bits'"):
             SufficientStats.load(_saved_with_header(st, key_bits=bad))
-    # negative control: today's rule loads silently and takes rows and merges
+    # pickled before the rule was recorded: marked as a legacy file is
+    pickled = pickle.dumps(st)
+    state = {k: v for k, v in st.__dict__.items() if k != "key_bits"}
+    legacy_obj = object.__new__(SufficientStats)
+    with pytest.warns(UserWarning, match="as pickled"):
+        legacy_obj.__setstate__(state)
+    assert legacy_obj.key_bits is None
+    with pytest.raises(ValueError, match="another rule than today's"):
+        legacy_obj.update(m[6000:], v[6000:], y[6000:])
+    # negative control: today's rule loads and unpickles silently and takes rows and merges
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert pickle.loads(pickled).key_bits == socal.rowkeys.KEY_BITS
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         back = SufficientStats.load(_saved_with_header(st))
