@@ -20,7 +20,7 @@ from ._validation import check_aligned, check_array, check_choice, check_labels,
 from .degrees import DEFAULT_MAX_DEGREE, resolve_degrees, stream_cap, training_rows
 from .fitting import CalibrationMap
 from .pipeline import N_BOOT, data_source, estimator_settings, fit_from
-from .rowkeys import KEY_BITS, RowsFingerprint, fingerprint_pass
+from .rowkeys import KEY_BITS, RowsFingerprint, fingerprint_pass, valid_key_bits
 from .schema import FORMAT, FORMAT_VERSION, check_saved
 from .sklearn_api import TransformerConventions, is_table, sklearn_expected_failed_checks
 from .sources import ArraySource, check_rows
@@ -303,7 +303,7 @@ class _PlattBase(TransformerConventions):
         where = f"{cls.__name__}.from_dict"
         obj.fit_rows_ = RowsFingerprint.from_hex(d.get("fit_rows"), where, d.get("fit_sketch"))
         bits = d.get("fit_key_bits")
-        if bits is not None and not (isinstance(bits, int) and not isinstance(bits, bool) and 0 <= bits <= 52):
+        if not valid_key_bits(bits):
             raise ValueError(f"The field 'fit_key_bits' of {where} must be an int in [0, 52] or null. Got {bits!r} "
                              f"instead.")
         if obj.fit_rows_ is not None and bits != KEY_BITS:

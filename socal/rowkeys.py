@@ -23,7 +23,7 @@ import numpy as np
 
 __all__ = ["mix64", "mix64_inplace", "exact_hash", "row_hash", "row_uniform", "row_keys", "stream_salt",
            "keyed_uniforms", "to_unit_interval", "distinct_keys", "item_keys", "KeyCensus", "CensusPass", "CENSUS_CAP",
-           "RowsFingerprint", "text_columns", "KEY_BITS"]
+           "RowsFingerprint", "text_columns", "KEY_BITS", "valid_key_bits"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -116,6 +116,12 @@ def _bits(x):
     b = np.ascontiguousarray(x, dtype=np.float64).view(np.uint64)
     with np.errstate(over="ignore"):
         return (b + _HALF) & _MASK
+
+
+def valid_key_bits(bits):
+    """Whether a saved record of the keys' rule (``key_bits``, ``fit_key_bits``) is well-formed: None (saved while
+    keys read exact bits) or an int in [0, 52], the mantissa bits a float64 has."""
+    return bits is None or (isinstance(bits, int) and not isinstance(bits, bool) and 0 <= bits <= 52)
 
 
 def exact_hash(*columns):

@@ -36,7 +36,8 @@ from ._validation import check_float, check_int, check_rng
 from .sources import check_rows, is_empty_chunk
 from .chebyshev import TensorBasis, grouped_moments, to_unit
 from .degrees import MAX_DEGREE
-from .rowkeys import KEY_BITS, KeyCensus, exact_hash, keyed_uniforms, row_hash, stream_salt, to_unit_interval
+from .rowkeys import (KEY_BITS, KeyCensus, exact_hash, keyed_uniforms, row_hash, stream_salt, to_unit_interval,
+                      valid_key_bits)
 
 __all__ = ["SufficientStats", "targets", "target_classes", "response_moments", "beta_law", "beta_moments",
            "target_covariance", "FORMAT_VERSION"]
@@ -528,7 +529,7 @@ class SufficientStats:
             raise ValueError(f"{name}: field 'salt' must be in [0, 2^63). Got {head['salt']!r} instead.")
         out.salt = head["salt"]
         bits = head.get("key_bits")  # absent in files saved while keys read exact bits
-        if bits is not None and not (isinstance(bits, int) and not isinstance(bits, bool) and 0 <= bits <= 52):
+        if not valid_key_bits(bits):
             raise ValueError(f"{name}: field 'key_bits' must be an int in [0, 52] or null. Got {bits!r} instead.")
         out.key_bits = bits
         if bits != KEY_BITS:
