@@ -257,8 +257,6 @@ def target_covariances(p1, p2, k, R):
     return out.T
 
 
-
-
 class SecondMomentPass:
     """The sums that fit the first-order world's E[f*^2 | mean] (:func:`second_moment_fit`): over the rows with
     k >= 2 labels, the 1-D moments sum_i T_j(u_i), j <= 2 ``degree``, and sum_i z2_i T_p(u_i), p <= ``degree``, with
