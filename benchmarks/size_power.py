@@ -8,6 +8,7 @@
     python benchmarks/size_power.py --power --labels 2,3,10   # power with k labels per item
     python benchmarks/size_power.py --mixed-labels 3,10,100,1000   # size with k drawn per item from 2..K
     python benchmarks/size_power.py --oracle 10,50   # k labels: the pooled covariance against the exact one
+    python benchmarks/size_power.py --power-in-k 2,3,5,10,50,100,0   # power in k, means calibrated or off
 
 Populations with exact truth: the calibrated members of the validation zoo (calibrated-few, calibrated-many,
 nearly-calibrated) and smooth ensemble-like calibrated populations (socal.synthetic.EnsembleLikePopulation) with
@@ -272,7 +273,7 @@ def _oracle_cell(args):
             testing.beta_moments, testing._many_label_covariance = pooled
             out[r, 0] = socal.calibration_test(m, v, y).pvalue
             # the exact law's moments decorrelate, and its covariance needs no pooled correction
-            testing.beta_moments, testing._many_label_covariance = exact, lambda S, occ: (S[4, occ], S[5, occ])
+            testing.beta_moments, testing._many_label_covariance = exact, lambda S, occ, *_: (S[4, occ], S[5, occ])
             out[r, 1] = socal.calibration_test(m, v, y).pvalue
     finally:  # a worker process runs other cells after this one
         testing.beta_moments, testing._many_label_covariance = pooled
@@ -338,6 +339,55 @@ def labels_power(ks, sizes, reps, jobs):
         print(f"| {names[cell - 8000]} | {n:,} | " + " | ".join(cols) + " |")
 
 
+def populations_k_alt(level=0.02):
+    """The alternatives of the power table in k: variances too small, alone and with means that are also off (the
+    case where the variance part went blind with many labels: issue 62)."""
+    return {
+        "variances x0.1": EnsembleLikePopulation(level, var_factor=0.1),
+        "variances x0.1, means +0.15": EnsembleLikePopulation(level, var_factor=0.1, mean_shift=0.15),
+        "variances x0.1, means tempered T=1.6": EnsembleLikePopulation(level, var_factor=0.1, temperature=1.6),
+        "variances x0.7": EnsembleLikePopulation(level, var_factor=0.7),
+        "variances x0.7, means +0.03": EnsembleLikePopulation(level, var_factor=0.7, mean_shift=0.03),
+        "variances x0.7, means tempered T=1.15": EnsembleLikePopulation(level, var_factor=0.7, temperature=1.15),
+    }
+
+
+def _power_k_cell(args):
+    cell, pop, n, k, reps = args
+    out = np.empty((reps, 3))
+    for r in range(reps):
+        rng = np.random.default_rng([cell, k, r])
+        if k == 0:  # k per item uniform on 2..100
+            m, v, f, _ = pop.sample_raw(n, k=1, rng=rng)
+            kk = rng.integers(2, 101, n).astype(float)
+            res = socal.calibration_test(m, v, counts=(rng.binomial(kk.astype(int), f).astype(float), kk))
+        else:
+            m, v, _, y = pop.sample_raw(n, k=k, rng=rng)
+            res = socal.calibration_test(m, v, y)
+        nested = res.statistic >= res.mean_part.statistic * (1 - 1e-9) - 1e-9
+        out[r] = [res.pvalue, res.variance_part.pvalue, float(nested)]
+    return out
+
+
+def power_in_k(ks, n, reps, jobs):
+    """Power at level 0.05 of the joint test and of its variance part, by k (0: k per item uniform on 2..100), on
+    alternatives whose variances are too small and whose means are calibrated, shifted or tempered; and the count
+    of replicates whose joint statistic fell below its means-only part (never, when the split is nested)."""
+    pops = populations_k_alt()
+    tasks = [(8500 + i, pop, n, k, reps) for i, pop in enumerate(pops.values()) for k in ks]
+    res = _map(_power_k_cell, tasks, jobs)
+    label = lambda k: "k 2..100" if k == 0 else f"k = {k}"
+    _head(f"Power at level 0.05 by labels per item, n = {n:,}, {reps} replicates per cell, joint / variance part:",
+          ["alternative"] + [label(k) for k in ks])
+    names, rows, broken = list(pops), {}, 0
+    for (cell, _, _, k, _), ps in zip(tasks, res):
+        rows.setdefault(cell, []).append(f"{np.mean(ps[:, 0] < 0.05):.2f} / {np.mean(ps[:, 1] < 0.05):.2f}")
+        broken += int(reps - ps[:, 2].sum())
+    for cell, cols in rows.items():
+        print(f"| {names[cell - 8500]} | " + " | ".join(cols) + " |")
+    print(f"\nReplicates with T below T_mean: {broken} of {len(tasks) * reps}")
+
+
 def _sandwich_cell(args):
     cell, pop, n, reps = args
     out = np.empty((reps, 4))
@@ -391,6 +441,8 @@ def main(argv=None):
     p.add_argument("--sandwich", action="store_true")
     p.add_argument("--labels", default=None, help="comma-separated k: the size with k labels per item")
     p.add_argument("--mixed-labels", default=None, help="comma-separated K: the size with k per item from 2..K")
+    p.add_argument("--power-in-k", default=None, help="comma-separated k (0: k per item from 2..100): power of the "
+                   "joint test and its variance part against variances too small, the means calibrated or off")
     p.add_argument("--oracle", default=None, help="comma-separated k: the pooled covariance against the exact one")
     p.add_argument("--reps", type=int, default=None, help="replicates per cell (size 2000, power 500)")
     p.add_argument("--sizes", default=None, help="comma-separated n")
@@ -435,6 +487,9 @@ def main(argv=None):
     if args.mixed_labels:
         labels_mixed([int(x) for x in args.mixed_labels.split(",")], int(float(args.sizes or 3000)), args.reps or 200,
                      args.jobs)
+    if args.power_in_k:
+        power_in_k([int(x) for x in args.power_in_k.split(",")], int(float(args.sizes or 3000)), args.reps or 200,
+                   args.jobs)
     if args.oracle:
         oracle([int(x) for x in args.oracle.split(",")], int(float(args.sizes or 3000)), args.reps or 400, args.jobs)
     if args.labels:

@@ -75,8 +75,12 @@ _RELVAR_FLOOR = 1e-6
 _RANK_TOL = 1e-9  # eigenvalues of the standardized V below this fraction of the largest: numerically zero
 # columns of the per-cell sums
 _COLS2 = ("count", "r1", "r2", "c11", "c12", "c22", "var", "mean", "temper", "temper_m",
-          "p12", "p22", "e12", "e22", "many")  # the last five: rows with k >= 3 (_many_label_covariance)
+          "p12", "p22", "e12", "e22", "many", "r1_many", "w_many")  # from p12: rows with k >= 3
 _COLS1 = ("count", "r1", "aleatoric", "epi_weight", "epi", "temper")
+_C2 = {name: j for j, name in enumerate(_COLS2)}  # the order-2 columns, read by name
+_C1 = {name: j for j, name in enumerate(_COLS1)}
+_CENTER_DEGREE = 3  # k >= 3: the residuals' conditional means are fitted on a basis of at least this degree per axis
+_CENTER_ROWS = 20  # ... with at least this many rows per fitted coefficient (fewer rows: a smaller degree)
 _POOL_ROWS, _POOL_BINS = 1000, 10  # order 1, k >= 2: Var f* / (m (1 - m)) pooled over equal-count bins of the
 # mean with at least ~1,000 rows each (at most 10): a small bin's estimate correlates with its own rows' residuals
 _ATOM_ROWS = 50  # order 2, k >= 3: a grid cell with this many such rows (an atom of the scores) pools on its own
@@ -415,7 +419,7 @@ class CalibrationTestStats:
             bad |= v > q + FEASIBILITY_SLACK
             r1, r2 = z1 - m, z2 - mu2
             mb = m  # m - beta / 2 (below)
-            p12 = p22 = e12 = e22 = many = None  # no row with k >= 3: those five sums stay 0 (not added)
+            p12 = p22 = e12 = e22 = many = r1m = wm = None  # no row with k >= 3: those sums stay 0 (not added)
             if self.covariance == "sandwich":  # the rows' own residual products: consistent under any k, estimated
                 c11, c12, c22 = r1 * r1, r1 * r2, r2 * r2
             elif (k >= 3).any():
@@ -426,14 +430,16 @@ class CalibrationTestStats:
                 p12, p22, e12, e22 = r1 * w, w * w, np.sqrt(np.maximum(c11, 0.0) * cond), cond
                 if three.all():  # every row (the usual case: one k for all items)
                     r2, mb, c12, c22, many = w, m - beta / 2.0, np.zeros_like(m), cond, np.ones_like(m)
+                    r1m, wm = r1, w
                 else:
                     many = three.astype(float)
                     p12, p22, e12, e22 = many * p12, many * p22, many * e12, many * e22
+                    r1m, wm = many * r1, many * w
                     r2, mb = np.where(three, w, r2), m - np.where(three, beta, 0.0) / 2.0
                     c12, c22 = np.where(three, 0.0, c12), np.where(three, cond, c22)
             # the alternatives' directions (1, 2 m) and g (1, 2 m) read, for w = r2 - beta r1, 2 m - beta and
             # g (2 m - beta): the columns hold m - beta / 2 (m itself for k = 2)
-            cols = (np.ones_like(m), r1, r2, c11, c12, c22, v, mb, g, mb * g, p12, p22, e12, e22, many)
+            cols = (np.ones_like(m), r1, r2, c11, c12, c22, v, mb, g, mb * g, p12, p22, e12, e22, many, r1m, wm)
         size = self.sums.shape[1]
         if bad.any():  # counted apart: they decide the p-value (0) but would distort the statistic of the rest
             ok = ~bad
@@ -556,9 +562,62 @@ def _pooled_variance(S, occ):
     return np.maximum(S[2, occ] + cell_rho * S[3, occ], 0.5 * S[2, occ])
 
 
-def _many_label_covariance(S, occ):
+def _centered_products(S, occ, x, y, degree):
+    """Order 2, rows with k >= 3 labels: per occupied cell, the sums of (r1 - r1^) (w - w^) and (w - w^)^2, with the
+    residuals centred at estimates of their conditional means given the scores, and the atoms' flags.
+
+    An atom (a cell with at least _ATOM_ROWS such rows) is centred at its own mean and its sums scaled by
+    n_c / (n_c - 1); the other cells at a least-squares fit of r1 and w on a tensor-Chebyshev basis of the scores'
+    ranks (degree ``max(_CENTER_DEGREE, degree)`` per axis, lowered until every coefficient has _CENTER_ROWS rows),
+    their sums scaled by N / (N - p) (N rows, p the fit's rank).  Because the basis is constant on each cell, every
+    fit and every centred sum comes from the cells' sums of r1, w, r1 w and w^2: the statistics stay mergeable.
+
+    Why centred: under the null the conditional means are 0, so the centred products estimate the covariance of
+    (r1, w) as the raw ones do, up to the fit's degrees of freedom, which the scaling returns.  Under an alternative
+    they are not 0, and raw products estimate covariance + misfit^2: with many labels the covariance is small and
+    the misfit (means shifted by 0.15, say) dwarfs it, so the raw products made Var w as large as the variance
+    misfit itself and the variance conditions read as noise (T_var = 0 at k = 10-100 in the issue's example).  The
+    fit removes the part of the misfit that is smooth in the scores, which includes everything the test's own basis
+    (degree ``degree``) can see."""
+    C = _C2
+    many = S[C["many"], occ]
+    R1, W = S[C["r1_many"], occ], S[C["w_many"], occ]
+    P12, P22 = S[C["p12"], occ], S[C["p22"], occ]
+    atom = many >= _ATOM_ROWS
+    q12, q22 = np.zeros(occ.size), np.zeros(occ.size)
+    safe = np.where(atom, many, 2.0)
+    own = np.where(atom, safe / (safe - 1.0), 0.0)  # an atom's rows, centred at its own means: n_c / (n_c - 1)
+    q12 = np.where(atom, (P12 - R1 * W / safe) * own, q12)
+    q22 = np.where(atom, (P22 - W * W / safe) * own, q22)
+    rest = (~atom) & (many > 0)
+    N = float(many[rest].sum())
+    if N > 0:
+        lc = max(_CENTER_DEGREE, degree)
+        while lc > 0 and (lc + 1) ** 2 * _CENTER_ROWS > N:
+            lc -= 1
+        xs, ys = x[rest], y[rest]
+        Psi = (np.polynomial.chebyshev.chebvander(xs, lc)[:, :, None]
+               * np.polynomial.chebyshev.chebvander(ys, lc)[:, None, :]).reshape(xs.size, (lc + 1) ** 2)
+        G = (Psi * many[rest][:, None]).T @ Psi
+        evals, evecs = np.linalg.eigh(G)
+        keep = evals > _RANK_TOL * evals.max()
+        p = int(keep.sum())
+        if N > p:
+            Ginv = (evecs[:, keep] / evals[keep]) @ evecs[:, keep].T
+            f1, fw = Psi @ (Ginv @ (Psi.T @ R1[rest])), Psi @ (Ginv @ (Psi.T @ W[rest]))
+            nr = many[rest]
+            scale = N / (N - p)
+            q12[rest] = (P12[rest] - f1 * W[rest] - fw * R1[rest] + nr * f1 * fw) * scale
+            q22[rest] = (P22[rest] - 2.0 * fw * W[rest] + nr * fw * fw) * scale
+        else:  # as many coefficients as rows: nothing to centre with (only at a handful of items)
+            q12[rest], q22[rest] = P12[rest], P22[rest]
+    return q12, q22, atom
+
+
+def _many_label_covariance(S, occ, x, y, degree):
     """Order 2, rows with k >= 3 labels: the cells' Cov(r1, w) and Var w (w the decorrelated variance residual,
-    :func:`_decorrelate`), as the Beta law's scaled by the ratio of the rows' residual products to it, pooled.
+    :func:`_decorrelate`), as the Beta law's scaled by the ratio of the rows' centred residual products
+    (:func:`_centered_products`) to it, pooled; each cell's 2 x 2 block then made positive semidefinite.
 
     The pools: a cell with at least _ATOM_ROWS such rows (an atom of the scores) on its own; the other cells in
     equal-count bins of the mean with at least _POOL_ROWS rows each (at most _POOL_BINS), as order 1 pools Var f*.
@@ -567,25 +626,34 @@ def _many_label_covariance(S, occ):
     products: a row's w^2 correlates with its w, which enters the statistic, and at k = 10-50 labels the test on the
     rows' own products rejected up to 0.087 at level 0.05; why decorrelated: Var(r2 | r1) is a small difference of
     large terms at many labels, and a few percent of error in C12 against C22 there (a pooled ratio each, or the
-    rows' estimates of E f*^3 and E f*^4) made the test reject up to 0.15-0.24 (docs/calibration_test.md).  Returns
-    the cells' C12 and C22 (k = 2 rows' exact parts included)."""
-    c12, c22 = S[4, occ], S[5, occ]
-    many = S[14, occ]
+    rows' estimates of E f*^3 and E f*^4) made the test reject up to 0.15-0.24 (docs/calibration_test.md).
+
+    Why each cell's block is made positive semidefinite (|C12| <= sqrt(C11 C22), C22 >= 0): Var r1 is the null's
+    exact one while Cov(r1, w) and Var w are estimated, so under an alternative the block can lose definiteness;
+    V = sum_cells C_c (x) phi_c phi_c' then has negative directions, and T could fall below T_mean (it did, 3,454
+    against 9,719).  With every block PSD, V is PSD and T >= T_mean (a Schur complement): the split is nested.
+    Returns the cells' C12 and C22 (k = 2 rows' exact parts included)."""
+    C = _C2
+    c11, c12, c22 = S[C["c11"], occ], S[C["c12"], occ], S[C["c22"], occ]
+    many = S[C["many"], occ]
     if not many.sum() > 0:
         return c12, c22
-    atom = many >= _ATOM_ROWS
+    q12, q22, atom = _centered_products(S, occ, x, y, degree)
+    e12, e22 = S[C["e12"], occ], S[C["e22"], occ]
     t12, t22 = np.zeros(occ.size), np.ones(occ.size)
     rest = np.where(atom, 0.0, 1.0)
     mi = occ // GRID_RELVAR
-    col = lambda j: np.bincount(mi, weights=rest * S[j, occ], minlength=GRID_MEAN)  # the other cells, per mean bin
-    cnt = col(14)
+    col = lambda w: np.bincount(mi, weights=rest * w, minlength=GRID_MEAN)  # the other cells, per mean bin
+    cnt = col(many)
     if cnt.sum() > 0:
         bins = int(min(_POOL_BINS, max(1, cnt.sum() // _POOL_ROWS)))
         b, b2, share = _mirror_bins(cnt, bins)
-        t12, t22 = (_bin_ratio(col(num), col(den), b, b2, share, bins)[mi] for num, den in ((10, 12), (11, 13)))
-    own12, own22 = _ratio(S[10, occ], S[12, occ], 0.0), _ratio(S[11, occ], S[13, occ], 1.0)
-    t12, t22 = np.where(atom, own12, t12), np.where(atom, own22, t22)
-    return c12 + t12 * S[12, occ], c22 + (t22 - 1.0) * S[13, occ]
+        t12, t22 = (_bin_ratio(col(num), col(den), b, b2, share, bins)[mi] for num, den in ((q12, e12), (q22, e22)))
+    own12, own22 = _ratio(q12, e12, 0.0), _ratio(q22, e22, 1.0)
+    t12, t22 = np.where(atom, own12, t12), np.maximum(np.where(atom, own22, t22), 0.0)
+    c12, c22 = c12 + t12 * e12, c22 + (t22 - 1.0) * e22
+    bound = np.sqrt(np.maximum(c11, 0.0) * np.maximum(c22, 0.0))
+    return np.clip(c12, -bound, bound), np.maximum(c22, 0.0)
 
 
 def _ratio(num, den, empty):
@@ -620,7 +688,7 @@ def _score_test(stats, n, degree, alpha):
         P = (np.polynomial.chebyshev.chebvander(x, degree)[:, :, None]
              * np.polynomial.chebyshev.chebvander(y, degree)[:, None, :]).reshape(occ.size, (degree + 1) ** 2)
         R = np.stack([S[1, occ], S[2, occ]])
-        c12, c22 = _many_label_covariance(S, occ)
+        c12, c22 = _many_label_covariance(S, occ, x, y, degree)
         C = np.array([[S[3, occ], c12], [c12, c22]])
         dirs = {"variance_factor": np.stack([np.zeros(occ.size), S[6, occ]]),
                 "mean_shift": np.stack([cnt[occ], 2.0 * S[7, occ]]),

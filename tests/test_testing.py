@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -73,8 +73,10 @@ def test_many_label_covariance_matches_the_labels_law(k):
     assert occ.size == 1
     beta = float(st.sums[7, occ[0]] - 1000.0 * m) / -500.0  # the column holds m - beta / 2 per row
     exact = np.array([C[0, 0], C[0, 1] - beta * C[0, 0], C[1, 1] - 2 * beta * C[0, 1] + beta ** 2 * C[0, 0]])
-    c12, c22 = _many_label_covariance(st.sums, occ)
-    got = np.array([st.sums[3, occ[0]], c12[0], c22[0]]) / 1000.0
+    c12, c22 = _many_label_covariance(st.sums, occ, np.zeros(1), np.zeros(1), 1)
+    # an atom's products are centred at its own means, scaled by n / (n - 1): these expected sums hold sum w = 0
+    # where a sample's (sum w)^2 / n would average Var w, so the scaled products read 1000 / 999 of the exact ones
+    got = np.array([st.sums[3, occ[0]], c12[0] * 999.0 / 1000.0, c22[0] * 999.0 / 1000.0]) / 1000.0
     assert got == pytest.approx(exact, abs=1e-12)
     assert abs(exact[1]) < 0.15 * np.sqrt(exact[0] * exact[2])  # nearly decorrelated (exactly for a Beta law)
     beta_law = st.sums[5, occ[0]] / 1000.0
@@ -101,18 +103,82 @@ def test_decorrelation_is_exact_for_a_beta_law(m, v, k):
     assert float(st.sums[11, occ[0]]) == pytest.approx(float(st.sums[13, occ[0]]), rel=1e-10)  # E w^2 = Var w
 
 
+def _ranks(st):
+    from socal.testing import GRID_MEAN, GRID_RELVAR, _mid_ranks
+    occ = np.flatnonzero(st.sums[0] > 0)
+    grid = st.sums[0].reshape(GRID_MEAN, GRID_RELVAR)
+    return occ, _mid_ranks(grid.sum(axis=1))[occ // GRID_RELVAR], _mid_ranks(grid.sum(axis=0))[occ % GRID_RELVAR]
+
+
 def test_many_label_covariance_pools_continuous_scores():
     """Cells with fewer than 50 rows with k >= 3 are pooled over equal-count bins of the mean: on continuous scores
-    (no atom) the pooled Var w totals the rows' own residual products bin by bin, so V's total agrees with theirs."""
-    from socal.testing import _many_label_covariance
+    (no atom) the pooled Var w totals the rows' centred residual products bin by bin, so V's total agrees with
+    theirs; and under the null the centring changes those totals by little (the fit's degrees of freedom)."""
+    from socal.testing import _centered_products, _many_label_covariance
     pop = synthetic.EnsembleLikePopulation(0.01)
     m, v, _, y = pop.sample_raw(5000, k=10, rng=1)
     st = CalibrationTestStats().update(m, v, y)
-    occ = np.flatnonzero(st.sums[0] > 0)
+    occ, x, yy = _ranks(st)
     assert st.sums[14, occ].max() < 50
-    c12, c22 = _many_label_covariance(st.sums, occ)
-    assert c22.sum() == pytest.approx(st.sums[11].sum(), rel=1e-9)  # the bins' ratios reproduce their totals
-    assert c12.sum() == pytest.approx(st.sums[10].sum(), rel=1e-9, abs=1e-9)
+    q12, q22, atom = _centered_products(st.sums, occ, x, yy, 2)
+    assert not atom.any()
+    c12, c22 = _many_label_covariance(st.sums, occ, x, yy, 2)
+    assert c22.sum() == pytest.approx(q22.sum(), rel=1e-9)  # the bins' ratios reproduce their totals
+    assert np.all(np.abs(c12) <= np.sqrt(st.sums[3, occ] * c22) * (1 + 1e-12))  # each cell's block is PSD
+    assert q22.sum() == pytest.approx(st.sums[11].sum(), rel=0.03)  # null: centred ~ raw
+
+
+def test_centred_products_do_not_absorb_a_smooth_misfit():
+    """Issue 62: under an alternative the residuals' conditional means are not 0, and raw products estimate
+    covariance + misfit^2.  Adding a smooth misfit g(S) (in the centring basis) to every row's w and r1 leaves the
+    centred products unchanged, to rounding, while the raw ones grow by sum g^2: the negative control (the former
+    rule's products) moves by more than the covariance itself."""
+    from socal.testing import _C2, _centered_products
+    m, v, _, y = synthetic.EnsembleLikePopulation(0.02).sample_raw(4000, k=100, rng=3)
+    st = CalibrationTestStats().update(m, v, y)
+    occ, x, yy = _ranks(st)
+    before = _centered_products(st.sums, occ, x, yy, 2)
+    S = st.sums.copy()
+    gw, g1 = 0.05 + 0.03 * x * yy - 0.02 * yy ** 2, 0.1 - 0.04 * x  # per cell: constant on its rows
+    n, R1, W = S[_C2["many"], occ], S[_C2["r1_many"], occ], S[_C2["w_many"], occ]
+    S[_C2["p22"], occ] += 2 * gw * W + n * gw ** 2
+    S[_C2["p12"], occ] += g1 * W + gw * R1 + n * g1 * gw
+    S[_C2["w_many"], occ] += n * gw
+    S[_C2["r1_many"], occ] += n * g1
+    after = _centered_products(S, occ, x, yy, 2)
+    assert after[0] == pytest.approx(before[0], abs=1e-9) and after[1] == pytest.approx(before[1], abs=1e-9)
+    assert S[_C2["p22"]].sum() - st.sums[_C2["p22"]].sum() > 2 * before[1].sum()  # raw: misfit^2 dominates
+
+
+@pytest.mark.parametrize("k", [2, 3, 10, 100])
+@pytest.mark.parametrize("shift, temperature", [(0.0, 1.0), (0.15, 1.0), (0.0, 1.6)])
+def test_variance_part_sees_variances_too_small_whatever_the_means(k, shift, temperature):
+    """The issue's synthetic case: variances 10x too small, the means calibrated, shifted or tempered.  The variance
+    part rejects at every k, and the joint statistic is never below the means-only part (the split is nested); with
+    the former pooled products it read T_var = 0, p = 1 at k = 10 and 100 once the means were off."""
+    pop = synthetic.EnsembleLikePopulation(0.02, var_factor=0.1, mean_shift=shift, temperature=temperature)
+    m, v, _, y = pop.sample_raw(3000, k=k, rng=1)
+    res = socal.calibration_test(m, v, y)
+    assert res.variance_part.pvalue < 1e-4
+    assert res.statistic >= res.mean_part.statistic
+    assert res.df == 18
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), k=st.sampled_from([2, 3, 5, 30]), shift=st.floats(-0.3, 0.3),
+       factor=st.sampled_from([0.05, 0.5, 1.0, 3.0]), n=st.integers(50, 2500),
+       covariance=st.sampled_from(["null", "sandwich"]), mixed=st.booleans())
+def test_joint_statistic_is_never_below_its_parts(seed, k, shift, factor, n, covariance, mixed):
+    """Nested conditions cannot lose evidence: T >= T_mean and T >= T_var for any data, any k (fixed or varying
+    per item), either covariance."""
+    rng = np.random.default_rng(seed)
+    m, v, f, _ = synthetic.EnsembleLikePopulation(0.02, var_factor=factor, mean_shift=shift).sample_raw(n, rng=rng)
+    kk = rng.integers(2, k + 1, n) if mixed else np.full(n, k)
+    a = rng.binomial(kk, f).astype(float)
+    res = socal.calibration_test(m, v, counts=(a, kk.astype(float)), covariance=covariance)
+    tol = 1e-9 * max(1.0, res.statistic)
+    assert res.statistic >= res.mean_part.statistic - tol
+    assert res.statistic >= res.variance_part.statistic - tol
 
 
 def test_merge_order_chunks_and_sources_agree():
