@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ._results import CalibrationError
+from .bandwidth import DEFAULT_BANDWIDTH, BandwidthChoice, choose_bandwidth
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import (check_aligned, check_bandwidth, check_bool, check_float, check_labels, check_replicates,
                           check_rng, check_scores)
@@ -20,8 +21,6 @@ from .testing import CalibrationTest, calibration_test
 from .truth import CalibratedReference, checked_reference
 
 __all__ = ["evaluate", "Evaluation", "evaluate_recalibrated", "RecalibratedEvaluation", "DEFAULT_BANDWIDTH"]
-
-DEFAULT_BANDWIDTH = (1 / 16, 1 / 64)  # evaluate's h: the paper's 1/16 on the mean, the matched quarter on the variance
 
 
 @dataclass(frozen=True)
@@ -34,7 +33,10 @@ class Evaluation:
         The second-order calibration test on the raw scores (:func:`socal.calibration_test`): ``test.pvalue``,
         where the evidence is, and the smallest effects it would likely see at this n.  No perturbation involved.
     ce2, ce1 : CalibrationError
-        CE2 and CE1 of the perturbed predictor, with bootstrap intervals and bias-corrected values.
+        CE2 and CE1 of the perturbed predictor, with bootstrap intervals and bias-corrected values.  ``ce2`` is None
+        when the bandwidth was chosen from the data (``h='auto'``) and no h that n supports keeps the reported
+        variances (:attr:`bandwidth`, ``keeps_var``): a CE2 of scores whose variances the perturbation has replaced
+        says nothing of the reported ones.
     reference : socal.truth.CalibratedReference
         CE2^pert and CE1^pert of a perfectly calibrated raw predictor with the same raw scores at the same h.
     mean, var : ndarray, shape (n,)
@@ -45,6 +47,8 @@ class Evaluation:
         The median absolute difference between the perturbed and the raw variances, and the interquartile range of
         the raw variances: when the first exceeds the second, the perturbation swamps the reported variances (the
         perturbed CE2 then says little about them; the test on the raw scores is unaffected).
+    bandwidth : socal.bandwidth.BandwidthChoice or None
+        How h was chosen (``h='auto'``, the default); None for an h the caller gave.
     """
 
     test: CalibrationTest
@@ -57,17 +61,21 @@ class Evaluation:
     seed: int | None
     var_shift: float = float("nan")
     var_spread: float = float("nan")
+    bandwidth: BandwidthChoice | None = None
 
     @property
     def n(self) -> int:
-        return self.ce2.n
+        return self.ce1.n
 
     @property
     def verdict(self) -> str:
-        """'above reference', 'within reference' or 'below reference': where the perturbed CE2's interval lies
+        """'above reference', 'within reference', 'below reference' (or 'not estimated', :attr:`ce2` None): where
+        the perturbed CE2's interval lies
         relative to the calibrated reference (the size of the error; the test is :attr:`test`).  The reference is
         a quadrature with an error estimate: the interval is above or below it only when it clears the reference's
         whole error band, so the verdict never rests on the quadrature's last digits."""
+        if self.ce2 is None:
+            return "not estimated"
         lo, hi = self.ce2.ci
         ref, err = self.reference.ce2.value, self.reference.ce2.error
         if lo > ref + err:
@@ -81,24 +89,42 @@ class Evaluation:
         """True when the perturbation moved the variances by more than the raw variances' interquartile range."""
         return bool(self.var_shift > self.var_spread)
 
-    def summary(self) -> str:
-        """The reading in plain words: the test first, then the size of the error."""
+    def summary(self, *, full_test: bool = False) -> str:
+        """The reading in plain words: the test's verdict in one paragraph (its regions and the effects it would
+        miss are ``print(result.test)``: printing a test and then its evaluation does not repeat it; ``full_test``
+        includes them, as ``socal evaluate`` prints), then the size of the error."""
         r2, r1, ref = self.ce2, self.ce1, self.reference
-        level = int(round(r2.ci.level * 100))
+        level = int(round(r1.ci.level * 100))
         hs = _fmt_h(self.h)
-        head = [f"Test on the raw scores (n = {self.n} items; no perturbation):"]
-        table = [
-            "",
-            f"Size of the error, for the scores perturbed at h = {hs}"
-            + ("" if self.seed is None else f" (seed {self.seed})") + ":",
-            f"{'':<22}{'estimate':>10}   {f'{level}% interval':<18}{'calibrated reference':>22}",
-            f"{'CE2 (mean and var)':<22}{r2.estimate:>10.4f}   [{r2.ci.low:.4f}, {r2.ci.high:.4f}]  "
-            f"{_reference(ref.ce2):>20}",
-            f"{'  mean term':<22}{r2.mean_term:>10.4f}   {'(plug-in)':<18}{_reference(ref.mean_term):>22}",
-            f"{'  variance term':<22}{r2.moment_term:>10.4f}   {'(plug-in)':<18}{_reference(ref.moment_term):>22}",
-            f"{'CE1 (mean only)':<22}{r1.estimate:>10.4f}   [{r1.ci.low:.4f}, {r1.ci.high:.4f}]  "
-            f"{_reference(ref.ce1):>20}",
-        ]
+        wrap = (lambda ps: [textwrap.fill(p, 110) for p in ps])
+        lines = self.test.summary().split("\n")
+        if full_test:
+            head = [f"Test on the raw scores (n = {self.n} items; no perturbation):"] + wrap(lines)
+        else:
+            head = [f"Test on the raw scores (n = {self.n} items; no perturbation; print(result.test) for where "
+                    f"and what it would miss):"] + wrap([ln for ln in lines
+                                                         if not ln.startswith(("The evidence is", "Likely unseen"))])
+        pre = [] if self.bandwidth is None else [""] + wrap([self.bandwidth.describe()])
+        table = ["", f"Size of the error, for the scores perturbed at h = {hs}"
+                 + ("" if self.seed is None else f" (seed {self.seed})") + ":",
+                 f"{'':<22}{'estimate':>10}   {f'{level}% interval':<18}{'calibrated reference':>22}"]
+        if r2 is not None:
+            table += [
+                f"{'CE2 (mean and var)':<22}{r2.estimate:>10.4f}   [{r2.ci.low:.4f}, {r2.ci.high:.4f}]  "
+                f"{_reference(ref.ce2):>20}",
+                f"{'  mean term':<22}{r2.mean_term:>10.4f}   {'(plug-in)':<18}{_reference(ref.mean_term):>22}",
+                f"{'  variance term':<22}{r2.moment_term:>10.4f}   {'(plug-in)':<18}"
+                f"{_reference(ref.moment_term):>22}"]
+        table.append(f"{'CE1 (mean only)':<22}{r1.estimate:>10.4f}   [{r1.ci.low:.4f}, {r1.ci.high:.4f}]  "
+                     f"{_reference(ref.ce1):>20}")
+        if r2 is None:
+            need = (f"n >= {self.bandwidth.needed_n:,} items" if self.bandwidth.needed_n is not None else
+                    "reported variances that spread more (no n suffices under the degree cap)")
+            after = [f"CE2 is not estimated: no bandwidth that n = {self.n} supports keeps the reported variances, "
+                     f"so the perturbed CE2 could not be told apart from its reference (the perturbation would "
+                     f"replace the variances by its own noise).  It would need {need}.  The test above reads the raw "
+                     f"variances as they are; CE1 is the size of the means' error."]
+            return "\n".join(head + pre + table + [""] + wrap(after))
         after = ["The reference is the CE2 that a predictor with nothing wrong (E[f*] = mean and Var[f*] = var at "
                  "every raw score) would have after the same perturbation: read the estimate against it, not "
                  "against 0."]
@@ -124,14 +150,19 @@ class Evaluation:
         if self.swamped:
             after.append(f"Warning: the perturbation moved the variances by {self.var_shift:.3g} (median), more "
                          f"than the spread of the raw variances ({self.var_spread:.3g}, interquartile range): at "
-                         f"h = {hs} the perturbed variances carry little of the reported ones.  A smaller h keeps "
-                         f"more of them, at the price of a larger degree and more data for the CE2 estimate.")
+                         f"h = {hs} the perturbed variances carry little of the reported ones.  h='auto' (the "
+                         f"default) chooses the bandwidth from the spreads.")
         else:
             after.append(f"The perturbation moved the variances by {self.var_shift:.3g} (median) against a spread "
                          f"of {self.var_spread:.3g} (interquartile range) in the raw variances.")
         after.append("Deploy the perturbed scores (Evaluation.mean, .var): the CE2 guarantee is about them.")
-        wrap = (lambda ps: [textwrap.fill(p, 110) for p in ps])
-        return "\n".join(head + wrap(self.test.summary().split("\n")) + table + [""] + wrap(after))
+        return "\n".join(head + pre + table + [""] + wrap(after))
+
+    def __format__(self, spec):
+        """``f"{ev:.4f}"`` formats the CE2 estimate (CE1's where CE2 was not estimated); an empty spec is str()."""
+        if not spec:
+            return str(self)
+        return format((self.ce2 if self.ce2 is not None else self.ce1).estimate, spec)
 
     def __str__(self) -> str:
         return self.summary()
@@ -141,7 +172,12 @@ class Evaluation:
         ref = self.reference
         return {"n": self.n, "h": self.h, "seed": self.seed, "test": self.test.to_dict(), "verdict": self.verdict,
                 "var_shift": self.var_shift, "var_spread": self.var_spread, "swamped": self.swamped,
-                "ce2": self.ce2.to_dict(), "ce1": self.ce1.to_dict(),
+                "ce2": None if self.ce2 is None else self.ce2.to_dict(), "ce1": self.ce1.to_dict(),
+                "bandwidth": None if self.bandwidth is None else
+                {"h": list(self.bandwidth.h), "wanted": list(self.bandwidth.wanted),
+                 "floor": list(self.bandwidth.floor), "spread": list(self.bandwidth.spread),
+                 "keeps_mean": self.bandwidth.keeps_mean, "keeps_var": self.bandwidth.keeps_var,
+                 "needed_n": self.bandwidth.needed_n},
                 "reference": {"ce2": ref.ce2.value, "ce2_error": ref.ce2.error, "mean_term": ref.mean_term.value,
                               "moment_term": ref.moment_term.value, "ce1": ref.ce1.value, "method": ref.method}}
 
@@ -154,7 +190,7 @@ def _fmt_h(h):
 
 
 def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None = None, *, counts: Counts | None = None,
-             h: float | tuple[float, float] = DEFAULT_BANDWIDTH, ci: float = 0.9, n_boot: int = 200, rng: Seed = 0,
+             h: float | tuple[float, float] | str = "auto", ci: float = 0.9, n_boot: int = 200, rng: Seed = 0,
              progress: bool = False) -> Evaluation:
     """Evaluate a predictor's (mean, variance) for second-order calibration, the guided way.
 
@@ -179,8 +215,12 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
         0/1 labels from k independent annotators per item.
     counts : tuple (positives, trials), optional
         Instead of ``labels``: per-item counts (trials >= 2, may vary by item).
-    h : float or (float, float), default (1/16, 1/64)
-        The perturbation bandwidth, one for both axes or one per axis (h_mean, h_var); each coordinate moves by
+    h : 'auto', float or (float, float), default 'auto'
+        'auto': chosen per axis from the raw scores and n (:mod:`socal.bandwidth`: the perturbation moves each
+        score, in the median, by at most half its axis's spread, never more than (1/16, 1/64), never below what n
+        supports); where no supported h keeps the reported variances, CE2 is not estimated (``ce2`` None) and the
+        summary names the n that would be needed.  Otherwise the perturbation bandwidth, one for both axes or one
+        per axis (h_mean, h_var), used as given; each coordinate moves by
         about 1.6 h (the standard deviation of a sech kernel of scale h is pi h / 2).  Larger h: a noisier deployed
         predictor and a larger reference, but smoother calibration functions, so a lower degree suffices.  Smaller
         h: scores closer to the raw ones, but the degree the rate needs grows like 2 log n / asinh(pi h) (at
@@ -223,6 +263,16 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     m, v = check_scores(raw_mean, raw_var, func, raw=True, names=("raw_mean", "raw_var"))
     check_aligned(func, (("raw_mean", raw_mean), ("labels", labels), ("counts", counts)))  # var: in check_scores
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
+    choice = None
+    if isinstance(h, str):
+        if h != "auto":
+            raise ValueError(f"The 'h' parameter of {func} must be 'auto', a positive float or a pair (h_mean, "
+                             f"h_var) of such floats. Got {h!r} instead.")
+        if m.shape[0] < 10:
+            raise ValueError(f"The 'raw_mean' parameter of {func} must have at least 10 items. Got {m.shape[0]} "
+                             f"instead.")
+        choice = choose_bandwidth(m, v)
+        h = choice.h
     h = check_bandwidth(h, func, per_axis=True)
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)
     n_boot = check_replicates(n_boot, func, ci=ci)
@@ -241,10 +291,11 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     shift = float(np.median(np.abs(pv - v)))
     spread = float(np.subtract(*np.percentile(v, [75, 25])))
     kw = dict(counts=counts, h=h, ci=ci, n_boot=n_boot, rng=boot_rng, progress=progress)
-    r2 = ce2(pm, pv, **kw)
+    r2 = ce2(pm, pv, **kw) if choice is None or choice.keeps_var else None
     r1 = ce1(pm, **kw)
     return Evaluation(test=test, ce2=r2, ce1=r1, reference=ref, mean=pm, var=pv, h=h,
-                      seed=None if seed is None else int(seed), var_shift=shift, var_spread=spread)
+                      seed=None if seed is None else int(seed), var_shift=shift, var_spread=spread,
+                      bandwidth=choice)
 
 
 @dataclass(frozen=True)

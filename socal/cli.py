@@ -16,16 +16,18 @@ from importlib.metadata import entry_points
 
 import numpy as np
 
-from ._evaluate import DEFAULT_BANDWIDTH
 from .pipeline import N_BOOT
 
 __all__ = ["main", "require_extra", "check_output_path", "check_output_paths"]
 
 
 def _bandwidth(text):
-    """--h: a positive number, as a decimal (0.0625) or a fraction (1/16); or two, 'h_mean,h_var' (1/16,1/64)."""
+    """--h: 'auto', a positive number, as a decimal (0.0625) or a fraction (1/16); or two, 'h_mean,h_var'
+    (1/16,1/64)."""
     from fractions import Fraction
 
+    if text.strip() == "auto":
+        return "auto"
     parts = text.split(",")
     try:
         if "_" in text:  # Python reads '1_6' as 16: a typo of 1/6 would blur by 16
@@ -311,8 +313,8 @@ def _evaluate(args):
     # the numbers first: a file that cannot be written must not cost the result
     if args.json:
         print(json.dumps(res.to_dict(), indent=2))
-    else:
-        print(res.summary())
+    else:  # the whole test (where, what it would miss), then the size of the error
+        print(res.summary(full_test=True))
     sys.stdout.flush()
     failed = 0
     if args.out:
@@ -334,7 +336,7 @@ def _evaluate(args):
 
             from .plot import evaluation_figure
 
-            fig = evaluation_figure(res.mean, res.var, labels, counts=counts, h=args.h, rng=args.seed)
+            fig = evaluation_figure(res.mean, res.var, labels, counts=counts, h=res.h, rng=args.seed)
             fig.savefig(args.plot, dpi=110)
             plt.close(fig)
             if not args.json:
@@ -652,10 +654,10 @@ def build_parser():
                                     "with the same raw scores would have.")
     _data_args(ev, "column of the predicted means, in [0, 1]",
                "column of the predicted variances, in [0, mean (1 - mean)]")
-    ev.add_argument("--h", type=_bandwidth, default=DEFAULT_BANDWIDTH,
-                    help="how much to blur the scores before the CE2 estimate, one value or 'mean,var' (default "
-                         "1/16,1/64: the matched pair, see socal.evaluate's docstring); each score moves by about "
-                         "1.6 h; the test on the raw scores does not depend on it")
+    ev.add_argument("--h", type=_bandwidth, default="auto",
+                    help="how much to blur the scores before the CE2 estimate: 'auto' (default: per axis from the "
+                         "scores' spreads and n, at most 1/16,1/64; see socal.bandwidth), one value or 'mean,var'; "
+                         "each score moves by about 1.6 h; the test on the raw scores does not depend on it")
     _run_args(ev, "seed of the perturbation and the bootstrap (same seed, same numbers)")
     ev.add_argument("--min-labels", type=_int_in(2, 10**6), default=2,
                     help="rows with fewer labels (empty cells are missing votes) are dropped, with a note (default 2)")

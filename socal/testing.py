@@ -60,7 +60,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import optimize, stats
 
 from .sufficient import beta_moments, target_covariance
 from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask, is_empty_chunk
@@ -128,8 +127,9 @@ class Region:
 
     def describe(self) -> str:
         lo, hi = self.mean_range
+        mid = (lo + hi) / 2
         where = f"{self.mean_label} m ({lo:.2f}-{hi:.2f})" if hi - lo >= 0.02 else \
-            f"{self.mean_label} m (near {(lo + hi) / 2:.2f})"
+            f"{self.mean_label} m (near {mid:.2f})" if 0.01 <= mid <= 0.99 else f"{self.mean_label} m (near {mid:.2g})"
         if self.var_label:
             where += f" and {self.var_label} variances (mean var {self.var_mean:.2g})"
         if self.part == "mean":
@@ -259,7 +259,8 @@ class CalibrationTest:
                 out.append(f"variances reported above x{1.0 / (1.0 + dv):.2f} of the truth (too small by less than "
                            f"a factor {1.0 + dv:.1f}, or too large by any factor)")
         if "mean_shift" in d and np.isfinite(d["mean_shift"]):
-            out.append(f"means off by less than {d['mean_shift']:.3f}")
+            ms = d["mean_shift"]
+            out.append(f"means off by less than {ms:.3f}" if ms >= 0.001 else f"means off by less than {ms:.2g}")
         if "temperature" in d and np.isfinite(d["temperature"]):
             dt = d["temperature"]
             hi = "above" if dt >= 1 else f"{1.0 / (1.0 - dt):.2f}"
@@ -282,6 +283,8 @@ class CalibrationTest:
 
 def _chi2_sf(t, df):
     """The chi-square tail of a statistic (1 with no degrees of freedom)."""
+    from scipy import stats  # on first use: scipy.stats costs 0.3-0.6 s at import, and import socal stays fast
+
     return float(stats.chi2.sf(t, df)) if df > 0 else 1.0
 
 
@@ -658,7 +661,9 @@ def _many_label_covariance(S, occ, x, y, degree):
 
 def _ratio(num, den, empty):
     """num / den, ``empty`` where den is 0."""
-    return np.where(den > 0, num / np.where(den > 0, den, 1.0), empty)
+    with np.errstate(over="ignore", invalid="ignore"):  # a denormal den (a score next to 0) overflows: no ratio
+        r = num / np.where(den > 0, den, 1.0)
+    return np.where((den > 0) & np.isfinite(r), r, empty)
 
 
 def _noncentrality(df, alpha, power):
@@ -668,6 +673,8 @@ def _noncentrality(df, alpha, power):
     search below without an end."""
     if alpha >= power:
         return 0.0
+    from scipy import optimize, stats
+
     crit = stats.chi2.isf(alpha, df)
     f = (lambda lam: stats.ncx2.sf(crit, df, lam) - power)
     hi = 1.0
