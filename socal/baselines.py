@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.signal import fftconvolve
 
 from .rowkeys import item_keys, keyed_uniforms, stream_salt
 from .sufficient import targets
@@ -87,6 +86,8 @@ class KernelFit:
         t = np.arange(-half, half + 1) / (G - 1)
         k1 = np.exp(-0.5 * (t / b) ** 2)
         kern = np.outer(k1, k1)
+        from scipy.signal import fftconvolve  # on first use: scipy.signal is slow to import
+
         sm = [fftconvolve(g, kern, mode="same") for g in grids]
         dens = sm[0]
         glob = zs.mean(axis=0)

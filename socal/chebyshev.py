@@ -35,7 +35,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
-from scipy import fft as _fft
 from scipy.linalg import lapack
 
 __all__ = [
@@ -323,7 +322,8 @@ class MomentOperator:
     """
 
     def __init__(self, M, degree, deg_w):
-        fft = _fft
+        from scipy import fft  # on first use: scipy.fft is slow to import
+
         l, lw = int(degree), int(deg_w)
         self.l, self.lw = l, lw
         self.shape = (fft.next_fast_len(3 * l + 1, real=False), fft.next_fast_len(3 * lw + 1, real=True))
@@ -339,7 +339,9 @@ class MomentOperator:
 
     def __call__(self, x):
         """G x for x of shape (d,) or (d, C), tensor layout."""
-        fft, l, lw = _fft, self.l, self.lw
+        from scipy import fft
+
+        l, lw = self.l, self.lw
         x = np.asarray(x, dtype=float)
         squeeze = x.ndim == 1
         X = x.reshape(l + 1, lw + 1, -1).transpose(2, 0, 1)  # (C, l+1, lw+1)

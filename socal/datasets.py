@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["KSnapshots", "DataWarning", "load", "load_weather", "load_cifar10h", "load_chaosnli", "load_rte",
-           "load_temp", "load_bluebirds", "load_dog", "from_judgments", "verify_checksum", "DATASETS"]
+           "load_temp", "load_bluebirds", "load_dog", "from_judgments", "verify_checksum", "DATASETS", "thin_counts",
+           "EnsemblePredictions", "load_chaosnli_predictions"]
 
 
 class DataWarning(UserWarning):
@@ -40,7 +41,8 @@ class KSnapshots:
     """Label counts per item: ``counts[i, c]`` votes for class ``classes[c]`` on item ``items[i]``.
 
     ``gold[i]`` is the index of the data set's reference label (-1 where there is none); ``report`` records what
-    validation found (rows read, duplicates dropped, the histogram of votes per item, ...).
+    validation found (rows read, duplicates dropped, the histogram of votes per item, ...); ``texts[i]`` is the
+    item's text where the file has it (ChaosNLI: a dict of its fields, e.g. premise and hypothesis), else None.
     """
 
     name: str
@@ -49,6 +51,16 @@ class KSnapshots:
     counts: np.ndarray
     gold: np.ndarray
     report: dict = field(default_factory=dict)
+    texts: np.ndarray | None = None
+
+    def thin(self, k, *, rng=0):
+        """Keep ``k`` votes per item, drawn without replacement (multivariate hypergeometric, :func:`thin_counts`),
+        keyed by the item ids: the same items keep the same votes in any order or chunking.  Items with fewer than
+        ``k`` votes keep all of theirs.  Returns new KSnapshots."""
+        counts = thin_counts(self.counts, k, rng=rng, keys=self.items)
+        report = dict(self.report, thinned_to=int(k),
+                      votes_per_item=dict(sorted(Counter(counts.sum(axis=1).tolist()).items())))
+        return KSnapshots(self.name, self.items, self.classes, counts, self.gold, report, self.texts)
 
     @property
     def votes(self):
@@ -70,6 +82,96 @@ class KSnapshots:
     def __repr__(self):
         return (f"KSnapshots({self.name!r}: {len(self.items)} items, {len(self.classes)} classes, votes per item "
                 f"{int(self.votes.min())}-{int(self.votes.max())})")
+
+
+def _key_hashes(keys, seed):
+    """A 64-bit hash per key (item id), mixed with the seed: blake2b of the key's repr, so equal ids hash equal in
+    any process and any order."""
+    import hashlib
+
+    out = np.empty(len(keys), dtype=np.uint64)
+    salt = int(seed).to_bytes(8, "little", signed=False)
+    for i, key in enumerate(keys):
+        out[i] = int.from_bytes(hashlib.blake2b(repr(key).encode(), digest_size=8, key=salt).digest(), "little")
+    return out
+
+
+def _splitmix(x):
+    """splitmix64's finaliser on uint64 arrays: a well-mixed 64-bit value per input."""
+    with np.errstate(over="ignore"):
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def thin_counts(counts, k, *, rng=0, keys=None):
+    """Keep ``k`` of each item's votes, drawn without replacement: multivariate hypergeometric class counts.
+
+    Each vote gets a uniform priority from a hash of (seed, the item's key, the vote's place in class order), and
+    the ``k`` smallest are kept: a uniformly random k-subset of the item's votes, so the kept counts are
+    multivariate hypergeometric.  The priorities depend on the item's key and the seed only, never on the row's
+    position, so the same items keep the same votes in any order, chunking or partitioning.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n, C)
+        Votes per class per item.
+    k : int >= 1
+        Votes to keep per item (an item with fewer keeps all of its votes).
+    rng : int or numpy.random.Generator, default 0
+        The seed (a Generator: one integer is drawn from it).
+    keys : sequence of length n, optional
+        The items' ids; default: the rows' counts themselves (items of equal counts then keep equal votes).
+
+    Returns
+    -------
+    ndarray of int64, shape (n, C)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from socal.datasets import thin_counts
+    >>> c = np.array([[30, 70, 0], [0, 0, 100]])
+    >>> kept = thin_counts(c, 2, rng=0, keys=["a", "b"])
+    >>> kept.sum(axis=1).tolist(), kept[1].tolist()
+    ([2, 2], [0, 0, 2])
+    """
+    c = np.asarray(counts)
+    if c.ndim != 2 or c.shape[1] < 2 or not np.issubdtype(c.dtype, np.number) or np.any(~np.isfinite(c)) \
+            or np.any(c < 0) or np.any(c != np.round(c)):
+        raise ValueError(f"The 'counts' parameter of thin_counts must be an (n, C) array of non-negative whole vote "
+                         f"counts, C >= 2. Got shape {c.shape} instead.")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"The 'k' parameter of thin_counts must be an int >= 1 (votes kept per item). Got {k!r} "
+                         f"instead.")
+    if isinstance(rng, np.random.Generator):
+        seed = int(rng.integers(0, 2**63))
+    elif isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
+        seed = int(rng)
+    else:
+        raise ValueError(f"The 'rng' parameter of thin_counts must be a non-negative int seed or a "
+                         f"numpy.random.Generator. Got {rng!r} instead.")
+    c = c.astype(np.int64)
+    n, C = c.shape
+    if keys is None:
+        keys = [tuple(row) for row in c.tolist()]
+    elif len(keys) != n:
+        raise ValueError(f"The 'keys' parameter of thin_counts must have one key per item ({n}). Got {len(keys)} "
+                         f"instead.")
+    votes = c.sum(axis=1)
+    item = np.repeat(np.arange(n), votes)
+    cls = np.repeat(np.tile(np.arange(C), n), c.ravel())
+    start = np.repeat(np.cumsum(votes) - votes, votes)
+    place = np.arange(item.size) - start  # the vote's place among its item's votes, in class order
+    prio = _splitmix(_key_hashes(keys, seed)[item] ^ _splitmix(place.astype(np.uint64)))
+    order = np.lexsort((prio, item))
+    rank = np.empty(item.size, dtype=np.int64)
+    rank[order] = place  # sorted by (item, priority): position within the item
+    keep = rank < k
+    out = np.zeros((n, C), dtype=np.int64)
+    np.add.at(out, (item[keep], cls[keep]), 1)
+    return out
 
 
 def from_judgments(name, rows, classes, *, gold=None, on_duplicate="keep-first", max_votes=None):
@@ -214,8 +316,19 @@ def load_weather(path, *, verify=True, **kw):
     return from_judgments("weather_sentiment_amt", rows, (0, 1, 2, 3, 4), gold=gold, **kw)
 
 
-def load_cifar10h(path, *, verify=True):
-    """CIFAR-10H counts (cifar10h-counts.npy, shape (10000, 10)); no worker ids, so no duplicate check."""
+def _thinned(snap, max_votes, rng, func):
+    """``snap`` with ``max_votes`` votes kept per item (:meth:`KSnapshots.thin`), or as it is for None."""
+    if max_votes is None:
+        return snap
+    if isinstance(max_votes, bool) or not isinstance(max_votes, (int, np.integer)) or max_votes < 1:
+        raise ValueError(f"The 'max_votes' parameter of {func} must be None or an int >= 1 (votes kept per item, "
+                         f"drawn without replacement). Got {max_votes!r} instead.")
+    return snap.thin(int(max_votes), rng=rng)
+
+
+def load_cifar10h(path, *, verify=True, max_votes=None, rng=0):
+    """CIFAR-10H counts (cifar10h-counts.npy, shape (10000, 10)); no worker ids, so no duplicate check.
+    ``max_votes=k`` keeps k votes per image, drawn without replacement from ``rng`` (:func:`thin_counts`)."""
     p = _existing(_path(path, "cifar10h-counts.npy"), "cifar10h")
     if verify:
         verify_checksum(p)
@@ -229,12 +342,15 @@ def load_cifar10h(path, *, verify=True):
     report = {"rows": int(votes.sum()), "duplicates_dropped": 0, "ragged": bool(votes.min() != votes.max()),
               "votes_per_item": dict(sorted(Counter(votes.tolist()).items()))}
     classes = ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck")
-    return KSnapshots("cifar10h", np.arange(len(counts)).astype(object), classes, counts.astype(np.int64),
+    snap = KSnapshots("cifar10h", np.arange(len(counts)).astype(object), classes, counts.astype(np.int64),
                       np.full(len(counts), -1), report)
+    return _thinned(snap, max_votes, rng, "load_cifar10h")
 
 
-def load_chaosnli(path, subset="snli", *, verify=True):
-    """ChaosNLI (chaosNLI_{snli,mnli_m,alphanli}.jsonl): 100 labels per item in ``label_count``."""
+def load_chaosnli(path, subset="snli", *, verify=True, max_votes=None, rng=0):
+    """ChaosNLI (chaosNLI_{snli,mnli_m,alphanli}.jsonl): 100 labels per item in ``label_count``; ``texts`` holds
+    each item's ``example`` fields (premise and hypothesis; alphanli's observations and hypotheses).
+    ``max_votes=k`` keeps k votes per item, drawn without replacement from ``rng`` (:func:`thin_counts`)."""
     files = {"snli": "chaosNLI_snli.jsonl", "mnli": "chaosNLI_mnli_m.jsonl", "alphanli": "chaosNLI_alphanli.jsonl"}
     if subset not in files:
         raise ValueError(f"The 'subset' parameter of load_chaosnli must be one of {list(files)}. Got {subset!r}.")
@@ -242,7 +358,7 @@ def load_chaosnli(path, subset="snli", *, verify=True):
     p = _existing(_path(path, files[subset]), "chaosnli")
     if verify:
         verify_checksum(p)
-    items, counts, gold = [], [], []
+    items, counts, gold, texts = [], [], [], []
     for line, text in _lines(p, "chaosnli"):
         if not text.strip():
             continue
@@ -257,6 +373,8 @@ def load_chaosnli(path, subset="snli", *, verify=True):
             raise ValueError(f"{p}, line {line}: {len(lc)} counts {lc}, expected {len(classes)} counts >= 0.")
         items.append(uid)
         counts.append(lc)
+        ex = rec.get("example")
+        texts.append({k: v for k, v in ex.items() if k != "uid"} if isinstance(ex, dict) else None)
         old = str(rec.get("old_label", ""))[:1]
         gold.append(classes.index(old) if old in classes else -1)
     if not items:
@@ -265,7 +383,101 @@ def load_chaosnli(path, subset="snli", *, verify=True):
     votes = counts.sum(axis=1)
     report = {"rows": int(votes.sum()), "duplicates_dropped": 0, "ragged": bool(votes.min() != votes.max()),
               "votes_per_item": dict(sorted(Counter(votes.tolist()).items()))}
-    return KSnapshots(f"chaosnli_{subset}", np.array(items, dtype=object), classes, counts, np.array(gold), report)
+    tx = np.empty(len(texts), dtype=object)
+    tx[:] = texts
+    snap = KSnapshots(f"chaosnli_{subset}", np.array(items, dtype=object), classes, counts, np.array(gold), report,
+                      tx)
+    return _thinned(snap, max_votes, rng, "load_chaosnli")
+
+
+@dataclass(frozen=True)
+class EnsemblePredictions:
+    """An ensemble's class probabilities joined to crowd votes by item id.
+
+    ``probs[i, j, c]``: member j's probability of class ``votes.classes[c]`` on item ``votes.items[i]`` (the classes
+    in the votes' order); ``members`` names them (file stems); ``missing`` lists the vote items no member predicts
+    (left out of ``votes``).
+    """
+
+    name: str
+    probs: np.ndarray
+    members: tuple
+    votes: KSnapshots
+    missing: tuple = ()
+
+    def __repr__(self):
+        n, M, C = self.probs.shape
+        return f"EnsemblePredictions({self.name!r}: {n} items, {M} members, {C} classes; {len(self.missing)} missing)"
+
+
+def load_chaosnli_predictions(path, chaosnli_path, subset="snli", *, model="roberta-base", verify=True,
+                              max_votes=None, rng=0):
+    """A fine-tuned ensemble's predictions on the ChaosNLI items (Baan et al. 2022; ``chaosnli_predictions/``),
+    joined by uid to ChaosNLI's votes (:func:`load_chaosnli`).
+
+    The files are ``{SNLI,MNLI}_{dev,test}_{model}_{seed}.json`` (JSON lines with ``uid`` and ``probs``); each seed is
+    a member, its dev and test halves together.  Their classes are (entailment, contradiction, neutral), ChaosNLI's
+    (e, n, c): the probabilities are reordered to the votes' order (``probs[[0, 2, 1]]``).  Checksums are verified
+    against the folder's SOURCE.md.  Items with no prediction from every member are left out and named in
+    ``missing`` (MNLI: 30 of 1,599).
+
+    Parameters
+    ----------
+    path : folder of the prediction files
+    chaosnli_path : folder of ChaosNLI's jsonl files
+    subset : {'snli', 'mnli'}
+    model : {'roberta-base', 'bert-base-uncased'} (BERT: SNLI only)
+    verify, max_votes, rng : as in :func:`load_chaosnli`
+
+    Returns
+    -------
+    EnsemblePredictions
+    """
+    func = "load_chaosnli_predictions"
+    tags = {"snli": "SNLI", "mnli": "MNLI"}
+    if subset not in tags:
+        raise ValueError(f"The 'subset' parameter of {func} must be one of {list(tags)}. Got {subset!r} instead.")
+    folder = pathlib.Path(path)
+    if not folder.is_dir():
+        raise ValueError(f"The 'path' parameter of {func} must be the folder of the prediction files. Got "
+                         f"{str(path)!r} instead.")
+    files = sorted(folder.glob(f"{tags[subset]}_*_{model}_*.json"))
+    seeds = sorted({f.stem.rsplit("_", 1)[1] for f in files})
+    if not seeds:
+        raise ValueError(f"{func}: no {tags[subset]} files for model {model!r} in {folder}.")
+    votes = load_chaosnli(chaosnli_path, subset, verify=verify, max_votes=max_votes, rng=rng)
+    order = np.array([0, 2, 1])  # (e, c, n) -> ChaosNLI's (e, n, c)
+    per_member = []
+    for seed in seeds:
+        got = {}
+        for half in ("dev", "test"):
+            f = folder / f"{tags[subset]}_{half}_{model}_{seed}.json"
+            f = _existing(f, func)
+            if verify:
+                verify_checksum(f)
+            for line, text in _lines(f, func):
+                if not text.strip():
+                    continue
+                try:
+                    rec = json.loads(text)
+                    pr = np.asarray(rec["probs"], dtype=float)
+                    uid = rec["uid"]
+                except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                    raise ValueError(f"{f}, line {line}: not a prediction record with 'uid' and 'probs' "
+                                     f"({type(exc).__name__}: {exc}).") from None
+                if pr.shape != (3,) or not np.all(np.isfinite(pr)) or np.any(pr < 0):
+                    raise ValueError(f"{f}, line {line}: 'probs' must be 3 non-negative numbers. Got {rec['probs']}.")
+                got[uid] = pr[order] / pr.sum()
+        per_member.append(got)
+    have = [all(uid in g for g in per_member) for uid in votes.items]
+    keep = np.flatnonzero(have)
+    missing = tuple(votes.items[i] for i in np.flatnonzero(~np.array(have)))
+    probs = np.stack([[g[votes.items[i]] for g in per_member] for i in keep]) if keep.size else \
+        np.zeros((0, len(seeds), 3))
+    kept = KSnapshots(votes.name, votes.items[keep], votes.classes, votes.counts[keep], votes.gold[keep],
+                      dict(votes.report, missing_predictions=len(missing)),
+                      None if votes.texts is None else votes.texts[keep])
+    return EnsemblePredictions(f"{votes.name}_{model}", probs, tuple(f"{model}_{s}" for s in seeds), kept, missing)
 
 
 def _snow(path, default, name, classes, *, verify=True, **kw):

@@ -23,7 +23,7 @@ NOTEBOOKS = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
 DATA = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 FAST = ["00_estimate.ipynb", "04_real_labels.ipynb"]
-SLOW = ["01_rate.ipynb", "02_recalibration.ipynb", "03_decision.ipynb", "05_audit.ipynb"]
+SLOW = ["01_rate.ipynb", "02_recalibration.ipynb", "03_decision.ipynb", "05_audit.ipynb", "06_real_models.ipynb"]
 MASKS = {"05_audit.ipynb": [r"\d+(\.\d+)? ?s\b", r"seconds?[^\n]*"]}
 TIMEOUT = {"05_audit.ipynb": 1800, "02_recalibration.ipynb": 1800, "01_rate.ipynb": 1800}
 
@@ -118,7 +118,7 @@ def _run(name, tmp_path, monkeypatch):
     nbclient = pytest.importorskip("nbclient", reason="notebook execution needs the test extra (nbclient)")
     pytest.importorskip("ipykernel", reason="notebook execution needs ipykernel")
     pytest.importorskip("matplotlib", reason="the notebooks draw figures")
-    if name == "04_real_labels.ipynb" and not DATA.is_dir():
+    if name in ("04_real_labels.ipynb", "06_real_models.ipynb") and not DATA.is_dir():
         pytest.skip(f"shared data folder {DATA} is absent (the datasets are never copied into the project)")
     monkeypatch.setenv("SOCAL_DATA", str(DATA))  # the copy runs elsewhere: tell notebook 04 where the data are
     work = tmp_path / "notebooks"
