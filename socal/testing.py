@@ -23,7 +23,9 @@ variance condition is first decorrelated from its mean condition, w = r2 - beta(
 Beta law with the null's two moments (a function of the scores, so E[w phi(S)] = 0 is a condition of the null too);
 then Var(r1) is exact (it has no free moment), and Cov(r1, w) and Var w are the Beta law's scaled by the ratio of
 the rows' residual products to them, pooled (an atom of the scores on its own, other cells over equal-count bins of
-the mean).  The pooled ratio is unbiased for its pool whatever f*'s law; pooling keeps a row's own w^2, which
+the mean), the products centred at a fit of their conditional means on the scores, so that an alternative's misfit
+is not read as variance, and each cell's block kept positive semidefinite, so that T >= T_mean
+(:func:`_many_label_covariance`).  The pooled ratio is unbiased for its pool whatever f*'s law; pooling keeps a row's own w^2, which
 correlates with its w, from studentizing it; and the decorrelation keeps the small difference Var(r2 | r1) from
 being estimated as a difference of large terms (docs/calibration_test.md, "k >= 3 labels", for what each of the
 other ways did to the size).
@@ -812,9 +814,9 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     moment conditions is known rather than estimated; a sandwich (estimated) covariance made the chi-square
     reference too liberal at small n, and a basis on the scores' ranks gives small and large variances the same
     resolution.  Items with k >= 3 labels (order 2) leave the third and fourth moments of f* free: their variance
-    condition is decorrelated from the mean condition and its covariance pooled from their residual products
-    (module :mod:`socal.testing`), which kept the size nearest alpha with k = 3, 10 and 50 labels
-    (docs/calibration_test.md, "k >= 3 labels").  Its size and power, measured against
+    condition is decorrelated from the mean condition and its covariance pooled from their residual products,
+    centred at a fit of their conditional means (module :mod:`socal.testing`): the size stays near alpha with k = 2
+    to 100 labels and the variance part keeps its power when the means are off too (docs/calibration_test.md).  Its size and power, measured against
     Spiegelhalter's z and Hosmer-Lemeshow on the same draws, are in the docs (``benchmarks/size_power.py``).
 
     Parameters
