@@ -10,8 +10,7 @@ told apart from.
 The rule, per axis:
 
 1. **Spread.**  s = the interquartile range of the raw values; where that is 0 (most scores equal), their standard
-   deviation; where that is 0 too (a constant), the distance of the constant from the nearer end of its axis (a
-   constant variance c: c itself).
+   deviation; where that is 0 too (a constant), the distance of the constant from the nearer end of its axis.
 2. **Keep the scores.**  h_wanted = min(h_default, :data:`BANDWIDTH_FRACTION` s / 0.881): the median move is at most
    that fraction of the spread, and never more than the paper's default (1/16 on the mean, 1/64 on the variance).
 3. **What n supports.**  A fit resolves structure of width h only at degree l >= 1 / (pi h) on the mean axis and
@@ -36,13 +35,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .degrees import DEFAULT_MAX_DEGREE, training_rows
+from .pipeline import DEFAULT_FOLDS
 
 __all__ = ["choose_bandwidth", "BandwidthChoice", "BANDWIDTH_FRACTION", "DEFAULT_BANDWIDTH", "SECH_MEDIAN_SHIFT"]
 
 DEFAULT_BANDWIDTH = (1 / 16, 1 / 64)  # the paper's 1/16 on the mean, the matched quarter on the variance
 BANDWIDTH_FRACTION = 0.5  # the median move of a perturbed score, as a fraction of the raw axis's spread
 SECH_MEDIAN_SHIFT = math.log1p(math.sqrt(2.0))  # median |t - s| / h of an untruncated sech kernel: 0.881
-_FOLDS = 5  # the CE estimators' cross-validation folds: the training rows of the degree rule
+
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ def _spread(x, end):
 
 def supported_degree(n: int) -> int:
     """l_n = min(44, the largest l with (l + 1)^2 <= the training rows of 5-fold cross-validation at n)."""
-    rows = training_rows(int(n), _FOLDS, None)
+    rows = training_rows(int(n), DEFAULT_FOLDS, None)
     return max(0, min(DEFAULT_MAX_DEGREE, math.isqrt(max(rows, 0)) - 1))
 
 
@@ -153,7 +153,7 @@ def choose_bandwidth(raw_mean: np.ndarray, raw_var: np.ndarray) -> BandwidthChoi
     if need <= DEFAULT_MAX_DEGREE:
         needed_n = n
         while supported_degree(needed_n) < need:  # training rows grow by 4/5 of n: a short search from the estimate
-            needed_n = max(needed_n + 1, math.ceil((need + 1) ** 2 * _FOLDS / (_FOLDS - 1)))
+            needed_n = max(needed_n + 1, math.ceil((need + 1) ** 2 * DEFAULT_FOLDS / (DEFAULT_FOLDS - 1)))
     return BandwidthChoice(h=h, wanted=tuple(float(w) for w in wanted), floor=floor, spread=spread, degree=l_n,
                            keeps_mean=wanted[0] >= floor[0], keeps_var=wanted[1] >= floor[1], needed_degree=int(need),
                            needed_n=needed_n, n=n)

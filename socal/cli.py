@@ -21,13 +21,15 @@ from .pipeline import N_BOOT
 __all__ = ["main", "require_extra", "check_output_path", "check_output_paths"]
 
 
+def _bandwidth_or_auto(text):
+    """evaluate's --h: 'auto' (chosen from the data, :mod:`socal.bandwidth`) or a bandwidth as :func:`_bandwidth`."""
+    return "auto" if text.strip() == "auto" else _bandwidth(text)
+
+
 def _bandwidth(text):
-    """--h: 'auto', a positive number, as a decimal (0.0625) or a fraction (1/16); or two, 'h_mean,h_var'
-    (1/16,1/64)."""
+    """--h: a positive number, as a decimal (0.0625) or a fraction (1/16); or two, 'h_mean,h_var' (1/16,1/64)."""
     from fractions import Fraction
 
-    if text.strip() == "auto":
-        return "auto"
     parts = text.split(",")
     try:
         if "_" in text:  # Python reads '1_6' as 16: a typo of 1/6 would blur by 16
@@ -654,7 +656,7 @@ def build_parser():
                                     "with the same raw scores would have.")
     _data_args(ev, "column of the predicted means, in [0, 1]",
                "column of the predicted variances, in [0, mean (1 - mean)]")
-    ev.add_argument("--h", type=_bandwidth, default="auto",
+    ev.add_argument("--h", type=_bandwidth_or_auto, default="auto",
                     help="how much to blur the scores before the CE2 estimate: 'auto' (default: per axis from the "
                          "scores' spreads and n, at most 1/16,1/64; see socal.bandwidth), one value or 'mean,var'; "
                          "each score moves by about 1.6 h; the test on the raw scores does not depend on it")

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .rowkeys import mix64, stream_salt, text_columns
+
 __all__ = ["KSnapshots", "DataWarning", "load", "load_weather", "load_cifar10h", "load_chaosnli", "load_rte",
            "load_temp", "load_bluebirds", "load_dog", "from_judgments", "verify_checksum", "DATASETS", "thin_counts",
            "EnsemblePredictions", "load_chaosnli_predictions"]
@@ -84,31 +86,11 @@ class KSnapshots:
                 f"{int(self.votes.min())}-{int(self.votes.max())})")
 
 
-def _key_hashes(keys, seed):
-    """A 64-bit hash per key (item id), mixed with the seed: blake2b of the key's repr, so equal ids hash equal in
-    any process and any order."""
-    import hashlib
-
-    out = np.empty(len(keys), dtype=np.uint64)
-    salt = int(seed).to_bytes(8, "little", signed=False)
-    for i, key in enumerate(keys):
-        out[i] = int.from_bytes(hashlib.blake2b(repr(key).encode(), digest_size=8, key=salt).digest(), "little")
-    return out
-
-
-def _splitmix(x):
-    """splitmix64's finaliser on uint64 arrays: a well-mixed 64-bit value per input."""
-    with np.errstate(over="ignore"):
-        x = x + np.uint64(0x9E3779B97F4A7C15)
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
-
-
 def thin_counts(counts, k, *, rng=0, keys=None):
     """Keep ``k`` of each item's votes, drawn without replacement: multivariate hypergeometric class counts.
 
-    Each vote gets a uniform priority from a hash of (seed, the item's key, the vote's place in class order), and
+    Each vote gets a priority from a hash (:mod:`socal.rowkeys`) of (seed, the item's key as a string, the vote's
+    place in class order), and
     the ``k`` smallest are kept: a uniformly random k-subset of the item's votes, so the kept counts are
     multivariate hypergeometric.  The priorities depend on the item's key and the seed only, never on the row's
     position, so the same items keep the same votes in any order, chunking or partitioning.
@@ -164,7 +146,10 @@ def thin_counts(counts, k, *, rng=0, keys=None):
     cls = np.repeat(np.tile(np.arange(C), n), c.ravel())
     start = np.repeat(np.cumsum(votes) - votes, votes)
     place = np.arange(item.size) - start  # the vote's place among its item's votes, in class order
-    prio = _splitmix(_key_hashes(keys, seed)[item] ^ _splitmix(place.astype(np.uint64)))
+    cols = text_columns(np.array([str(key) for key in keys], dtype=str))  # a 64-bit hash per id, in two halves
+    ids = (cols[:, 0].astype(np.uint64) << np.uint64(32)) | cols[:, 1].astype(np.uint64)
+    with np.errstate(over="ignore"):
+        prio = mix64(mix64(ids ^ stream_salt(seed & 0xFFFFFFFF, seed >> 32))[item] + place.astype(np.uint64))
     order = np.lexsort((prio, item))
     rank = np.empty(item.size, dtype=np.int64)
     rank[order] = place  # sorted by (item, priority): position within the item

@@ -78,6 +78,15 @@ _ESTIMATOR_NOTES = """
 """
 
 
+def _with_notes(func):
+    """The shared Notes into ``func``'s docstring, in place of its ``{estimator_notes}`` line: a docstring must be a
+    literal, so the text cannot be joined to it by ``+`` (that was an expression statement, and ``__doc__`` was
+    None)."""
+    func.__doc__ = func.__doc__.replace("    {estimator_notes}\n", _ESTIMATOR_NOTES.lstrip("\n"))
+    return func
+
+
+@_with_notes
 def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None = None, labels: ArrayLike | None = None,
         *, counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
         alpha: Alpha = None, folds: int = 5, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
@@ -159,14 +168,16 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
     CalibrationError
 
     Notes
-    -----""" + _ESTIMATOR_NOTES + """
+    -----
+    {estimator_notes}
+
     Examples
     --------
     >>> import numpy as np, socal
     >>> pop = socal.synthetic.toy_population()
     >>> m, v, y = pop.sample(5000, h=1/16, rng=0)
     >>> res = socal.ce2(m, v, y, h=1/16, rng=0)
-    >>> abs(res.estimate - pop.ce2(h=1/16)) < 0.05
+    >>> abs(res.estimate - pop.ce2(h=1/16).value) < 0.05
     True
     """
     return estimate("ce2", 2, mean, var, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,
@@ -175,6 +186,9 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
                      rng=rng, progress=progress, search=search)
 
 
+
+
+@_with_notes
 def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | None = None, *,
         counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
         alpha: Alpha = None, folds: int = 5, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
@@ -189,7 +203,8 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
     result is 0.
 
     Notes
-    -----""" + _ESTIMATOR_NOTES + """
+    -----
+    {estimator_notes}
     For CE1 the bootstrap world has E[f* | m~] = the fitted eta1 and E[f*^2 | m~] a ridge fit (same degree and
     ridge) of the share of agreeing label pairs a (a - 1) / (k (k - 1)), projected to [eta1^2, eta1]: with k >= 2
     labels per item, the label share a/k varies by p1 (1 - p1)/k + (1 - 1/k) Var f* among items of one score, and a
@@ -202,7 +217,7 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
     >>> import socal
     >>> pop = socal.synthetic.toy_population()
     >>> m, v, y = pop.sample(5000, h=1/16, rng=0)
-    >>> abs(socal.ce1(m, y, h=1/16, rng=0).estimate - pop.ce1(h=1/16)) < 0.05
+    >>> abs(socal.ce1(m, y, h=1/16, rng=0).estimate - pop.ce1(h=1/16).value) < 0.05
     True
     """
     return estimate("ce1", 1, mean, None, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,

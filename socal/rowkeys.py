@@ -69,10 +69,11 @@ def text_columns(x):
     flat = b.reshape(-1)
     width = flat.dtype.itemsize
     u8 = flat.view(np.uint8).reshape(flat.size, width)
+    length = np.char.str_len(flat)
     with np.errstate(over="ignore"):
-        h = mix64(np.char.str_len(flat).astype(np.uint64) ^ np.uint64(0x9E3779B97F4A7C15))
-        for j in range(width):  # the bytes past a string's end are 0 in numpy's fixed width: the length tells
-            h = mix64(h ^ u8[:, j].astype(np.uint64))
+        h = mix64(length.astype(np.uint64) ^ np.uint64(0x9E3779B97F4A7C15))
+        for j in range(width):  # only a string's own bytes: the array's width (its longest string) must not enter
+            h = np.where(j < length, mix64(h ^ u8[:, j].astype(np.uint64)), h)
     h = h.reshape(s.shape[0], -1)
     return np.concatenate([(h >> np.uint64(32)).astype(np.float64), (h & np.uint64(0xFFFFFFFF)).astype(np.float64)],
                           axis=1)

@@ -79,7 +79,6 @@ _COLS2 = ("count", "r1", "r2", "c11", "c12", "c22", "var", "mean", "temper", "te
           "p12", "p22", "e12", "e22", "many", "r1_many", "w_many")  # from p12: rows with k >= 3
 _COLS1 = ("count", "r1", "aleatoric", "epi_weight", "epi", "temper")
 _C2 = {name: j for j, name in enumerate(_COLS2)}  # the order-2 columns, read by name
-_C1 = {name: j for j, name in enumerate(_COLS1)}
 _CENTER_DEGREE = 3  # k >= 3: the residuals' conditional means are fitted on a basis of at least this degree per axis
 _CENTER_ROWS = 20  # ... with at least this many rows per fitted coefficient (fewer rows: a smaller degree)
 _POOL_ROWS, _POOL_BINS = 1000, 10  # order 1, k >= 2: Var f* / (m (1 - m)) pooled over equal-count bins of the
@@ -589,11 +588,9 @@ def _centered_products(S, occ, x, y, degree):
     R1, W = S[C["r1_many"], occ], S[C["w_many"], occ]
     P12, P22 = S[C["p12"], occ], S[C["p22"], occ]
     atom = many >= _ATOM_ROWS
-    q12, q22 = np.zeros(occ.size), np.zeros(occ.size)
     safe = np.where(atom, many, 2.0)
     own = np.where(atom, safe / (safe - 1.0), 0.0)  # an atom's rows, centred at its own means: n_c / (n_c - 1)
-    q12 = np.where(atom, (P12 - R1 * W / safe) * own, q12)
-    q22 = np.where(atom, (P22 - W * W / safe) * own, q22)
+    q12, q22 = (P12 - R1 * W / safe) * own, (P22 - W * W / safe) * own  # 0 off the atoms, filled below
     rest = (~atom) & (many > 0)
     N = float(many[rest].sum())
     if N > 0:
@@ -635,8 +632,8 @@ def _many_label_covariance(S, occ, x, y, degree):
 
     Why each cell's block is made positive semidefinite (|C12| <= sqrt(C11 C22), C22 >= 0): Var r1 is the null's
     exact one while Cov(r1, w) and Var w are estimated, so under an alternative the block can lose definiteness;
-    V = sum_cells C_c (x) phi_c phi_c' then has negative directions, and T could fall below T_mean (it did, 3,454
-    against 9,719).  With every block PSD, V is PSD and T >= T_mean (a Schur complement): the split is nested.
+    V = sum_cells C_c (x) phi_c phi_c' then has negative directions, and T could fall below T_mean (it did, on real
+    ensembles with 100 labels per item: docs/calibration_test.md).  With every block PSD, V is PSD and T >= T_mean (a Schur complement): the split is nested.
     Returns the cells' C12 and C22 (k = 2 rows' exact parts included)."""
     C = _C2
     c11, c12, c22 = S[C["c11"], occ], S[C["c12"], occ], S[C["c22"], occ]
@@ -815,9 +812,9 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     reference too liberal at small n, and a basis on the scores' ranks gives small and large variances the same
     resolution.  Items with k >= 3 labels (order 2) leave the third and fourth moments of f* free: their variance
     condition is decorrelated from the mean condition and its covariance pooled from their residual products,
-    centred at a fit of their conditional means (module :mod:`socal.testing`): the size stays near alpha with k = 2
-    to 100 labels and the variance part keeps its power when the means are off too (docs/calibration_test.md).  Its size and power, measured against
-    Spiegelhalter's z and Hosmer-Lemeshow on the same draws, are in the docs (``benchmarks/size_power.py``).
+    centred at a fit of their conditional means (module :mod:`socal.testing`), so that its power does not fall with
+    the labels when the means are off too.  Its size and power, measured against Spiegelhalter's z and
+    Hosmer-Lemeshow on the same draws and in k, are in docs/calibration_test.md (``benchmarks/size_power.py``).
 
     Parameters
     ----------

@@ -163,3 +163,13 @@ def test_one_and_two_blas_threads_give_the_recalibrated_ce2():
         pytest.skip("one and two BLAS threads gave bit-identical recalibrated moments here: nothing to compare")
     np.testing.assert_allclose(one[:3], two[:3], rtol=1e-10, atol=1e-12)
     assert not np.allclose(run("1", exact=True)[:3], run("2", exact=True)[:3], rtol=1e-10, atol=1e-12)
+
+
+def test_a_strings_columns_do_not_depend_on_the_longest_string_beside_it():
+    """text_columns hashed numpy's fixed-width padding too, so an id's columns changed with the longest id in its
+    chunk, and two chunks gave one item two keys (found by socal.datasets.thin_counts' chunking test)."""
+    from socal.rowkeys import text_columns
+    alone = text_columns(np.array(["a", "item7", "é"]))
+    beside = text_columns(np.array(["a", "item7", "é", "a much longer identifier"]))[:3]
+    assert np.array_equal(alone, beside)
+    assert not np.array_equal(alone[0], alone[1])  # and different strings still differ

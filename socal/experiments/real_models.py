@@ -59,10 +59,6 @@ def crowd_check(mean, var, positives, trials, bins=5):
     return rows
 
 
-def _text(t):
-    return (t or {}).get("premise", "") + " [SEP] " + (t or {}).get("hypothesis", "")
-
-
 def tfidf_ensemble(texts, counts, *, members=8, folds=5, rng=0):
     """Cross-fitted TF-IDF logistic-regression ensemble: probabilities (n, members, C) (the ``experiments``
     extra: scikit-learn).  Features: word 1-2-grams of the hypothesis and of the premise, separately, and their
