@@ -22,15 +22,15 @@ __all__ = ["ce2", "ce1", "calibration_functions", "CalibrationFunctions"]
 _ESTIMATOR_NOTES = """
     The headline is bias-corrected.  The plug-in (Eq. (cehat); ``plugin`` of the result, and the estimate itself
     with ``debias=False``) is biased upwards where the truth is small: for zero-mean noise e in eta-hat,
-    E|g + e| >= |g| (Jensen), so noise can only add to |eta-hat - score| on average.  A parametric bootstrap prices
-    that noise.  In the world of the fitted, projected calibration functions (labels Binomial(k, f*), f* with the
+    E abs(g + e) >= abs(g) (Jensen), so noise can only add to abs(eta-hat - score) on average.  A parametric bootstrap
+    prices that noise.  In the world of the fitted, projected calibration functions (labels Binomial(k, f*), f* with the
     fitted moments; for k = 2 the law of the counts depends on those moments alone, other k take f* ~ Beta), the
     polynomial refitted at the selected degree and ridge is linear in the labels, so ``n_boot`` refits are drawn
     from the exact mean and covariance of the redrawn labels' right-hand sides (Gaussian: a sum of n independent
     rows; one pass over the data, :mod:`socal.bootstrap`), and each refit's plug-in is compared with its world's
     truth.  Two worlds bracket the bias:
 
-    * the fitted functions themselves (the one-step correction).  Their own noise already moves |eta-hat - score|
+    * the fitted functions themselves (the one-step correction).  Their own noise already moves abs(eta-hat - score)
       away from 0, so this world sees too little of the bias;
     * the fitted miscalibration g-hat = eta-hat - score soft-thresholded at tau times its pointwise bootstrap
       spread, with tau chosen so that this world's mean plug-in equals the observed plug-in.  It shrinks real
@@ -60,7 +60,7 @@ _ESTIMATOR_NOTES = """
     keeps the level as long as one candidate's bias lies in its bracket (a coarse degree's noise bias is small, a
     fine degree's smoothing bias is).  The upper bound is the same construction, one-sided.
 
-    At CE = 0 the bracket fails: the plug-in's bias is then the whole of its noise, E|noise|, while both bootstrap
+    At CE = 0 the bracket fails: the plug-in's bias is then the whole of its noise, E abs(noise), while both bootstrap
     worlds keep some of the observed (noise) miscalibration and correct less (on calibrated populations at
     n = 1,000-50,000 the interval held 0 in as few as 69% of samples; docs/numbers.md, "At CE = 0").  So the
     interval is joined with the confidence set of the point 0 that :func:`socal.calibration_test` gives on the
@@ -195,10 +195,10 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
         ci: float | None = None, upper: float | None = None, debias: bool = True, n_boot: int = N_BOOT,
         rng: Seed = None,
         progress: bool = False, search: str = "greedy") -> CalibrationError:
-    """Estimate the first-order calibration error CE1 = E|E[Y | m~] - m~| of a sech-perturbed predictor.
+    """Estimate the first-order calibration error CE1 = E abs(E[Y | m~] - m~) of a sech-perturbed predictor.
 
     The one-dimensional version of :func:`ce2` (Remark "First-Order Calibration"): a Chebyshev ridge regression of
-    a/k on the perturbed mean, clipped to [0, 1], then (1/n) sum_i |eta-hat(m_i) - m_i|.  ``labels`` may have
+    a/k on the perturbed mean, clipped to [0, 1], then (1/n) sum_i abs(eta-hat(m_i) - m_i).  ``labels`` may have
     k >= 1 columns, and a 1-D array is one label per item.  Parameters as in :func:`ce2`; ``moment_term`` of the
     result is 0.
 

@@ -25,10 +25,10 @@ then Var(r1) is exact (it has no free moment), and Cov(r1, w) and Var w are the 
 the rows' residual products to them, pooled (an atom of the scores on its own, other cells over equal-count bins of
 the mean), the products centred at a fit of their conditional means on the scores, so that an alternative's misfit
 is not read as variance, and each cell's block kept positive semidefinite, so that T >= T_mean
-(:func:`_many_label_covariance`).  The pooled ratio is unbiased for its pool whatever f*'s law; pooling keeps a row's own w^2, which
-correlates with its w, from studentizing it; and the decorrelation keeps the small difference Var(r2 | r1) from
-being estimated as a difference of large terms (docs/calibration_test.md, "k >= 3 labels", for what each of the
-other ways did to the size).
+(:func:`_many_label_covariance`).  The pooled ratio is unbiased for its pool whatever f*'s law; pooling keeps a
+row's own w^2, which correlates with its w, from studentizing it; and the decorrelation keeps the small difference
+Var(r2 | r1) from being estimated as a difference of large terms (docs/calibration_test.md, "k >= 3 labels", for
+what each of the other ways did to the size).
 Given the scores, the rows are independent with mean-zero residuals under the null, so T is asymptotically
 chi-square with df = rank V degrees of freedom (the p-value's reference).  The test is conditional on the scores:
 any test function computed from the scores alone (not the labels) keeps it valid, which is what lets the basis
@@ -633,7 +633,8 @@ def _many_label_covariance(S, occ, x, y, degree):
     Why each cell's block is made positive semidefinite (|C12| <= sqrt(C11 C22), C22 >= 0): Var r1 is the null's
     exact one while Cov(r1, w) and Var w are estimated, so under an alternative the block can lose definiteness;
     V = sum_cells C_c (x) phi_c phi_c' then has negative directions, and T could fall below T_mean (it did, on real
-    ensembles with 100 labels per item: docs/calibration_test.md).  With every block PSD, V is PSD and T >= T_mean (a Schur complement): the split is nested.
+    ensembles with 100 labels per item: docs/calibration_test.md).  With every block PSD, V is PSD and T >= T_mean
+    (a Schur complement): the split is nested.
     Returns the cells' C12 and C22 (k = 2 rows' exact parts included)."""
     C = _C2
     c11, c12, c22 = S[C["c11"], occ], S[C["c12"], occ], S[C["c22"], occ]
