@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validation import check_float
 from .degrees import DEFAULT_MAX_DEGREE, training_rows
 from .pipeline import DEFAULT_FOLDS
 
@@ -67,6 +68,8 @@ class BandwidthChoice:
         The smallest n at which that degree is supported; None when it is above the cap 44 (no n suffices: only a
         larger spread of the reported variances would).
     n : int
+    fraction : float
+        The fraction of step 2.
     """
 
     h: tuple[float, float]
@@ -79,12 +82,13 @@ class BandwidthChoice:
     needed_degree: int
     needed_n: int | None
     n: int
+    fraction: float = BANDWIDTH_FRACTION
 
     def describe(self) -> str:
         """The choice in words, one paragraph."""
         hm, hv = self.h
         text = (f"Bandwidth chosen from the data: h = ({hm:.3g} on the mean, {hv:.3g} on the variance), so that the "
-                f"perturbation moves each score by at most {BANDWIDTH_FRACTION:g} of its axis's spread in the median "
+                f"perturbation moves each score by at most {self.fraction:g} of its axis's spread in the median "
                 f"(spreads {self.spread[0]:.3g} and {self.spread[1]:.3g}), within what n = {self.n} supports (h >= "
                 f"{self.floor[0]:.3g} and {self.floor[1]:.3g}: degree {self.degree}).")
         if not self.keeps_var:
@@ -117,13 +121,17 @@ def supported_degree(n: int) -> int:
     return max(0, min(DEFAULT_MAX_DEGREE, math.isqrt(max(rows, 0)) - 1))
 
 
-def choose_bandwidth(raw_mean: np.ndarray, raw_var: np.ndarray) -> BandwidthChoice:
+def choose_bandwidth(raw_mean: np.ndarray, raw_var: np.ndarray, *,
+                     fraction: float = BANDWIDTH_FRACTION) -> BandwidthChoice:
     """The bandwidth per axis for :func:`socal.evaluate`, by the rule of this module (its docstring).
 
     Parameters
     ----------
     raw_mean, raw_var : ndarray, shape (n,)
         Validated raw scores (the caller checks them).
+    fraction : float, default :data:`BANDWIDTH_FRACTION`
+        The largest median move of a perturbed score, as a fraction of its axis's spread (step 2), in (0, 100].
+        :func:`socal.evaluate` uses the default; ``benchmarks/bandwidth.py --auto`` measures others.
 
     Returns
     -------
@@ -142,9 +150,10 @@ def choose_bandwidth(raw_mean: np.ndarray, raw_var: np.ndarray) -> BandwidthChoi
     >>> sharp.keeps_var, sharp.needed_n is None
     (False, True)
     """
+    fraction = check_float(fraction, "fraction", "choose_bandwidth", 0.0, 100.0, lo_open=True)
     n = int(raw_mean.shape[0])
     spread = (_spread(raw_mean, 1.0), _spread(raw_var, 0.25))
-    wanted = tuple(min(d, BANDWIDTH_FRACTION * s / SECH_MEDIAN_SHIFT) for d, s in zip(DEFAULT_BANDWIDTH, spread))
+    wanted = tuple(min(d, fraction * s / SECH_MEDIAN_SHIFT) for d, s in zip(DEFAULT_BANDWIDTH, spread))
     l_n = supported_degree(n)
     floor = (1.0 / (math.pi * max(l_n, 1)), 1.0 / (4.0 * math.pi * max(l_n, 1)))
     h = tuple(float(max(w, f)) for w, f in zip(wanted, floor))
@@ -156,4 +165,4 @@ def choose_bandwidth(raw_mean: np.ndarray, raw_var: np.ndarray) -> BandwidthChoi
             needed_n = max(needed_n + 1, math.ceil((need + 1) ** 2 * DEFAULT_FOLDS / (DEFAULT_FOLDS - 1)))
     return BandwidthChoice(h=h, wanted=tuple(float(w) for w in wanted), floor=floor, spread=spread, degree=l_n,
                            keeps_mean=wanted[0] >= floor[0], keeps_var=wanted[1] >= floor[1], needed_degree=int(need),
-                           needed_n=needed_n, n=n)
+                           needed_n=needed_n, n=n, fraction=fraction)

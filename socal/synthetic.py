@@ -11,7 +11,8 @@ from .perturb import perturb_from_stream
 from .truth import CE2_PANELS, discrete_calibration_functions, discrete_ce1, discrete_ce2, discrete_recalibrated_ce2
 
 __all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population",
-           "beta_calibrated_sample", "ZooMember", "validation_zoo", "EnsembleLikePopulation"]
+           "beta_calibrated_sample", "ZooMember", "validation_zoo", "sharp_population", "SHARP_KINDS",
+           "EnsembleLikePopulation"]
 
 
 @dataclass(frozen=True)
@@ -238,6 +239,45 @@ def validation_zoo(*, include_held_out=True):
                   "held out: constant reported variance, shrunk means, uneven weights, 16 atoms", True),
     ]
     return {z.name: z for z in members if include_held_out or not z.held_out}
+
+
+SHARP_KINDS = ("calibrated", "overconfident", "mean-shifted")
+
+
+def sharp_population(median_var, kind="calibrated"):
+    """A sharp predictor with exact truth: 60 score atoms whose reported variances have median ``median_var``.
+
+    The means are 60 fixed draws of Beta(2, 2.5) clipped to [0.03, 0.97] (equal weights); the reported variances
+    are ``median_var`` exp(z) for fixed standard normal z, each capped at m (1 - m) / 2, so their interquartile
+    range is about 1.4 ``median_var`` (a sharp ensemble: the members agree to within a few sqrt(median_var)).
+    f* takes the two values of a two-point law at each atom (:func:`_grid_population`), with
+
+    - ``'calibrated'``: E f* = m, Var f* = the reported variance (CE2^pert equals its calibrated reference);
+    - ``'overconfident'``: E f* = m, Var f* = 10 times the reported variance (capped at 0.9 m (1 - m)): the variances
+      too small, the means right;
+    - ``'mean-shifted'``: E f* = 0.15 + 0.7 m, Var f* = the reported variance: the means over-extreme.
+
+    Used to measure :func:`socal.evaluate`'s bandwidth rule where the reported variances spread over less than a
+    kernel's width (``benchmarks/bandwidth.py --auto``).
+
+    Examples
+    --------
+    >>> import numpy as np, socal
+    >>> pop = socal.synthetic.sharp_population(1e-4, "overconfident")
+    >>> round(float(np.median(pop.vars)) / 1e-4, 2), pop.means.size
+    (1.0, 60)
+    """
+    median_var = check_float(median_var, "median_var", "sharp_population", 0.0, 0.01, lo_open=True)
+    if kind not in SHARP_KINDS:
+        raise ValueError(f"The 'kind' parameter of sharp_population must be one of {SHARP_KINDS}. Got {kind!r} "
+                         f"instead.")
+    rng = np.random.default_rng(20261202)  # fixed: the atoms are data, not random
+    m = np.sort(np.clip(rng.beta(2.0, 2.5, 60), 0.03, 0.97))
+    z = rng.standard_normal(60)
+    v = np.minimum(median_var * np.exp(z - np.median(z)), m * (1 - m) / 2)
+    true_mean = 0.15 + 0.7 * m if kind == "mean-shifted" else m
+    true_var = np.minimum(10 * v, 0.9 * m * (1 - m)) if kind == "overconfident" else v
+    return _grid_population(m, v, true_mean, true_var)
 
 
 @dataclass(frozen=True)

@@ -110,12 +110,19 @@ class TestPart:
 
     __test__ = False  # not a pytest class
 
+    def __format__(self, spec):  # f"{test.variance_part:.2g}" formats the p-value; an empty spec keeps the repr
+        return format(float(self.pvalue), spec) if spec else str(self)
+
 
 @dataclass(frozen=True)
 class Region:
     """A region of the scores and its standardized residual (a z-score: positive when the outcomes exceed the claim).
 
     ``part`` is 'mean' (E[Y] against m) or 'variance' (E[f*^2] against m^2 + var, adjusted for the mean residual).
+    The regions are the 3 x 3 terciles of the ranks of the mean and of the relative variance var / (m (1 - m)), so
+    each holds a fair share of the items; they are described by what they hold in absolute terms: ``mean_range``
+    and ``var_range`` bound the region's means and variances (from the grid cells its items fall in), ``var_mean``
+    is their average variance (NaN at order 1, where the variances are not read).
     """
 
     part: str
@@ -123,22 +130,38 @@ class Region:
     n: int
     mean_range: tuple[float, float]
     var_mean: float
-    mean_label: str
-    var_label: str
+    var_range: tuple[float, float] = (float("nan"), float("nan"))
 
     def describe(self) -> str:
         lo, hi = self.mean_range
         mid = (lo + hi) / 2
-        where = f"{self.mean_label} m ({lo:.2f}-{hi:.2f})" if hi - lo >= 0.02 else \
-            f"{self.mean_label} m (near {mid:.2f})" if 0.01 <= mid <= 0.99 else f"{self.mean_label} m (near {mid:.2g})"
-        if self.var_label:
-            where += f" and {self.var_label} variances (mean var {self.var_mean:.2g})"
+        where = f"m {lo:.2f}-{hi:.2f}" if hi - lo >= 0.02 else f"m near {mid:.2f}" if 0.01 <= mid <= 0.99 else \
+            f"m near {mid:.2g}"
+        if math.isfinite(self.var_mean):
+            where += f" and var {_fmt_range(*self.var_range)} (mean {_sig(self.var_mean)})"
         if self.part == "mean":
             what = "outcomes are more often 1 than the means say" if self.z > 0 else \
                 "outcomes are more often 0 than the means say"
         else:
             what = "the reported variances are too small" if self.z > 0 else "the reported variances are too large"
         return f"at {where}: {what} (z = {self.z:+.1f}, {self.n} items)"
+
+
+def _sig(x):
+    """Two significant digits, without an exponent down to 1e-4: 0.42, 0.0063, 2.9e-06."""
+    if x == 0:
+        return "0"
+    if abs(x) >= 0.1:
+        return f"{x:.2f}"
+    if abs(x) < 1e-4:
+        return f"{x:.2g}"
+    return f"{x:.{1 - math.floor(math.log10(abs(x)))}f}"
+
+
+def _fmt_range(lo, hi):
+    """'0.0012 to 0.015'; a range narrower than its digits show, 'near 0.0068'."""
+    a, b = _sig(lo), _sig(hi)
+    return f"near {_sig((lo + hi) / 2)}" if a == b else f"{a} to {b}"
 
 
 @dataclass(frozen=True)
@@ -169,6 +192,9 @@ class CalibrationTest:
     impossible : int
         Rows whose labels cannot occur under calibration (a positive label at mean 0, say); any such row rejects
         with p = 0.
+    var_mean : float
+        The items' average reported variance (NaN at order 1): the summary turns the variance factor that would
+        likely pass unseen into true variances at this level.
     """
 
     statistic: float
@@ -183,6 +209,7 @@ class CalibrationTest:
     detectable: dict = field(repr=False)
     alpha: float | None = None
     impossible: int = 0
+    var_mean: float = float("nan")
 
     __test__ = False
 
@@ -253,12 +280,18 @@ class CalibrationTest:
                     "are calibrated")
         if "variance_factor" in d and np.isfinite(d["variance_factor"]):
             dv = d["variance_factor"]
+            v = self.var_mean
+            known = math.isfinite(v) and v > 0  # the factor in true variances at the average reported one
             if dv < 1:
+                at = (f" (at the average reported variance {_sig(v)}: a true variance between {_sig(v * (1.0 - dv))} "
+                      f"and {_sig(v * (1.0 + dv))})") if known else ""
                 out.append(f"variances reported between x{1.0 / (1.0 + dv):.2f} and x{1.0 / (1.0 - dv):.2f} of "
-                           f"the truth")
+                           f"the truth{at}")
             else:
+                at = (f"; at the average reported variance {_sig(v)}: a true variance below {_sig(v * (1.0 + dv))}"
+                      if known else "")
                 out.append(f"variances reported above x{1.0 / (1.0 + dv):.2f} of the truth (too small by less than "
-                           f"a factor {1.0 + dv:.1f}, or too large by any factor)")
+                           f"a factor {1.0 + dv:.1f}, or too large by any factor{at})")
         if "mean_shift" in d and np.isfinite(d["mean_shift"]):
             ms = d["mean_shift"]
             out.append(f"means off by less than {ms:.3f}" if ms >= 0.001 else f"means off by less than {ms:.2g}")
@@ -271,11 +304,16 @@ class CalibrationTest:
     def __str__(self) -> str:
         return self.summary()
 
+    def __format__(self, spec):
+        """``f"{test:.3g}"`` formats the p-value; an empty spec is str() (the summary)."""
+        return format(float(self.pvalue), spec) if spec else str(self)
+
     def to_dict(self) -> dict:
         part = (lambda p: None if p is None else {"statistic": p.statistic, "df": p.df, "pvalue": p.pvalue})
         reg = self.where()
         return {"order": self.order, "n": self.n, "statistic": self.statistic, "df": self.df, "pvalue": self.pvalue,
                 "degree": self.degree, "alpha": self.alpha, "rejected": self.rejected, "impossible": self.impossible,
+                "var_mean": self.var_mean if math.isfinite(self.var_mean) else None,
                 "mean_part": part(self.mean_part), "variance_part": part(self.variance_part),
                 "where": None if reg is None else reg.describe(),
                 # strict JSON has no Infinity: a direction no effect of which is detectable at this n is None
@@ -738,11 +776,23 @@ def _score_test(stats, n, degree, alpha):
     regions = _regions(S, occ, x, y, order, C)
     return CalibrationTest(statistic=T, df=df, pvalue=pval, order=order, n=n, degree=degree, mean_part=mean_part,
                            variance_part=var_part, regions=regions, detectable=detectable, alpha=alpha,
+                           var_mean=float(S[6, occ].sum() / cnt[occ].sum()) if order == 2 else float("nan"),
                            impossible=stats.impossible)
 
 
-_THIRDS = ("low", "middle", "high")
-_VTHIRDS = ("small", "middling", "large")
+def _cell_var_bounds(cells):
+    """The smallest and largest variance a row of each order-2 grid cell can have: the cell is a bin of m times a
+    bin of var / (m (1 - m)) (``CalibrationTestStats.add``), so var lies within the product of the bin's relative
+    variance bounds and the bounds of m (1 - m) on its mean bin."""
+    mi, ti = cells // GRID_RELVAR, cells % GRID_RELVAR
+    a, b = mi / GRID_MEAN, (mi + 1) / GRID_MEAN
+    qa, qb = a * (1 - a), b * (1 - b)
+    q_lo = np.minimum(qa, qb)
+    q_hi = np.where((a <= 0.5) & (b >= 0.5), 0.25, np.maximum(qa, qb))
+    step = 6.0 / (GRID_RELVAR - 1)
+    t_lo = np.where(ti == 0, 0.0, 10.0 ** (-6.0 + (ti - 1) * step))
+    t_hi = np.where(ti == 0, _RELVAR_FLOOR, np.minimum(10.0 ** (-6.0 + ti * step), 1.0))
+    return t_lo * q_lo, t_hi * q_hi
 
 
 def _regions(S, occ, x, y, order, C):
@@ -762,16 +812,19 @@ def _regions(S, occ, x, y, order, C):
             mr = (float(lo_edges[sel].min()), float(lo_edges[sel].max() + 1.0 / GRID_MEAN))
             r1 = S[1, cells].sum()
             c11 = float(C[0, 0][sel].sum())
-            vlabel = _VTHIRDS[j] if order == 2 else ""
-            vmean = float(S[6, cells].sum() / cnt) if order == 2 else float("nan")
+            vmean, vr = float("nan"), (float("nan"), float("nan"))
+            if order == 2:
+                vmean = float(S[6, cells].sum() / cnt)
+                v_lo, v_hi = _cell_var_bounds(cells)
+                vr = (float(v_lo.min()), float(v_hi.max()))
             if c11 > 0:
-                out.append(Region("mean", float(r1 / math.sqrt(c11)), int(round(cnt)), mr, vmean, _THIRDS[i], vlabel))
+                out.append(Region("mean", float(r1 / math.sqrt(c11)), int(round(cnt)), mr, vmean, vr))
             if order == 2:
                 r2, c12, c22 = S[2, cells].sum(), float(C[0, 1][sel].sum()), float(C[1, 1][sel].sum())
                 cond = c22 - (c12 * c12 / c11 if c11 > 0 else 0.0)
                 if cond > 0:
                     z = (r2 - (c12 / c11 * r1 if c11 > 0 else 0.0)) / math.sqrt(cond)
-                    out.append(Region("variance", float(z), int(round(cnt)), mr, vmean, _THIRDS[i], vlabel))
+                    out.append(Region("variance", float(z), int(round(cnt)), mr, vmean, vr))
     return tuple(sorted(out, key=lambda r: -abs(r.z)))
 
 

@@ -45,6 +45,9 @@ class TruthValue:
     def __float__(self):
         return float(self.value)
 
+    def __format__(self, spec):  # f"{t:.4f}" formats the value; an empty spec keeps the repr
+        return format(float(self.value), spec) if spec else str(self)
+
 
 def _gl_panels(lo, hi, panels, order=8):
     x, w = np.polynomial.legendre.leggauss(order)
@@ -468,6 +471,9 @@ class CalibratedReference:
     ce1: TruthValue
     method: str
     atoms: int
+
+    def __format__(self, spec):  # f"{ev.reference:.4f}" formats the reference CE2; an empty spec keeps the repr
+        return format(float(self.ce2.value), spec) if spec else str(self)
 
 
 def calibrated_reference(raw_mean: ArrayLike, raw_var: ArrayLike, h: float, *,

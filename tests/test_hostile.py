@@ -1400,6 +1400,22 @@ def test_results_format_as_numbers_and_intervals_hold_values(small):
     assert r.ci.low in r.ci and r.ci.high in r.ci and (r.ci.high + 1e-9) not in r.ci
 
 
+def test_every_result_object_takes_a_format_spec():
+    """Issue 62: f"{ev.reference:.4f}" raised TypeError (so did a TruthValue, a test and its parts); each formats
+    its headline number, and an empty spec keeps str()."""
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(400, rng=0)
+    ev = socal.evaluate(m, v, y, h=1 / 16, rng=0, n_boot=20)
+    t = ev.test
+    assert f"{ev.reference:.4f}" == f"{ev.reference.ce2.value:.4f}"
+    assert f"{ev.reference.ce1:.3e}" == f"{ev.reference.ce1.value:.3e}"
+    assert f"{t:.3g}" == f"{t.pvalue:.3g}" and f"{t}" == str(t) == t.summary()
+    assert f"{t.mean_part:.2g}" == f"{t.mean_part.pvalue:.2g}" and f"{t.variance_part}" == str(t.variance_part)
+    assert f"{ev:.4f}" == f"{ev.ce2.estimate:.4f}"
+    for obj in (ev, t, t.mean_part, ev.reference, ev.reference.ce2, ev.ce2, ev.ce1):
+        with pytest.raises((ValueError, TypeError)):  # a spec a float refuses is refused, not ignored
+            format(obj, "q")
+
+
 def test_a_negative_fraction_for_h_gets_h_s_own_message(capsys):
     """'--h -1/16' made argparse say "expected one argument" (a token starting with '-' that does not look like a
     number is read as an option); it now gets --h's rule, as '--h=-1/16' did."""

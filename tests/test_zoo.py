@@ -56,3 +56,32 @@ def test_exact_truth_agrees_with_monte_carlo(name):
     e1, e2 = pop.calibration_functions(h, m, v)
     mc = np.abs(e1 - m) + np.abs(e2 - (m * m + v))
     assert abs(mc.mean() - pop.ce2(h=h).value) < 5 * mc.std() / np.sqrt(len(mc))
+
+
+@pytest.mark.parametrize("median_var", [1e-6, 1e-3, 1e-2])
+def test_sharp_populations_are_what_they_claim(median_var):
+    """synthetic.sharp_population: the median reported variance is the one asked for; 'calibrated' has E f* = m and
+    Var f* = var at every atom (so its raw CE2 is 0), 'overconfident' ten times the variance, 'mean-shifted'
+    E f* = 0.15 + 0.7 m; and the atoms are fixed data (the same population on every call)."""
+    synthetic = socal.synthetic
+    cal = synthetic.sharp_population(median_var)
+    assert np.median(cal.vars) == pytest.approx(median_var, rel=0.01)
+    e1 = (cal.fstar * cal.fprobs).sum(axis=1)
+    e2 = (cal.fstar**2 * cal.fprobs).sum(axis=1)
+    assert np.allclose(e1, cal.means) and np.allclose(e2 - e1**2, cal.vars, rtol=1e-9, atol=1e-15)
+    assert cal.raw_ce2() == pytest.approx(0.0, abs=1e-12)
+    over = synthetic.sharp_population(median_var, "overconfident")
+    e1o, e2o = ((over.fstar**j * over.fprobs).sum(axis=1) for j in (1, 2))
+    assert np.allclose(e2o - e1o**2, np.minimum(10 * over.vars, 0.9 * over.means * (1 - over.means)))
+    shifted = synthetic.sharp_population(median_var, "mean-shifted")
+    assert np.allclose((shifted.fstar * shifted.fprobs).sum(axis=1), 0.15 + 0.7 * shifted.means)
+    assert np.array_equal(synthetic.sharp_population(median_var).means, cal.means)
+
+
+@pytest.mark.parametrize("bad, match", [({"median_var": 0.0}, "'median_var' parameter of sharp_population"),
+                                        ({"median_var": 0.02}, "'median_var'"),
+                                        ({"median_var": float("nan")}, "'median_var'"),
+                                        ({"median_var": 1e-4, "kind": "tempered"}, "'kind' parameter")])
+def test_sharp_population_refuses_what_it_cannot_build(bad, match):
+    with pytest.raises(ValueError, match=match):
+        socal.synthetic.sharp_population(**bad)
