@@ -16,6 +16,7 @@ from importlib.metadata import entry_points
 
 import numpy as np
 
+from .files import atomic_write, save_figure, write_text_atomic
 from .pipeline import N_BOOT
 
 __all__ = ["main", "require_extra", "check_output_path", "check_output_paths"]
@@ -339,7 +340,7 @@ def _evaluate(args):
             from .plot import evaluation_figure
 
             fig = evaluation_figure(res.mean, res.var, labels, counts=counts, h=res.h, rng=args.seed)
-            fig.savefig(args.plot, dpi=110)
+            save_figure(fig, args.plot, dpi=110)
             plt.close(fig)
             if not args.json:
                 print(f"figure (reliability before/after recalibration, residual map): {args.plot}")
@@ -475,7 +476,7 @@ def _save_figure(draw, path):
     ax = draw()
     fig = (ax[0] if hasattr(ax, "__len__") else ax).figure
     fig.tight_layout()
-    fig.savefig(path, dpi=150)
+    save_figure(fig, path, dpi=150)
     plt.close(fig)
     print(f"figure: {path}")
 
@@ -505,12 +506,12 @@ def _reproduce_decision(args):
     with _backend_of(args):
         res = run_decision(repeats=repeats, rng=args.seed, progress=_progress_flag(args), n_jobs=args.jobs)
     rows = res.to_rows()
-    with open(out / "decision.csv", "w", newline="") as fh:
+    with atomic_write(out / "decision.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
     checks = shape_checks(res)
-    (out / "decision_checks.json").write_text(json.dumps(checks, indent=2))
+    write_text_atomic(out / "decision_checks.json", json.dumps(checks, indent=2))
     print(report(res, checks))
     _save_figure(lambda: plot_decision(res), out / "decision.png")
     print(f"table: {out / 'decision.csv'}; checks: {out / 'decision_checks.json'}")
@@ -528,7 +529,7 @@ def _reproduce_recalibration(args):
         res = run_recalibration(seeds=seeds, rng=args.seed, log2_sobol=14 if args.quick else 18,
                                 progress=_progress_flag(args), n_jobs=args.jobs)
     summ = res.summary()
-    (out / "recalibration.json").write_text(json.dumps({"ours": summ, "paper": PAPER}, indent=2))
+    write_text_atomic(out / "recalibration.json", json.dumps({"ours": summ, "paper": PAPER}, indent=2))
     print(report(res, seeds))
     _save_figure(lambda: plot_recalibration(res), out / "recalibration.png")
     return 0
@@ -601,7 +602,7 @@ def _reproduce_real_labels(args):
         if name == "weather":
             print(f"  paper at 5%: {PAPER_AT_5}")
         _save_figure(lambda: plot_yield(res), out / f"yield_{name}.png")
-    (out / "real_labels.json").write_text(json.dumps(summary, indent=2, default=str))
+    write_text_atomic(out / "real_labels.json", json.dumps(summary, indent=2, default=str))
     print(f"summary: {out / 'real_labels.json'}")
     return 0
 

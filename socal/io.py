@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .files import atomic_write
 from ._validation import VoteCounts, labels_to_counts
 
 __all__ = ["CSVChunks", "ParquetChunks", "read_chunks", "read_all", "write_table", "MissingVotesWarning"]
@@ -391,7 +392,8 @@ def write_table(path: str | os.PathLike, columns: dict[str, Any]) -> None:
     """Write named columns to ``path`` in the format :func:`read_chunks` reads from that name: Parquet for
     .parquet/.pq (needs pyarrow), tab-separated for .tsv/.tab, else comma-separated with a header row; a .gz, .bz2
     or .xz ending compresses the text.  So a file socal writes is read back by socal as the same columns, whatever
-    its name.  Integer columns stay integers."""
+    its name.  Integer columns stay integers.  The file is written atomically (:func:`socal.files.atomic_write`):
+    a process killed mid-write leaves the previous file at ``path``, never a torn one."""
     path = _file_path(path, "write_table", reading=False)
     fmt, packed = table_format(path)
     if fmt == "parquet":
@@ -403,18 +405,24 @@ def write_table(path: str | os.PathLike, columns: dict[str, Any]) -> None:
                 from None
         if packed is not None:
             raise ValueError(f"{path}: a Parquet file is compressed inside; drop the {path.suffix} ending.")
-        pq.write_table(pa.table({k: np.asarray(v) for k, v in columns.items()}), path)
+        with atomic_write(path, "wb") as raw:
+            pq.write_table(pa.table({k: np.asarray(v) for k, v in columns.items()}), raw)
         return
-    if packed is None:
-        fh = open(path, "w", newline="", encoding="utf-8")
-    else:
-        import importlib
+    with atomic_write(path, "wb") as raw:
+        if packed is None:
+            fh = io.TextIOWrapper(raw, newline="", encoding="utf-8", write_through=True)
+        else:
+            import importlib
 
-        fh = importlib.import_module(packed).open(path, "wt", newline="", encoding="utf-8")
-    with fh:
+            fh = importlib.import_module(packed).open(raw, "wt", newline="", encoding="utf-8")
         w = csv.writer(fh, delimiter="\t" if fmt == "tsv" else ",")
         w.writerow(list(columns))
         w.writerows(zip(*(np.asarray(v).tolist() for v in columns.values())))
+        fh.flush()
+        if packed is not None:
+            fh.close()  # writes the compressed stream's end; the raw file stays open (it was passed in)
+        else:
+            fh.detach()  # the raw file is atomic_write's to close
 
 
 def read_all(chunks: Any) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, tuple | None]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .files import write_text_atomic
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_aligned, check_array, check_choice, check_labels, check_mean, check_scores
 from .degrees import DEFAULT_MAX_DEGREE, resolve_degrees, stream_cap, training_rows
@@ -320,13 +321,14 @@ class _PlattBase(TransformerConventions):
     def save(self, file: str | os.PathLike | Any) -> None:
         """Write :meth:`to_dict` as JSON to ``file`` (a path, or a text or binary file object, as :meth:`load` reads
         either); :meth:`load` reads it back with bit-identical output.  JSON, not pickle: loading a map never runs
-        code from the file.  A path that cannot be written is a ValueError naming it, as :meth:`load`'s is."""
+        code from the file.  A path is written atomically (:func:`socal.files.atomic_write`: a process killed
+        mid-save leaves the previous file); one that cannot be written is a ValueError naming it, as :meth:`load`'s
+        is."""
         where = f"{type(self).__name__}.save"
         text = json.dumps(self.to_dict(), indent=1)
         if isinstance(file, (str, os.PathLike)):
             try:
-                with open(file, "w", encoding="utf-8") as fh:
-                    fh.write(text)
+                write_text_atomic(file, text)
             except OSError as exc:
                 raise ValueError(f"{where}: {os.fspath(file)} cannot be written ({exc.strerror or exc}).") from None
         elif hasattr(file, "write"):

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .files import atomic_write
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_float, check_int, check_rng
 from .sources import check_rows, is_empty_chunk
@@ -480,12 +481,13 @@ class SufficientStats:
         """Write to ``file`` (a path or a binary file object) as an ``.npz`` with a JSON header; no pickling.
 
         A path is written as given, so that :meth:`load` reads it back by the same name (``numpy.savez`` would
-        append '.npz' to a path that lacks it).
+        append '.npz' to a path that lacks it), and atomically (:func:`socal.files.atomic_write`): a process killed
+        mid-save leaves the previous file, never a torn one.
         """
         header = json.dumps({"format": "socal.SufficientStats", "version": FORMAT_VERSION, **self._config()})
         arrays = dict(header=np.array(header), M=self.M, Z=self.Z, zz=self.zz, count=self.count)
         if isinstance(file, (str, os.PathLike)):
-            with open(file, "wb") as f:
+            with atomic_write(file, "wb") as f:
                 np.savez(f, **arrays)
         else:
             np.savez(file, **arrays)

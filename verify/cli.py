@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
+from socal.files import write_text_atomic
 from socal.parallel import BACKENDS, backend
 
 from ._core import run
@@ -85,12 +86,10 @@ def audit(args):
     print(f"\n{len(results)} claim{'s' * (len(results) != 1)} in {seconds} s ({scope})")
     meta = {"mode": "quick" if args.quick else "full", "seconds": seconds}
     if args.json:
-        with open(args.json, "w") as fh:
-            fh.write(to_json(results, **meta))
+        write_text_atomic(args.json, to_json(results, **meta))
         print(f"JSON written to {args.json}")
     if args.markdown:
-        with open(args.markdown, "w") as fh:
-            fh.write(to_markdown(results))
+        write_text_atomic(args.markdown, to_markdown(results))
         print(f"Markdown written to {args.markdown}")
     return status  # verdicts are findings, not errors; a change from --baseline is (exit status 1)
 

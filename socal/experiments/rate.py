@@ -23,6 +23,7 @@ import pathlib
 
 import numpy as np
 
+from ..files import atomic_write
 from ..fitting import fit_calibration
 from ..sufficient import target_classes, targets
 from ..deviations import ce_value
@@ -137,7 +138,8 @@ def _read(path):
 
 
 def run_rate(*, seeds=20, sizes=SIZES, out="out/rate", n_jobs=2, setup_seed=0, log2_sobol=18, progress=False):
-    """Run (or resume) the experiment; rows are appended to ``out/rate.csv`` seed by seed."""
+    """Run (or resume) the experiment; ``out/rate.csv`` is rewritten atomically after each seed, so a rerun resumes
+    from the seeds finished."""
     func = "run_rate"
     seeds = check_int(seeds, "seeds", func, 1, 100_000)
     sizes = check_sizes(sizes, "sizes", func, 10, 10**9)
@@ -154,17 +156,16 @@ def run_rate(*, seeds=20, sizes=SIZES, out="out/rate", n_jobs=2, setup_seed=0, l
     todo = [s for s in range(seeds) if s not in done]
     if todo:
         setup = make_setup(setup_seed, log2_sobol=log2_sobol)
-        new_file = not path.exists()
-        with open(path, "a", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=FIELDS)
-            if new_file:
+        results = iter_jobs(run_seed, [(setup, s, sizes) for s in todo], n_jobs=n_jobs, progress=progress,
+                           desc="seeds")
+        for res in results:
+            rows += res
+            # the whole table, atomically, after each seed: a kill leaves the seeds finished so far, never a torn
+            # row (an appended row cut mid-line made the next run's read fail)
+            with atomic_write(path, "w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=FIELDS)
                 w.writeheader()
-            results = iter_jobs(run_seed, [(setup, s, sizes) for s in todo], n_jobs=n_jobs, progress=progress,
-                               desc="seeds")
-            for res in results:
-                w.writerows(res)
-                fh.flush()
-                rows += res
+                w.writerows({k: r[k] for k in FIELDS} for r in rows)
     return [r for r in rows if r["seed"] < seeds and r["n"] in sizes]
 
 
