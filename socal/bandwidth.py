@@ -22,9 +22,11 @@ The rule, per axis:
    reports the test and CE1 but no CE2, and names what would be needed: h_wanted, the degree it takes, and the n
    from which that degree is reached (none when it is above the cap 44 at any n).
 
-The fraction (1/2) is a stated choice, not yet tuned: the measurement of the rule's bias, RMSE and coverage on the
-validation zoo and on sharp populations (median variance 1e-6 to 1e-2) is still to be made (issue 62).  What it
-does on real ensembles is in docs/real_models.md.
+The fraction (1/2) is the one the measurement chose (``python benchmarks/bandwidth.py --auto --fractions
+0.5,1,2,fixed``, on the validation zoo and on :func:`socal.synthetic.sharp_population`; the table and its reading
+are in the docs' guide, "Choosing h"): where the rule declines, a CE2 at a larger h read against its reference hides
+the error the test sees; where it estimates, the interval covers as at the paper's h.  What it does on real
+ensembles is in docs/real_models.md.
 """
 
 from __future__ import annotations
