@@ -11,6 +11,7 @@ from . import plot, synthetic, truth
 from ._evaluate import Evaluation, RecalibratedEvaluation, evaluate, evaluate_recalibrated
 from .degrees import paper_degree, theta
 from ._results import CalibrationError, ConfidenceInterval, DegreeEstimate, SelectionReport, UpperBound
+from .checkpoint import Checkpoint
 from .chebyshev import ConditioningWarning, get_backend, set_backend
 from .estimators import CalibrationFunctions, calibration_functions, ce1, ce2
 from .kernels import SechKernel
@@ -23,6 +24,7 @@ from .testing import CalibrationTest, CalibrationTestStats, calibration_test
 
 __all__ = [
     "calibration_test",
+    "Checkpoint",
     "CalibrationTest",
     "CalibrationTestStats",
     "evaluate",

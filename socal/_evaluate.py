@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .checkpoint import as_checkpoint, rng_fingerprint
 from ._results import CalibrationError
 from .bandwidth import DEFAULT_BANDWIDTH, BandwidthChoice, choose_bandwidth
 from ._typing import ArrayLike, Counts, Seed
@@ -182,6 +183,10 @@ class Evaluation:
                               "moment_term": ref.moment_term.value, "ce1": ref.ce1.value, "method": ref.method}}
 
 
+def _plain_h(h):
+    return list(h) if isinstance(h, tuple) else h
+
+
 def _fmt_h(h):
     if isinstance(h, tuple):
         return f"({_fmt_h(h[0])} on the mean, {_fmt_h(h[1])} on the variance)"
@@ -191,7 +196,7 @@ def _fmt_h(h):
 
 def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None = None, *, counts: Counts | None = None,
              h: float | tuple[float, float] | str = "auto", ci: float = 0.9, n_boot: int = 200, rng: Seed = 0,
-             progress: bool = False) -> Evaluation:
+             progress: bool = False, checkpoint: Any = None) -> Evaluation:
     """Evaluate a predictor's (mean, variance) for second-order calibration, the guided way.
 
     0. Test second-order calibration of the raw scores (:func:`socal.calibration_test`): a p-value, where the
@@ -244,6 +249,12 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     progress : bool
         Progress bars on stderr counting the work done (rows read, rows of the bootstrap world, rows evaluated under
         the refits), kept with their elapsed time; tqdm's when it is installed, a plain counter otherwise.
+    checkpoint : str, PathLike or socal.Checkpoint, optional
+        Make the run resumable (:mod:`socal.checkpoint`): the test's, CE2's and CE1's passes share one checkpoint
+        file, saved atomically as they go; the rows are split into chunks of ``Checkpoint.rows``.  A rerun with the
+        same file after a kill skips what was done and prints the same numbers bit for bit; a file from other
+        settings or other data is refused, naming what differs.  Needs a seeded ``rng`` (None draws fresh entropy,
+        which no rerun can repeat).
 
     Returns
     -------
@@ -277,6 +288,12 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)
     n_boot = check_replicates(n_boot, func, ci=ci)
     check_bool(progress, "progress", func)
+    cp = as_checkpoint(checkpoint, func)
+    if cp is not None:
+        if rng is None:
+            raise ValueError(f"The 'checkpoint' parameter of {func} needs a seeded 'rng' (an int or a Generator): "
+                             f"rng=None draws the perturbation from fresh entropy, which a rerun cannot repeat.")
+        cp.start(func, dict(h=_plain_h(h), ci=ci, n_boot=n_boot, rng=rng_fingerprint(rng)))
     seed = rng if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
     # child streams: a user who drew the data from default_rng(seed) and passes the same seed here must not get
     # perturbations made of the same uniforms (they would correlate with the data)
@@ -284,13 +301,13 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     # first: an h narrower than the reference resolves is refused before the work (socal.truth)
     ref = checked_reference(m, v, h, "auto", func)
     counts = (a, k)  # the checked labels as counts (in memory, whatever they came as: a dask array is computed once)
-    test = calibration_test(m, v, counts=counts, progress=progress)
+    test = calibration_test(m, v, counts=counts, progress=progress, checkpoint=cp)
     # keyed by the scores and the label counts: the same items give the same perturbed scores in any order, and
     # items with equal scores but other labels keep their own draws
     pm, pv = perturb(m, v, h=h, rng=pert_rng, key=np.column_stack([a, k]))
     shift = float(np.median(np.abs(pv - v)))
     spread = float(np.subtract(*np.percentile(v, [75, 25])))
-    kw = dict(counts=counts, h=h, ci=ci, n_boot=n_boot, rng=boot_rng, progress=progress)
+    kw = dict(counts=counts, h=h, ci=ci, n_boot=n_boot, rng=boot_rng, progress=progress, checkpoint=cp)
     r2 = ce2(pm, pv, **kw) if choice is None or choice.keeps_var else None
     r1 = ce1(pm, **kw)
     return Evaluation(test=test, ce2=r2, ce1=r1, reference=ref, mean=pm, var=pv, h=h,

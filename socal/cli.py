@@ -153,6 +153,12 @@ def _estimate(args):
     upper = None if args.no_interval else _or(args.upper, UPPER)
     kw = dict(h=args.h, ci=ci, upper=upper, debias=not args.no_interval, n_boot=_or(args.n_boot, N_BOOT),
               progress=_progress_flag(args))
+    if args.checkpoint:  # one file for both estimates: their passes are numbered in one run
+        from .checkpoint import Checkpoint
+
+        kw["checkpoint"] = Checkpoint(args.checkpoint).start("socal estimate", dict(
+            {k: v for k, v in kw.items() if k != "progress"}, seed=args.seed, chunk_rows=args.chunk_rows,
+            min_labels=args.min_labels))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         r2 = ce2(chunks=reader, rng=args.seed, **kw)
@@ -209,6 +215,11 @@ def _run_args(parser, seed_help):
     parser.add_argument("--chunk-rows", type=_int_in(1000, 10**9), default=1_000_000,
                         help="rows read at a time (memory is bounded by this; default 1,000,000)")
     parser.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help=seed_help)
+    parser.add_argument("--checkpoint", metavar="FILE",
+                        help="save the run's statistics to this file as it goes (atomically); after a kill, the same "
+                             "command with the same file resumes where it stopped and prints the same numbers. A "
+                             "file from other settings or data is refused. The state is saved after each pass and each "
+                             "chunk of --chunk-rows rows.")
     _progress_arg(parser, "rows read, bootstrap replicates; default: on when stderr is a terminal and --json is not "
                           "given")
 
@@ -287,6 +298,16 @@ class _EnoughLabels:
                 f"data rows {first}); --min-labels sets the threshold (at least 2)")
 
 
+def _evaluate_checkpoint(args):
+    """evaluate's checkpoint: its rows in chunks of --chunk-rows, the options that change no number left out."""
+    if not args.checkpoint:
+        return None
+    from .checkpoint import Checkpoint
+
+    return Checkpoint(args.checkpoint, rows=args.chunk_rows).start("socal evaluate", dict(
+        h=args.h, ci=args.ci, n_boot=args.n_boot, seed=args.seed, min_labels=args.min_labels))
+
+
 def _evaluate(args):
     import warnings
 
@@ -311,8 +332,8 @@ def _evaluate(args):
         print(f"socal evaluate: note: {enough.note()}", file=sys.stderr)
     m, v, labels, counts = read_all(parts)
     res = evaluate(m, v, labels, counts=counts, h=args.h, ci=_or(args.ci, CI), n_boot=_or(args.n_boot, N_BOOT),
-                   rng=args.seed,
-                   progress=_progress_flag(args))
+                   rng=args.seed, progress=_progress_flag(args),
+                   checkpoint=_evaluate_checkpoint(args))
     # the numbers first: a file that cannot be written must not cost the result
     if args.json:
         print(json.dumps(res.to_dict(), indent=2))

@@ -6,6 +6,7 @@ The public face: :func:`ce2`, :func:`ce1` and :func:`calibration_functions`.  Wh
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ import numpy as np
 from ._results import CalibrationError
 from ._typing import Alpha, ArrayLike, Chunks, Counts, Degree, Seed
 from ._validation import check_bool, check_scores
+from .checkpoint import Checkpoint
 from .degrees import DEFAULT_MAX_DEGREE
 from .pipeline import N_BOOT, data_source, estimate, estimator_settings, fit_from
 from .sufficient import SufficientStats
@@ -92,7 +94,8 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         alpha: Alpha = None, folds: int = 5, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
         ci: float | None = None, upper: float | None = None, debias: bool = True, n_boot: int = N_BOOT,
         rng: Seed = None,
-        progress: bool = False, search: str = "greedy") -> CalibrationError:
+        progress: bool = False, search: str = "greedy",
+        checkpoint: str | os.PathLike | Checkpoint | None = None) -> CalibrationError:
     """Estimate the second-order calibration error CE2 of a sech-perturbed predictor.
 
     .. math::
@@ -162,6 +165,12 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         a local walk over the ridge at each, stopping at the first degree that validates worse; it factorises the
         top degree's fold systems only when that degree is in contention, and chose the same (degree, alpha) as
         'exhaustive' on every grid measured but one (docs/numbers.md "Speed").  'exhaustive': every degree x alpha.
+    checkpoint : str, PathLike or socal.Checkpoint, optional
+        Make the run resumable (:mod:`socal.checkpoint`): every pass's statistics are saved to this file as they
+        grow, atomically, with a fingerprint of the settings and of each chunk's rows; a rerun with the same file
+        skips the chunks already folded and gives bit-identical numbers to a run that never stopped.  A file from
+        other settings or other data is refused, naming what differs.  Arrays are split into chunks of
+        ``Checkpoint.rows`` rows; dask collections are refused (dask recomputes lost partitions itself).
 
     Returns
     -------
@@ -183,7 +192,7 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
     return estimate("ce2", 2, mean, var, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,
                      folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, upper=upper, debias=debias,
                      n_boot=n_boot,
-                     rng=rng, progress=progress, search=search)
+                     rng=rng, progress=progress, search=search, checkpoint=checkpoint)
 
 
 
@@ -194,7 +203,8 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
         alpha: Alpha = None, folds: int = 5, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
         ci: float | None = None, upper: float | None = None, debias: bool = True, n_boot: int = N_BOOT,
         rng: Seed = None,
-        progress: bool = False, search: str = "greedy") -> CalibrationError:
+        progress: bool = False, search: str = "greedy",
+        checkpoint: str | os.PathLike | Checkpoint | None = None) -> CalibrationError:
     """Estimate the first-order calibration error CE1 = E abs(E[Y | m~] - m~) of a sech-perturbed predictor.
 
     The one-dimensional version of :func:`ce2` (Remark "First-Order Calibration"): a Chebyshev ridge regression of
@@ -223,7 +233,7 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
     return estimate("ce1", 1, mean, None, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,
                      folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, upper=upper, debias=debias,
                      n_boot=n_boot,
-                     rng=rng, progress=progress, search=search)
+                     rng=rng, progress=progress, search=search, checkpoint=checkpoint)
 
 
 class CalibrationFunctions:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .checkpoint import as_checkpoint, rng_fingerprint
 from ._results import CalibrationError, ConfidenceInterval, DegreeEstimate, UpperBound
 from ._validation import (check_bandwidth, check_bool, check_choice, check_float, check_int, check_replicates,
                           check_rng)
@@ -75,11 +76,13 @@ def estimator_settings(func, h, degree, alpha, folds, holdout, max_degree, rng, 
                     ci=ci, n_boot=n_boot, search=check_choice(search, "search", func, SEARCHES), upper=upper)
 
 
-def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None, second_pass=True):
+def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None, second_pass=True, checkpoint=None):
     """(source, prebuilt statistics or None) from arrays, dask collections, SufficientStats or a chunk source.
 
     ``second_pass`` False: the caller needs the fit alone (:func:`socal.calibration_functions`), so statistics
-    need no 'chunks' (the source is then None)."""
+    need no 'chunks' (the source is then None).  With a started ``checkpoint``
+    (:class:`socal.checkpoint.Checkpoint`) the passes resume and save (:class:`ChunkSource`): arrays are split into
+    chunks of ``checkpoint.rows`` rows; dask collections are refused (dask recomputes what a lost worker held)."""
     if isinstance(mean, SufficientStats):
         if var is not None or labels is not None or counts is not None:
             raise ValueError(f"With SufficientStats as the first argument of {func}, the data come from 'chunks'; "
@@ -90,17 +93,23 @@ def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None, s
             raise ValueError(f"The 'chunks' parameter of {func} is needed with SufficientStats: the CE average is a "
                              f"second pass over the data (the absolute deviations at the fitted functions).")
         stats = mean.view(ndim, responses or ndim)
-        return ChunkSource(chunks, func, ndim, responses), stats
+        return ChunkSource(chunks, func, ndim, responses, checkpoint=checkpoint), stats
     if chunks is not None:
         if mean is not None or var is not None or labels is not None or counts is not None:
             raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
-        return ChunkSource(chunks, func, ndim, responses), None
+        return ChunkSource(chunks, func, ndim, responses, checkpoint=checkpoint), None
     if mean is None:
         raise ValueError(f"The 'mean' parameter of {func} must be an array of means in [0, 1] or SufficientStats "
                          f"(or pass 'chunks'). Got None instead.")
     if is_dask(mean, var, labels, *(counts if isinstance(counts, (tuple, list)) else ())):
+        if checkpoint is not None:
+            raise ValueError(f"The 'checkpoint' parameter of {func} is for chunks and in-memory arrays; a dask run "
+                             f"recomputes the partitions a lost worker held by itself. Got dask collections.")
         return DaskSource(mean, var, labels, counts, func, ndim, responses), None
-    return ArraySource(*check_rows(func, ndim, mean, var, labels, counts, responses or ndim)), None
+    rows = check_rows(func, ndim, mean, var, labels, counts, responses or ndim)
+    if checkpoint is not None:
+        return ChunkSource.from_arrays(*rows, func, ndim, responses, rows=checkpoint.rows, checkpoint=checkpoint), None
+    return ArraySource(*rows), None
 
 
 class StatsPass:
@@ -204,9 +213,15 @@ def same_rows(func, n_stats, n_read, what, *, built):
 
 
 def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha, folds, holdout, max_degree, ci,
-             upper, debias, n_boot, rng, progress, search):
+             upper, debias, n_boot, rng, progress, search, checkpoint=None):
     """The CE estimators' whole pipeline (:func:`socal.ce2`, :func:`socal.ce1`): a :class:`CalibrationError`."""
+    cp = as_checkpoint(checkpoint, kind)
+    seed_id = rng_fingerprint(rng)  # before any draw: a Generator's state as the call found it
     opts = estimator_settings(kind, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search, upper)
+    if cp is not None:
+        cp.start(kind, dict(h=opts.h, degree=repr(degree), alpha=repr(alpha), folds=opts.folds, holdout=opts.holdout,
+                            max_degree=opts.max_degree, ci=opts.ci, upper=opts.upper, debias=bool(debias),
+                            n_boot=opts.n_boot, rng=seed_id, search=opts.search))
     check_bool(debias, "debias", kind)
     check_bool(progress, "progress", kind)
     if not debias and (opts.ci is not None or opts.upper is not None):
@@ -216,7 +231,7 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
     if not debias and opts.n_boot != N_BOOT:  # as the CLI refuses --n-boot with --no-interval
         raise ValueError(f"The 'n_boot' parameter of {kind} ({opts.n_boot}) would be ignored with debias=False: "
                          f"the plug-in alone draws no bootstrap replicates; leave 'n_boot' out or set debias=True.")
-    source, stats = data_source(kind, ndim, mean, var, labels, counts, chunks)
+    source, stats = data_source(kind, ndim, mean, var, labels, counts, chunks, checkpoint=cp)
     built = stats is None
     # the headline: CV, checked against finer degrees by Lepski's rule; the plug-in alone keeps the former default
     fit, stats = fit_from(source, stats, opts, ndim, kind, progress, use_h_floor=not debias)

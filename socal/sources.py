@@ -69,22 +69,99 @@ class ArraySource:
 
 class ChunkSource:
     """A re-iterable source of chunks (see :func:`iter_chunks`); validated chunk by chunk.  With ``one_pass`` (a
-    caller that reads the data once, as the calibration test does) a one-shot iterator or generator is taken too."""
+    caller that reads the data once, as the calibration test does) a one-shot iterator or generator is taken too.
 
-    def __init__(self, source, func, ndim, responses=None, one_pass=False):
+    With a started :class:`socal.checkpoint.Checkpoint`, each pass resumes where the checkpoint left it (chunks
+    already folded are read and hashed, not computed on) and saves its fold every ``checkpoint.every`` chunks; a
+    finished pass is not read again.  Whatever a pass raises (the source, a chunk's validation, the computation)
+    gets a note naming the chunk, the rows the pass had read, and what the checkpoint holds."""
+
+    def __init__(self, source, func, ndim, responses=None, one_pass=False, checkpoint=None):
         self.source, self.func, self.ndim, self.min_k = source, func, ndim, responses or ndim
         self.one_pass = one_pass
+        self.checkpoint = checkpoint
+        self.verified = False  # with a checkpoint: whether this source's chunks were hashed against it
         self.total = getattr(source, "n_chunks", None) or (len(source) if hasattr(source, "__len__") else None)
 
+    @classmethod
+    def from_arrays(cls, m, v, a, k, func, ndim, responses=None, *, rows, checkpoint=None):
+        """Validated in-memory rows as chunks of ``rows`` rows (a checkpointed run over arrays)."""
+        n = m.shape[0]
+        chunks = [{"mean": m[i:i + rows], "var": None if v is None else v[i:i + rows],
+                   "counts": (a[i:i + rows], k[i:i + rows])} for i in range(0, max(n, 1), rows)]
+        return cls(chunks, func, ndim, responses, checkpoint=checkpoint)
+
+    def _hashes(self, cp, expected):
+        """(index, chunk, hash) of each chunk, checked against ``expected`` (the pass's hashes in the checkpoint)
+        where it has one; ``expected`` is extended with the hashes of chunks read for the first time."""
+        from .checkpoint import chunk_hash
+
+        for i, chunk in enumerate(iter_chunks(self.source, self.func, self.ndim, self.min_k, self.one_pass)):
+            digest = chunk_hash(*chunk)
+            if i < len(expected) and expected[i] != digest:
+                raise ValueError(f"The data differ from the checkpoint {cp.path}'s: chunk {i} of {self.func}'s "
+                                 f"source does not hash as it did when the checkpoint was written. Rerun on the same "
+                                 f"data in the same chunks, or remove the checkpoint to start afresh.")
+            if i == len(expected):
+                expected.append(digest)
+            yield i, chunk, digest
+
     def map_reduce(self, fn, *, progress=False, desc=None):
-        acc = None
-        with Bar(progress, desc, None, getattr(fn, "unit", "rows")) as bar:  # rows: unknown until read
-            for i, chunk in enumerate(iter_chunks(self.source, self.func, self.ndim, self.min_k, self.one_pass)):
-                part = _run(fn, bar, i, chunk)
-                acc = part if acc is None else acc.merge(part)
+        cp = self.checkpoint
+        p, saved = cp.next_pass() if cp is not None else (None, None)
+        if saved is not None and saved["done"]:
+            if not self.verified:  # a finished pass is not computed again, but its data are checked once per source
+                n = -1
+                for n, _, _ in self._hashes(cp, list(saved["hashes"])):
+                    pass
+                _same_count(cp, self.func, n + 1, len(saved["hashes"]))
+                self.verified = True
+            return saved["result"]
+        start = saved["chunks"] if saved is not None else 0
+        acc = saved["acc"] if saved is not None else None
+        rows = saved["rows"] if saved is not None else 0
+        hashes = list(saved["hashes"]) if saved is not None else []
+        i = -1
+        try:
+            with Bar(progress, desc, None, getattr(fn, "unit", "rows")) as bar:  # rows: unknown until read
+                if cp is None:
+                    chunks = enumerate(iter_chunks(self.source, self.func, self.ndim, self.min_k, self.one_pass))
+                else:
+                    chunks = ((j, c) for j, c, _ in self._hashes(cp, hashes))
+                while True:
+                    i += 1  # the chunk being read (an error names it)
+                    try:
+                        _, chunk = next(chunks)
+                    except StopIteration:
+                        break
+                    if i < start:
+                        cp.resumed_chunks += 1
+                        continue
+                    part = _run(fn, bar, i, chunk)
+                    acc = part if acc is None else acc.merge(part)
+                    rows += chunk[0].shape[0]
+                    if cp is not None and (i + 1) % cp.every == 0:
+                        cp.save_progress(p, i + 1, rows, acc, hashes)
+            if cp is not None and i < start:
+                _same_count(cp, self.func, i, start)
+        except Exception as exc:
+            where = f"; {cp.where(p)}" if cp is not None else ""
+            exc.add_note(f"socal: {self.func} stopped at chunk {i} of its source ({rows:,} rows read in this pass "
+                         f"before it{where}).")
+            raise
         if acc is None:
             raise ValueError(f"The 'chunks' source of {self.func} gave no chunks.")
+        if cp is not None:
+            self.verified = True  # every chunk of this source was hashed against the checkpoint's
+            cp.save_done(p, acc, hashes)
         return acc
+
+
+def _same_count(cp, func, got, recorded):
+    if got != recorded:
+        raise ValueError(f"The data differ from the checkpoint {cp.path}'s: {func}'s source gave {got} chunks, the "
+                         f"checkpoint recorded {recorded}. Rerun on the same data, or remove the checkpoint to start "
+                         f"afresh.")
 
 
 def is_dask(*objs):

@@ -59,6 +59,8 @@ gives the smallest effect the test would likely see at this n (:attr:`Calibratio
 from __future__ import annotations
 
 import math
+import os
+from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -492,6 +494,18 @@ class CalibrationTestStats:
         self.impossible += int(np.count_nonzero(bad))
         return self
 
+    def __getstate__(self):
+        """Pickled (a checkpoint, a dask transfer) with the occupied cells only: the grid has 65,536 cells at order
+        2, most of them empty; an empty cell's sums are all 0, so the state is exact."""
+        occ = np.flatnonzero(self.sums[0])
+        return {"order": self.order, "covariance": self.covariance, "impossible": self.impossible,
+                "cells": self.sums.shape[1], "occ": occ, "sums": self.sums[:, occ]}
+
+    def __setstate__(self, state):
+        self.order, self.covariance, self.impossible = state["order"], state["covariance"], state["impossible"]
+        self.sums = np.zeros((state["sums"].shape[0], state["cells"]))
+        self.sums[:, state["occ"]] = state["sums"]
+
     def merge(self, other: CalibrationTestStats) -> CalibrationTestStats:
         """Exact, associative merge."""
         if not isinstance(other, CalibrationTestStats) or other.order != self.order or \
@@ -776,7 +790,8 @@ def _score_test(stats, n, degree, alpha):
     regions = _regions(S, occ, x, y, order, C)
     return CalibrationTest(statistic=T, df=df, pvalue=pval, order=order, n=n, degree=degree, mean_part=mean_part,
                            variance_part=var_part, regions=regions, detectable=detectable, alpha=alpha,
-                           var_mean=float(S[6, occ].sum() / cnt[occ].sum()) if order == 2 else float("nan"),
+                           var_mean=(float(S[6, occ].sum() / cnt[occ].sum()) if order == 2 and occ.size else
+                                     float("nan")),
                            impossible=stats.impossible)
 
 
@@ -853,7 +868,8 @@ class TestPass:
 def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: ArrayLike | None = None,
                      labels: ArrayLike | None = None, *, counts: Counts | None = None, order: int = 2,
                      alpha: float | None = None, degree: int | None = None, chunks: Chunks | None = None,
-                     covariance: str = "null", progress: bool = False) -> CalibrationTest:
+                     covariance: str = "null", progress: bool = False,
+                     checkpoint: str | os.PathLike | Any | None = None) -> CalibrationTest:
     """Test whether a predictor's raw (mean, variance) are calibrated, and say where they are not.
 
     The null hypothesis (order 2) is second-order calibration of the raw scores (the paper's Definition 1, Eq.
@@ -896,6 +912,9 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
         as ``mean``, ``var``, ``labels``.
     progress : bool
         A progress bar over the chunks.
+    checkpoint : str, PathLike or socal.Checkpoint, optional
+        Make the pass resumable, as in :func:`socal.ce2` (:mod:`socal.checkpoint`): the per-cell sums are saved as
+        they grow; a rerun with the same file resumes after the last chunk saved, bit-identically.
 
     Returns
     -------
@@ -928,17 +947,27 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     if order == 1 and var is not None:
         raise ValueError(f"The 'var' parameter of {func} must be None for order=1 (the means alone are tested). "
                          f"Got an array instead.")
-    if chunks is not None:
-        if any(x is not None for x in (mean, var, labels, counts)):
-            raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
-        source = ChunkSource(chunks, func, ndim, order, one_pass=True)  # the test reads the data once
-    elif is_dask(mean, var, labels, *(counts if isinstance(counts, (tuple, list)) else ())):
-        source = DaskSource(mean, var, labels, counts, func, ndim, order)
-    else:
-        source = ArraySource(*check_rows(func, order, mean, var, labels, counts, order, raw=True))
     if covariance not in ("null", "sandwich"):
         raise ValueError(f"The 'covariance' parameter of {func} must be 'null' or 'sandwich'. Got {covariance!r} "
                          f"instead.")
+    from .checkpoint import as_checkpoint
+
+    cp = as_checkpoint(checkpoint, func)
+    if cp is not None:
+        cp.start(func, dict(order=order, degree=degree, covariance=covariance))  # alpha: read after the pass
+    if chunks is not None:
+        if any(x is not None for x in (mean, var, labels, counts)):
+            raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
+        source = ChunkSource(chunks, func, ndim, order, one_pass=True, checkpoint=cp)  # the test reads the data once
+    elif is_dask(mean, var, labels, *(counts if isinstance(counts, (tuple, list)) else ())):
+        if cp is not None:
+            raise ValueError(f"The 'checkpoint' parameter of {func} is for chunks and in-memory arrays; a dask run "
+                             f"recomputes the partitions a lost worker held by itself. Got dask collections.")
+        source = DaskSource(mean, var, labels, counts, func, ndim, order)
+    else:
+        rows = check_rows(func, order, mean, var, labels, counts, order, raw=True)
+        source = ArraySource(*rows) if cp is None else \
+            ChunkSource.from_arrays(*rows, func, ndim, order, rows=cp.rows, checkpoint=cp)
     stats = source.map_reduce(TestPass(order, isinstance(source, ArraySource), covariance), progress=progress,
                            desc=f"calibration test (order {order})")
     return stats._test(func, alpha, degree)

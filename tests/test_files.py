@@ -71,7 +71,7 @@ WRITERS = ["stats", "platt", "table", "json", "figure"]
 
 
 def _kills(request):
-    """12 kills under ``-m slow`` (the issue's count), 3 in the default suite (whose marker expression is 'not slow')."""
+    """12 kills under ``-m slow`` (the issue's count), 3 in the default suite (marker expression 'not slow')."""
     expr = request.config.getoption("-m", default="") or ""
     return 12 if "slow" in expr and "not slow" not in expr else 3
 

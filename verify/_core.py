@@ -115,13 +115,51 @@ class Claim:
         t0 = time.perf_counter()
         try:
             res = self.check(quick=quick, **kwargs)
-        except Exception as exc:  # a crashing check decides nothing
-            res = Result(Verdict.INCONCLUSIVE, f"check raised {type(exc).__name__}: {exc}", {})
+        except Exception as exc:  # a crashing check decides nothing; the audit names it and its exit status says so
+            res = Result(Verdict.INCONCLUSIVE, f"check raised {type(exc).__name__}: {exc}",
+                         {"error": f"{type(exc).__name__}: {exc}"})
         res.evidence.setdefault("seconds", round(time.perf_counter() - t0, 3))
         return res
 
 
 REGISTRY: dict[str, Claim] = {}
+
+_RECORD = "socal.audit-record"
+
+
+def _read_record(path, quick):
+    """{claim id: Result} from an audit record (empty when there is none yet)."""
+    import os
+    import pickle
+
+    from socal import __version__
+
+    if path is None or not os.path.exists(path):
+        return {}
+    try:
+        with open(path, "rb") as fh:
+            rec = pickle.load(fh)
+    except Exception as exc:
+        raise ValueError(f"The audit record {path} cannot be read ({type(exc).__name__}: {exc}); remove it to run "
+                         f"afresh.") from None
+    if not isinstance(rec, dict) or rec.get("format") != _RECORD:
+        raise ValueError(f"{path} is not an audit record; remove it to run afresh.")
+    mode = "quick" if quick else "full"
+    if rec["mode"] != mode or rec["socal"] != __version__:
+        raise ValueError(f"The audit record {path} is from a {rec['mode']} audit of socal {rec['socal']}, not a "
+                         f"{mode} audit of socal {__version__}: rerun with the same mode, or remove it.")
+    return dict(rec["results"])
+
+
+def _write_record(path, quick, done):
+    import pickle
+
+    from socal import __version__
+    from socal.files import atomic_write
+
+    with atomic_write(path, "wb") as fh:
+        pickle.dump({"format": _RECORD, "mode": "quick" if quick else "full", "socal": __version__,
+                     "results": done}, fh)
 
 
 def claim(id, ref, statement, *, paper, wrong, repaired=None, slow=False):
@@ -242,10 +280,15 @@ def steps(iterable, total=None, desc=None):
         bar.update(1)
 
 
-def run(ids=None, *, quick=False, progress=False):
+def run(ids=None, *, quick=False, progress=False, record=None):
     """Run the registry (or the claims ``ids``: one id or a non-empty list) and return a list of (Claim, Result).
 
     With ``progress`` (and tqdm installed) two bars: claims done, and the steps of the running claim's loops.
+    ``record``: a path where each finished claim's result is kept (atomically, after each claim).  A rerun with the
+    same record after a kill runs only the claims it lacks and returns what an uninterrupted run returns (the
+    claims are independent, and each result is kept whole, its seconds included).  A record from the other mode
+    (quick or full) or another socal version is refused; claims are matched by id.  The record is a pickle, as
+    socal's checkpoints are (:mod:`socal.checkpoint`): resume only from your own.
     """
     global _INNER
     for name, flag in (("quick", quick), ("progress", progress)):  # a string's truth would decide the run
@@ -268,15 +311,22 @@ def run(ids=None, *, quick=False, progress=False):
             inner = tqdm(total=0, desc="", unit="step", position=1, leave=False)
         except ImportError:
             pass
+    done = _read_record(record, quick)
     out = []
     try:
         for c in it:
+            if c.id in done:
+                out.append((c, done[c.id]))
+                continue
             if inner is not None:
                 it.set_postfix_str(c.id)
                 inner.reset(total=0)
                 inner.set_description_str(c.id)
                 _INNER = inner
             out.append((c, c.run(quick=quick)))
+            if record is not None:
+                done[c.id] = out[-1][1]
+                _write_record(record, quick, done)
     finally:
         _INNER = None
         if inner is not None:

@@ -31,7 +31,8 @@ def _check_modes(args):
         given = [flag for flag, on in (("--coverage", args.list and args.coverage), ("--quick", args.quick),
                                        ("--json", args.json), ("--markdown", args.markdown),
                                        ("--only", args.only is not None), ("--baseline", args.baseline),
-                                       ("--backend", args.backend != "loky"), ("--scheduler", args.scheduler)) if on]
+                                       ("--backend", args.backend != "loky"), ("--scheduler", args.scheduler),
+                                       ("--checkpoint", args.checkpoint)) if on]
         if given:
             raise ValueError(f"{mode} prints and exits without running the audit, so {', '.join(given)} would do "
                              f"nothing; drop {'them' if len(given) > 1 else 'it'}, or drop {mode}")
@@ -67,7 +68,8 @@ def audit(args):
         base = load(args.baseline)
     t0 = time.perf_counter()
     with backend(args.backend, scheduler=args.scheduler):
-        results = run(ids, quick=args.quick, progress=not args.no_progress and sys.stderr.isatty())
+        results = run(ids, quick=args.quick, progress=not args.no_progress and sys.stderr.isatty(),
+                      record=args.checkpoint)
     seconds = round(time.perf_counter() - t0, 1)
     print(first_page(results))
     print()
@@ -91,7 +93,13 @@ def audit(args):
     if args.markdown:
         write_text_atomic(args.markdown, to_markdown(results))
         print(f"Markdown written to {args.markdown}")
-    return status  # verdicts are findings, not errors; a change from --baseline is (exit status 1)
+    raised = [c.id for c, r in results if "error" in r.evidence]
+    if raised:  # the other claims ran; the run is not a clean one, and its exit status says so
+        print(f"socal audit: {len(raised)} claim(s) raised an error (reported INCONCLUSIVE, with the error): "
+              f"{', '.join(raised)}", file=sys.stderr)
+        status = 2
+    return status  # verdicts are findings, not errors; a change from --baseline is (exit status 1), a claim that
+    # raised is (exit status 2)
 
 
 def register(subparsers):
@@ -111,6 +119,9 @@ def register(subparsers):
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown")
     p.add_argument("--only", metavar="ID,...", help="run only these claim ids (see --list)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--checkpoint", metavar="FILE",
+                   help="keep each finished claim's result in this file; after a kill, the same command with the "
+                        "same file runs only the claims still missing, and reports what an uninterrupted run does")
     p.add_argument("--baseline", metavar="FILE.json",
                    help="compare with a stored report (from --json): list verdict changes and evidence numbers that "
                         "moved beyond their tolerance; exit status 1 when anything moved")
