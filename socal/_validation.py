@@ -92,6 +92,13 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
+        lengths = _ragged_lengths(x)
+        if lengths:  # numpy's own words ("inhomogeneous shape after 1 dimensions") name no argument and no rule
+            hint = (" (items with different numbers of votes? pass counts=(positives, trials))" if name == "labels"
+                    else "")
+            raise _fail(name, func, f"a rectangular array{' (n, k)' if ndim == 2 else ''} of real numbers",
+                        f"a {type(x).__name__} whose rows have different lengths ({', '.join(map(str, lengths))})"
+                        f"{hint}") from None
         raise _fail(name, func, "an array of real numbers", type(x).__name__) from None
     if ndim == 1 and arr.ndim == 0:
         raise _fail(name, func, "a one-dimensional array", "a scalar")
@@ -150,12 +157,29 @@ def check_mean(mean, func, name="mean"):
         raise ValueError(str(exc) + percent_hint(mean)) from None
 
 
+def _ragged_lengths(x):
+    """The distinct lengths of a list's rows when they differ (a ragged list numpy cannot make an array of), else
+    an empty list; a row that is not a sequence is "a number" (a scalar beside lists)."""
+    if not isinstance(x, (list, tuple)) or not x:
+        return []
+    lengths = {len(r) if isinstance(r, (list, tuple, np.ndarray)) else -1 for r in x}
+    return [("a number" if n < 0 else n) for n in sorted(lengths)] if len(lengths) > 1 else []
+
+
+def ndim_of(x):
+    """np.ndim, or -1 for a ragged list (whose np.ndim raises numpy's "inhomogeneous shape" error)."""
+    try:
+        return np.ndim(x)
+    except ValueError:
+        return -1
+
+
 def percent_hint(x, ndim=1):
     """' (percentages? divide by 100)' when every value lies in [0, 100] and some above 1, and ' (logits? ...)'
     when some are negative and some positive (log-odds are signed; probabilities and percentages never are); only
     for an array of the expected ``ndim``, whose failure is then its values (a scalar 1.5 passed for an array is
     refused for its shape, and the hint would send the user the wrong way)."""
-    if np.ndim(x) != ndim or np.asarray(x).dtype.kind not in "iuf":
+    if ndim_of(x) != ndim or np.asarray(x).dtype.kind not in "iuf":
         return ""
     arr = np.asarray(x, dtype=np.float64)
     if not (arr.size and np.all(np.isfinite(arr))):
@@ -280,13 +304,13 @@ def check_labels(labels, n, func, *, counts=None, min_k=2):
         return a, k
     if labels is None:
         raise ValueError(f"{func} needs 'labels' (an (n, k) array of 0/1) or 'counts' (positives, trials).")
-    if min_k == 1 and np.ndim(labels) == 1 and not isinstance(labels, (str, bytes)):
+    if min_k == 1 and ndim_of(labels) == 1 and not isinstance(labels, (str, bytes)):
         # one label per item as a vector (scikit-learn's y), where first order takes k >= 1: its (n, 1) column
         labels = np.asarray(_from_pandas(labels))[:, None]
     try:
         y = check_array(labels, "labels", func, ndim=2)
     except ValueError as exc:
-        if min_k == 2 and np.ndim(labels) == 1 and "2-dimensional" in str(exc):  # one label per item
+        if min_k == 2 and ndim_of(labels) == 1 and "2-dimensional" in str(exc):  # one label per item
             raise ValueError(f"{exc} A k-snapshot needs k >= 2 labels per item, an (n, k) array; with one label "
                              f"per item only the first-order error can be measured (ce1).") from None
         if "finite" in str(exc):  # NaN labels are usually missing votes

@@ -60,6 +60,7 @@ class BucketingFit:
         return i * self.K + j
 
     def predict(self, mean, var):
+        """(eta1, eta2) at the scores: each score's bucket average (the global average where the bucket is empty)."""
         return self.table[self._cells(mean, var)]
 
 
@@ -96,6 +97,7 @@ class KernelFit:
                               for r, s in enumerate(sm[1:])])
 
     def predict(self, mean, var):
+        """(eta1, eta2) at the scores: the Nadaraya-Watson averages of the training targets."""
         G = self.G
         x, y = mean * (G - 1), var * 4 * (G - 1)
         i, j = np.minimum(x.astype(np.intp), G - 2), np.minimum(y.astype(np.intp), G - 2)

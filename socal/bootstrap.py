@@ -414,6 +414,7 @@ class KeyCensusPass(CensusPass):
         self.seed, self.ndim = seed, ndim
 
     def keys(self, m, v, a, k):
+        """The keys of a chunk's rows, whose census this pass counts."""
         return row_keys(m, v if self.ndim == 2 else None, a, k, self.seed)
 
 

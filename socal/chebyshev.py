@@ -96,11 +96,13 @@ class ScoreAngles:
         self._u = self._w = None
 
     def u(self):
+        """The angles of the mean axis: arccos of the means mapped to [-1, 1]."""
         if self._u is None:
             self._u = unit_angles(to_unit(self.mean)[0])
         return self._u
 
     def w(self):
+        """The angles of the variance axis: arccos of the variances mapped to [-1, 1]."""
         if self._w is None:
             self._w = unit_angles(to_unit(self.mean, self.var)[1])
         return self._w
@@ -369,6 +371,7 @@ class RidgeFactor:
     rcond: float
 
     def solve(self, b):
+        """The ridge solution for right-hand sides ``b`` from the stored factorisation."""
         b = np.asarray(b, dtype=float)
         rhs = (b.T / self.scale).T
         x, info = lapack.dpotrs(self.chol, rhs, lower=1)

@@ -782,6 +782,9 @@ def _attach_negative_fractions(argv):
 
 
 def main(argv=None):
+    """Run the ``socal`` command line on ``argv`` (default: sys.argv[1:]) and return its exit status: 0 when the
+    command ran, 2 when an input was refused; a command may add its own (``socal audit``: 1 when a number moved from
+    ``--baseline``, 2 when a claim raised)."""
     args = build_parser().parse_args(_attach_negative_fractions(sys.argv[1:] if argv is None else argv))
     try:
         return args.func(args)

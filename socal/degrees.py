@@ -128,6 +128,7 @@ def resolution_degree(h):
 
 
 def resolve_alphas(func, alpha):
+    """The ridge grid a fit searches: ``alpha`` as given (a float or a list), or the default grid."""
     alpha = scalar(alpha)
     if alpha is None:
         return DEFAULT_ALPHAS, True

@@ -63,6 +63,7 @@ class DeviationStats:
         return self
 
     def merge(self, other: DeviationStats) -> DeviationStats:
+        """The deviations of both chunks (exact, associative sums)."""
         out = DeviationStats(self.calmap)
         out.sums = self.sums + other.sums
         return out

@@ -268,9 +268,11 @@ class CalibrationFunctions:
         return out[:, 0], out[:, 1]
 
     def eta1(self, mean: ArrayLike, var: ArrayLike) -> np.ndarray:
+        """The fitted eta1 = E[Y | S] at the scores."""
         return self(mean, var)[0]
 
     def eta2(self, mean: ArrayLike, var: ArrayLike) -> np.ndarray:
+        """The fitted eta2 = E[f*(X)^2 | S] at the scores."""
         return self(mean, var)[1]
 
     def __repr__(self):

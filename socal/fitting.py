@@ -56,6 +56,7 @@ class CalibrationMap:
         return feasible(self.raw(mean, var), project)
 
     def to_dict(self):
+        """The map as JSON-safe values (its degree, ridge and coefficients), as a saved recalibrator holds it."""
         return {"degree": self.degree, "ndim": self.ndim, "alpha": self.alpha,
                 "beta": [[float(x) for x in row] for row in np.asarray(self.beta)]}
 

@@ -137,6 +137,7 @@ class SechKernel:
         return np.where((t >= self.lo) & (t <= self.hi), dens, 0.0)
 
     def logpdf(self, t: ArrayLike, s: ArrayLike) -> np.ndarray:
+        """The log density of the truncated kernel at ``t`` given the raw score ``s`` (-inf outside its interval)."""
         centre = np.asarray(s, dtype=float)
         t, s = self._check(t, s, "logpdf")
         ax = np.abs((t - s) / self.h)

@@ -57,6 +57,14 @@ class _PlattBase(TransformerConventions):
     # -- fitting ---------------------------------------------------------------------------------------------------
     def _settings(self, name):
         ndim = check_choice(self.ndim, "ndim", type(self).__name__, (1, 2))
+        value = self.max_degree
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value == 0:
+            # a cap of 0 leaves the automatic search one candidate, a constant; degree=0 asked for by name (a
+            # baseline in a grid search) is taken
+            raise ValueError(f"The 'max_degree' parameter of {type(self).__name__} must be at least 1. Got 0 "
+                             f"instead: the search would have one candidate, a degree-0 map, which sends every score "
+                             f"to the base rate and forgets the scores it is meant to recalibrate (pass degree=0 to "
+                             f"ask for that constant map by name).")
         opts = estimator_settings(type(self).__name__, self.h, self.degree, self.alpha, self.folds, None,
                                 self.max_degree, self.rng, None, N_BOOT, self.search)
         return ndim, opts

@@ -272,6 +272,7 @@ class KeyCensus:
         return np.ones(self.keys.size, dtype=np.int64) if self.counts is None else self.counts
 
     def merge(self, other):
+        """The census of both chunks' keys (exact, associative)."""
         rows = self.rows + other.rows
         if self.overflow or other.overflow:
             return KeyCensus.overflowed(rows)
@@ -302,6 +303,7 @@ class CensusPass:
         self.whole, self._overflowed = False, False
 
     def keys(self, m, v, a, k):  # pragma: no cover - every subclass defines it
+        """The keys of a chunk's rows, whose census this pass counts (each subclass says which)."""
         raise NotImplementedError
 
     def census(self, keys, rows):
@@ -404,6 +406,7 @@ class RowsFingerprint:
         return float(np.isin(sample, recorded).mean()), int(sample.size)
 
     def to_hex(self):
+        """The fingerprint as a hex string (what a saved map records)."""
         return f"{self.n:x}:{self.total:016x}:{self.xor:016x}"
 
     def sketch_hex(self):

@@ -28,9 +28,11 @@ class TransformerConventions:
     _second_order = True
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters, as scikit-learn's get_params gives them."""
         return {k: getattr(self, k) for k in self._params}
 
     def set_params(self, **params: Any) -> TransformerConventions:
+        """Set constructor parameters by name (scikit-learn's set_params); an unknown name is a ValueError."""
         for k, v in params.items():
             if k not in self._params:
                 raise ValueError(f"Invalid parameter {k!r} for {type(self).__name__}; valid: "

@@ -61,6 +61,7 @@ class ArraySource:
         self.chunk = (m, v, a, k)
 
     def map_reduce(self, fn, *, progress=False, desc=None):
+        """Run the pass ``fn`` on the one chunk of validated rows."""
         if hasattr(fn, "whole"):
             fn.whole = True
         with Bar(progress, desc, _total(fn, self.chunk[0].shape[0]), getattr(fn, "unit", "rows")) as bar:
@@ -107,6 +108,8 @@ class ChunkSource:
             yield i, chunk, digest
 
     def map_reduce(self, fn, *, progress=False, desc=None):
+        """Run the pass ``fn`` on every chunk and fold the results with ``merge`` (resuming from the checkpoint, if
+        any; see the class)."""
         cp = self.checkpoint
         p, saved = cp.next_pass() if cp is not None else (None, None)
         if saved is not None and saved["done"]:
@@ -280,6 +283,8 @@ class DaskSource:
         self.cols = cols
 
     def map_reduce(self, fn, *, progress=False, desc=None):
+        """Run the pass ``fn`` on every partition and tree-reduce the results with ``merge`` on the active dask
+        scheduler."""
         from dask import delayed
 
         c = self.cols

@@ -257,6 +257,7 @@ class SufficientStats:
                           UserWarning, stacklevel=2)
 
     def copy(self) -> SufficientStats:
+        """An independent copy (the arrays are copied)."""
         out = object.__new__(type(self))
         out.__dict__.update(self._config())
         out.M, out.Z, out.zz, out.count = self.M.copy(), self.Z.copy(), self.zz.copy(), self.count.copy()

@@ -87,6 +87,8 @@ class DiscretePopulation:
                                          self.weights, e1, e2, moments, panels=panels)
 
     def calibration_functions(self, h, mean, var):
+        """The exact perturbed (eta1, eta2) at the points (mean, var), at bandwidth ``h``
+        (:func:`socal.truth.discrete_calibration_functions`)."""
         e1, e2 = self.eta_orig
         return discrete_calibration_functions(h, self.means, self.vars, self.weights, e1, e2, mean, var)
 

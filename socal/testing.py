@@ -135,6 +135,7 @@ class Region:
     var_range: tuple[float, float] = (float("nan"), float("nan"))
 
     def describe(self) -> str:
+        """The region in words: its ranges of m and var, which way the outcomes depart from the claim, z, items."""
         lo, hi = self.mean_range
         mid = (lo + hi) / 2
         where = f"m {lo:.2f}-{hi:.2f}" if hi - lo >= 0.02 else f"m near {mid:.2f}" if 0.01 <= mid <= 0.99 else \
@@ -311,6 +312,8 @@ class CalibrationTest:
         return format(float(self.pvalue), spec) if spec else str(self)
 
     def to_dict(self) -> dict:
+        """JSON-safe summary: the statistic and its parts, the verdict at ``alpha``, where the evidence is, and the
+        detectable effects (None where none is detectable)."""
         part = (lambda p: None if p is None else {"statistic": p.statistic, "df": p.df, "pvalue": p.pvalue})
         reg = self.where()
         return {"order": self.order, "n": self.n, "statistic": self.statistic, "df": self.df, "pvalue": self.pvalue,

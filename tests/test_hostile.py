@@ -525,6 +525,30 @@ def test_the_experiment_task_and_the_zoo_name_a_bad_argument(call, name):
         call()
 
 
+class _AuditRan(Exception):
+    pass
+
+
+def _guard_audit_runner(monkeypatch):
+    """Make the audit's runner fail if reached.  It is patched where `socal audit` looks it up: the entry point
+    loads socal.verify.cli, a module object other than verify.cli (patching the latter never fired)."""
+    import socal.verify.cli
+
+    def ran(*a, **k):
+        raise _AuditRan("the audit ran")
+
+    monkeypatch.setattr(socal.verify.cli, "run", ran)
+
+
+def test_the_audit_runner_guard_fires_on_a_command_that_runs_the_audit(monkeypatch):
+    """The negative control of the two tests that guard the runner: a valid command reaches it."""
+    pytest.importorskip("sympy")
+    _guard_audit_runner(monkeypatch)
+    with pytest.raises(_AuditRan):
+        main(["audit", "--quick", "--only", "platt-exact", "--no-progress"])
+
+
+
 @pytest.mark.parametrize("argv, match", [
     (["audit", "--quick", "--baseline", "missing.json"], "--baseline missing.json: cannot be read"),
     (["audit", "--quick", "--baseline", "list.json"], "not a report of socal audit --json"),
@@ -537,12 +561,11 @@ def test_audit_and_reproduce_options_are_checked_before_any_work(capsys, tmp_pat
     ran here).  Both are now refused first: the audit's runner must not be reached."""
     pytest.importorskip("sympy")
     import socal.parallel
-    import verify.cli
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "x.csv").write_text("m,v,a,b\n0.5,0.1,0,1\n")
     (tmp_path / "list.json").write_text("[1, 2]")
-    monkeypatch.setattr(verify.cli, "run", lambda *a, **k: pytest.fail("the audit ran"))
+    _guard_audit_runner(monkeypatch)
     code, _, err = _run(capsys, argv)
     assert code == 2 and match in err and "Traceback" not in err
     assert not (tmp_path / "r").exists()
@@ -849,10 +872,8 @@ def test_audit_options_that_would_do_nothing_or_overwrite_each_other_are_refused
     """--list and --coverage print and exit: --json, --only, --quick and the like were ignored without a word; and
     one file named for --json and --markdown ended as the Markdown alone."""
     pytest.importorskip("sympy")
-    import verify.cli
-
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(verify.cli, "run", lambda *a, **k: pytest.fail("the audit ran"))
+    _guard_audit_runner(monkeypatch)
     code, out, err = _run(capsys, argv)
     assert code == 2 and match in err and out == ""
     assert list(tmp_path.iterdir()) == []

@@ -53,6 +53,7 @@ def test_fit_transform_and_feasible_output(sample):
     a = socal.SecondOrderPlatt(degree=8, alpha=1e-3).fit_transform(m, v, y)
     b = socal.SecondOrderPlatt(degree=8, alpha=1e-3).fit(m, v, y).transform(m, v)
     np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])  # the variances too (only the means were compared)
     m2, v2 = a
     assert np.all((0 <= m2) & (m2 <= 1) & (v2 >= 0) & (v2 <= m2 * (1 - m2) + 1e-15))
 
@@ -122,3 +123,16 @@ def test_fit_with_the_labels_by_keyword_is_told_where_they_go():
         X = np.column_stack([m, v]) if cls is socal.SecondOrderPlatt else m[:, None]
         with pytest.raises(ValueError, match="the labels are the second argument y .* 'labels' must be None"):
             cls(rng=0).fit(X, labels=y)
+
+
+@pytest.mark.parametrize("cls", [socal.SecondOrderPlatt, socal.FirstOrderPlatt])
+def test_a_cap_of_degree_0_is_refused_with_socals_message(sample, cls):
+    """SecondOrderPlatt(max_degree=0) fitted a constant map and reported degree None (issue 61): a search with one
+    candidate, the constant, is refused by name.  Negative controls: max_degree=1 fits, and degree=0 asked for by
+    name (a grid search's baseline) is taken."""
+    m, v, y = sample
+    args = (m, v, y) if cls is socal.SecondOrderPlatt else (m, None, y)
+    with pytest.raises(ValueError, match=f"'max_degree' parameter of {cls.__name__} must be at least 1. Got 0"):
+        cls(max_degree=0).fit(*args)
+    assert cls(max_degree=1).fit(*args).degree_ <= 1
+    assert cls(degree=0, alpha=1e-3).fit(*args).degree_ == 0

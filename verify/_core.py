@@ -111,6 +111,9 @@ class Claim:
     slow: bool = False  # the full (non-quick) check takes minutes
 
     def run(self, *, quick=False, which="paper"):
+        """Run the check with the arguments ``which`` names ('paper', 'wrong': the negative control, 'repaired'): a
+        :class:`Result`, its seconds in the evidence.  A check that raises decides nothing: it gives INCONCLUSIVE,
+        with the error in the summary and in ``evidence['error']`` (the audit names such claims and exits 2)."""
         kwargs = {"paper": self.paper, "wrong": self.wrong, "repaired": self.repaired}[which]
         t0 = time.perf_counter()
         try:
@@ -227,6 +230,8 @@ def unregister(id):
 
 
 def get(id):
+    """The registered claim ``id`` (the registry is loaded first, entry points included); an unknown id is a
+    ValueError listing the known ones."""
     load_claims()
     try:
         return REGISTRY[id]
