@@ -166,12 +166,8 @@ def _evaluate_cli(csv, ckpt):
             "y1,y2", "--chunk-rows", "2000", "--n-boot", "60", "--checkpoint", str(ckpt), "--no-progress"]
 
 
-def _kills(request):
-    expr = request.config.getoption("-m", default="") or ""
-    return 4 if "slow" in expr and "not slow" not in expr else 1
-
-
-def test_socal_evaluate_killed_and_rerun_prints_what_an_uninterrupted_run_prints(tmp_path, request):
+@pytest.mark.parametrize("kills", [1, pytest.param(4, marks=pytest.mark.slow, id="4-kills")])
+def test_socal_evaluate_killed_and_rerun_prints_what_an_uninterrupted_run_prints(tmp_path, kills):
     """SIGKILL at a random moment once the checkpoint exists, then the same command: the same output, to the
     character, as a run that was never killed."""
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -181,7 +177,7 @@ def test_socal_evaluate_killed_and_rerun_prints_what_an_uninterrupted_run_prints
     ref = subprocess.run(_evaluate_cli(csv, tmp_path / "ref.ckpt"), check=True, env=env, capture_output=True,
                          text=True).stdout
     rng = np.random.default_rng(63)
-    for r in range(_kills(request)):
+    for r in range(kills):
         ckpt = tmp_path / f"run{r}.ckpt"
         proc = subprocess.Popen(_evaluate_cli(csv, ckpt), env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)

@@ -70,21 +70,18 @@ def kill_count(writer, path, kills, rng):
 WRITERS = ["stats", "platt", "table", "json", "figure"]
 
 
-def _kills(request):
-    """12 kills under ``-m slow`` (the issue's count), 3 in the default suite (marker expression 'not slow')."""
-    expr = request.config.getoption("-m", default="") or ""
-    return 12 if "slow" in expr and "not slow" not in expr else 3
+KILLS = [3, pytest.param(12, marks=pytest.mark.slow, id="12-kills")]  # 12: the issue's count, under -m slow
 
 
+@pytest.mark.parametrize("kills", KILLS)
 @pytest.mark.parametrize("writer", WRITERS)
-def test_a_kill_mid_save_leaves_a_file_that_loads(writer, tmp_path, request):
+def test_a_kill_mid_save_leaves_a_file_that_loads(writer, tmp_path, kills):
     """SufficientStats.save, SecondOrderPlatt.save, io.write_table (the CLI's --out), the figure (--plot) and
     write_text_atomic (the audit's --json and --markdown, the experiments' JSON) survive SIGKILL at any moment."""
     if writer == "figure":
         pytest.importorskip("matplotlib", reason="the figure writer needs matplotlib")
     path = tmp_path / {"stats": "s.npz", "platt": "p.json", "table": "t.csv", "json": "a.json",
                        "figure": "f.png"}[writer]
-    kills = _kills(request)
     bad = kill_count(writer, path, kills, np.random.default_rng(list(writer.encode())))
     print(f"{writer}: {bad} of {kills} kills left an unreadable file")
     assert bad == 0
@@ -92,12 +89,12 @@ def test_a_kill_mid_save_leaves_a_file_that_loads(writer, tmp_path, request):
     assert len(leftovers) <= kills and all(p.name.startswith("." + path.name + ".") for p in leftovers)
 
 
+@pytest.mark.parametrize("kills", [6, pytest.param(12, marks=pytest.mark.slow, id="12-kills")])
 @pytest.mark.parametrize("writer", ["plain-stats", "plain-json"])
-def test_negative_control_a_truncating_write_is_torn_by_the_same_kills(writer, tmp_path, request):
+def test_negative_control_a_truncating_write_is_torn_by_the_same_kills(writer, tmp_path, kills):
     """The same content and the same kills through open(path, "w"): the file is torn at least once.  Were it not,
     the test above could not tell an atomic writer from a plain one."""
     path = tmp_path / ("s.npz" if writer == "plain-stats" else "a.json")
-    kills = 2 * _kills(request) if _kills(request) < 12 else 12
     bad = kill_count(writer, path, kills, np.random.default_rng(list(writer.encode())))
     print(f"{writer}: {bad} of {kills} kills left an unreadable file")
     assert bad >= 1
