@@ -7,7 +7,7 @@ recalibration map -> report.  Importing socal loads numpy and scipy only (never 
 """
 
 from ._threads import SPIN_EXPONENT as _OPENBLAS_SPIN  # noqa: F401  (first: before numpy and scipy load OpenBLAS)
-from . import plot, synthetic, truth
+from . import multiclass, plot, synthetic, truth
 from ._evaluate import Evaluation, RecalibratedEvaluation, evaluate, evaluate_recalibrated
 from .degrees import paper_degree, theta
 from ._results import CalibrationError, ConfidenceInterval, DegreeEstimate, SelectionReport, UpperBound

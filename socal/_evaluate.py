@@ -217,7 +217,8 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
         The predictor's own scores: mean in [0, 1], variance in [0, mean (1 - mean)] (e.g. an ensemble's mean and
         the variance of its members' probabilities).
     labels : array_like, shape (n, k), k >= 2
-        0/1 labels from k independent annotators per item.
+        0/1 labels from k independent annotators per item.  For C >= 3 classes (below): class votes 0..C-1, -1 for
+        a missing vote.
     counts : tuple (positives, trials), optional
         Instead of ``labels``: per-item counts (trials >= 2, may vary by item).
     h : 'auto', float or (float, float), default 'auto'
@@ -260,6 +261,11 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     -------
     Evaluation
         ``print(result)`` gives the reading; ``result.mean``, ``result.var`` are the perturbed scores.
+    socal.multiclass.MulticlassEvaluation
+        For C >= 3 classes: ``raw_mean`` the members' probabilities (n, M, C) with ``raw_var`` None, or a mean
+        (n, C) with a covariance (n, C, C) or class variances (n, C); ``labels`` class votes (n, k) or ``counts``
+        (n, C) votes per class.  One table: the joint, trace, top-label and Holm-adjusted class-wise tests, each
+        class's CE2 and CE1, and the top label's (:func:`socal.multiclass.evaluate_multiclass`).
 
     Examples
     --------
@@ -271,6 +277,17 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     (True, 'within reference')
     """
     func = "evaluate"
+    from .multiclass import multiclass_input
+
+    multi = multiclass_input(raw_mean, raw_var)
+    if multi is not None:  # C >= 3 classes: the one-call multiclass evaluation
+        from .multiclass import evaluate_multiclass
+
+        if checkpoint is not None:
+            raise ValueError(f"The 'checkpoint' parameter of {func} is not available for multiclass input yet. Got "
+                             f"{checkpoint!r}.")
+        return evaluate_multiclass(*multi, labels, counts=counts, h=h, ci=ci, n_boot=n_boot, rng=rng,
+                                   progress=progress)
     m, v = check_scores(raw_mean, raw_var, func, raw=True, names=("raw_mean", "raw_var"))
     check_aligned(func, (("raw_mean", raw_mean), ("labels", labels), ("counts", counts)))  # var: in check_scores
     a, k = check_labels(labels, m.shape[0], func, counts=counts)

@@ -22,16 +22,26 @@ def from_members(probabilities: ArrayLike, *, ddof: int = 1) -> tuple[np.ndarray
     exceed m (1 - m) (the members' values lie in [0, 1]); with ``ddof=1`` the unbiased estimate can (members split
     between 0 and 1), and is then capped at m (1 - m).
 
+    A C-class ensemble, ``probabilities`` of shape (n, M, C) with C >= 3 (each member's probability vector),
+    gives the mean vector and the members' covariance matrix: mean (n, C) and cov (n, C, C) =
+    sum_j (p_j - m)(p_j - m)^T / (M - ddof), positive semidefinite with rows summing to 0 (each p_j sums to 1);
+    where a class variance exceeds m_c (1 - m_c) (``ddof=1``), the whole matrix is scaled down to meet it, which
+    keeps both properties.  That is the input of the multiclass functions (:mod:`socal.multiclass`).
+
     Parameters
     ----------
-    probabilities : array_like, shape (n, M)
-        Member probabilities in [0, 1], one row per item, M >= 2 members.  More members than items is read as
-        given, with a warning (it is most often a transposed array).
+    probabilities : array_like, shape (n, M) or (n, M, C)
+        Member probabilities in [0, 1], one row per item, M >= 2 members (and, for C classes, rows of each member
+        summing to 1 within 1e-6).  More members than items is read as given, with a warning (it is most often a
+        transposed array).
     ddof : {1, 0}
 
     Returns
     -------
     mean, var : ndarray, shape (n,)
+        For (n, M) input.
+    mean, cov : ndarray, shapes (n, C) and (n, C, C)
+        For (n, M, C) input.
 
     Examples
     --------
@@ -43,11 +53,8 @@ def from_members(probabilities: ArrayLike, *, ddof: int = 1) -> tuple[np.ndarray
     func = "from_members"
     ddof = check_int(ddof, "ddof", func, 0, 1)
     shape = np.shape(probabilities)
-    if len(shape) == 3 and shape[-1] > 2:  # a multi-class ensemble: socal's scores are of one event, Y = 1
-        raise ValueError(f"The 'probabilities' parameter of {func} must be a 2-dimensional array of P(Y = 1), one row "
-                         f"per item and one column per member. Got an array of shape {shape} instead, which reads as "
-                         f"{shape[-1]} classes: pass one class's probabilities, probabilities[:, :, c], with the "
-                         f"labels 'item's label is c' (one-vs-rest; docs/guide.md, 'More than two classes').")
+    if len(shape) == 3 and shape[-1] > 2:  # a multi-class ensemble: the mean vector and the covariance
+        return _multiclass_members(probabilities, ddof, func)
     if len(shape) == 3 and shape[-1] == 2:  # two-class probabilities: P(Y = 1) is the last axis' second entry
         raise ValueError(f"The 'probabilities' parameter of {func} must be a 2-dimensional array of P(Y = 1), one row "
                          f"per item and one column per member. Got an array of shape {shape} instead: for both "
@@ -67,3 +74,29 @@ def from_members(probabilities: ArrayLike, *, ddof: int = 1) -> tuple[np.ndarray
     m = p.mean(axis=1)
     v = np.minimum(p.var(axis=1, ddof=ddof), m * (1.0 - m))
     return m, v
+
+
+def _multiclass_members(probabilities, ddof, func):
+    p = check_array(probabilities, "probabilities", func, ndim=3, lo=0.0, hi=1.0,
+                    rule="in [0, 1] (members' class probabilities)", clip_edges=True)
+    n, M, C = p.shape
+    if M < 2:
+        raise ValueError(f"The 'probabilities' parameter of {func} must have M >= 2 members (shape (n, M, C)). Got "
+                         f"shape {p.shape} instead.")
+    off = np.abs(p.sum(axis=2) - 1.0)
+    if off.max() > 1e-6:
+        i, j = map(int, np.argwhere(off > 1e-6)[0])
+        raise ValueError(f"The 'probabilities' parameter of {func} must hold probability vectors (each member's "
+                         f"class probabilities summing to 1). Got item {i}, member {j} summing to "
+                         f"{p[i, j].sum():.6g} instead (logits? apply a softmax first).")
+    if M > n:
+        warnings.warn(f"{func}: {M} members for {n} items; the first axis is items. If the members come first, "
+                      f"pass probabilities.transpose(1, 0, 2).", UserWarning, stacklevel=3)
+    m = p.mean(axis=1)
+    d = p - m[:, None, :]
+    cov = np.einsum("ijc,ijd->icd", d, d) / (M - ddof)
+    cap = m * (1.0 - m)
+    diag = np.diagonal(cov, axis1=1, axis2=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(diag > cap, cap / np.where(diag > 0, diag, 1.0), 1.0).min(axis=1)
+    return m, cov * ratio[:, None, None]

@@ -12,7 +12,7 @@ from .truth import CE2_PANELS, discrete_calibration_functions, discrete_ce1, dis
 
 __all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population",
            "beta_calibrated_sample", "ZooMember", "validation_zoo", "sharp_population", "SHARP_KINDS",
-           "EnsembleLikePopulation"]
+           "EnsembleLikePopulation", "DirichletEnsemble"]
 
 
 @dataclass(frozen=True)
@@ -367,3 +367,62 @@ class GaussianMixtureTask:
         k = check_int(k, "k", "GaussianMixtureTask.labels", 1, 10**6)
         rng = check_rng(rng, "GaussianMixtureTask.labels")
         return (rng.random((x.shape[0], k)) < self.fstar(x)[:, None]).astype(float)
+
+
+@dataclass(frozen=True)
+class DirichletEnsemble:
+    """A C-class ensemble with a known way of being miscalibrated, for the multiclass test's size and power.
+
+    Per item: a base vector b ~ Dirichlet(``alpha`` 1_C), M members p_j ~ Dirichlet(``spread`` b), and the scores
+    the members' mean m and covariance Sigma (:func:`socal.from_members`, ``ddof=0``).  The truth f* is one member
+    chosen uniformly at random, so that E[f* | m, Sigma] = m and E[f* f*^T | m, Sigma] = m m^T + Sigma exactly:
+    ``kind='calibrated'`` is canonically calibrated.  The alternatives change the truth or the reported covariance:
+
+    - ``'tempered'``: f* = softmax(log p_J / ``temperature``): the reported means over-confident for T > 1;
+    - ``'overconfident'``: the reported covariance is ``var_factor`` times the members' (variances too small);
+    - ``'misscaled'``: class 0's probability in the truth is multiplied by ``scale`` and the vector renormalised.
+
+    :meth:`sample` draws k votes per item from Categorical(f*).
+    """
+
+    C: int = 3
+    M: int = 5
+    alpha: float = 2.0
+    spread: float = 20.0
+    kind: str = "calibrated"
+    temperature: float = 1.5
+    var_factor: float = 0.3
+    scale: float = 1.3
+
+    def __post_init__(self):
+        check_int(self.C, "C", "DirichletEnsemble", 3, 1000)
+        check_int(self.M, "M", "DirichletEnsemble", 2, 10_000)
+        if self.kind not in ("calibrated", "tempered", "overconfident", "misscaled"):
+            raise ValueError(f"The 'kind' parameter of DirichletEnsemble must be 'calibrated', 'tempered', "
+                             f"'overconfident' or 'misscaled'. Got {self.kind!r} instead.")
+
+    def sample(self, n, *, k=2, rng=None):
+        """(mean (n, C), cov (n, C, C), votes (n, k)) for n items."""
+        from .members import from_members
+
+        n = check_int(n, "n", "DirichletEnsemble.sample", 1, 10**8)
+        k = check_int(k, "k", "DirichletEnsemble.sample", 1, 10**6)
+        rng = check_rng(rng, "DirichletEnsemble.sample")
+        b = rng.dirichlet(np.full(self.C, self.alpha), n)
+        g = rng.gamma(self.spread * b[:, None, :] + 1e-3, size=(n, self.M, self.C))
+        p = g / g.sum(axis=2, keepdims=True)
+        m, cov = from_members(p, ddof=0)
+        f = p[np.arange(n), rng.integers(0, self.M, n)]
+        if self.kind == "tempered":
+            z = np.log(np.clip(f, 1e-300, None)) / self.temperature
+            f = np.exp(z - z.max(axis=1, keepdims=True))
+            f /= f.sum(axis=1, keepdims=True)
+        elif self.kind == "misscaled":
+            f = f.copy()
+            f[:, 0] *= self.scale
+            f /= f.sum(axis=1, keepdims=True)
+        elif self.kind == "overconfident":
+            cov = cov * self.var_factor
+        u = rng.random((n, k, 1))
+        votes = (u > np.cumsum(f, axis=1)[:, None, :]).sum(axis=2)
+        return m, cov, np.minimum(votes, self.C - 1)

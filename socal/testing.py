@@ -250,19 +250,19 @@ class CalibrationTest:
         level = 0.05 if alpha is None else alpha
         own = 0.05 if self.alpha is None else self.alpha
         what = "second-order calibration" if self.order == 2 else "first-order calibration (of the means)"
-        p = _fmt_p(self.pvalue)
+        p = fmt_p(self.pvalue)
         lines = []
         if self.impossible:
             lines.append(f"{what} rejected, p = 0: {self.impossible} item(s) have labels that cannot occur if the "
                          f"scores are calibrated (a positive label at mean 0, a negative at mean 1, or disagreeing "
                          f"labels where var = m (1 - m)).  The other items:")
-            p = _fmt_p(_chi2_sf(self.statistic, self.df))
-        if _chi2_sf(self.statistic, self.df) < level:
+            p = fmt_p(chi2_sf(self.statistic, self.df))
+        if chi2_sf(self.statistic, self.df) < level:
             head = f"{what} rejected at level {level:g}, {p} (T = {self.statistic:.1f} on {self.df} df)"
             reg = self.where()
             if self.variance_part is not None:
-                head += (f"; means: {_fmt_p(self.mean_part.pvalue)}, variances given the means: "
-                         f"{_fmt_p(self.variance_part.pvalue)}")
+                head += (f"; means: {fmt_p(self.mean_part.pvalue)}, variances given the means: "
+                         f"{fmt_p(self.variance_part.pvalue)}")
             lines.append(head + ".")
             if reg is not None:
                 lines.append(f"The evidence is strongest in the {reg.part}s {reg.describe()}.")
@@ -325,14 +325,14 @@ class CalibrationTest:
                 "detectable": {k: (float(d) if math.isfinite(d) else None) for k, d in self.detectable.items()}}
 
 
-def _chi2_sf(t, df):
+def chi2_sf(t, df):
     """The chi-square tail of a statistic (1 with no degrees of freedom)."""
     from scipy import stats  # on first use: scipy.stats costs 0.3-0.6 s at import, and import socal stays fast
 
     return float(stats.chi2.sf(t, df)) if df > 0 else 1.0
 
 
-def _fmt_p(p):
+def fmt_p(p):
     """'p = 0.003', 'p = 1.6e-33', or 'p < 1e-300' where the chi-square tail underflows."""
     return "p < 1e-300" if p == 0 else f"p = {p:.2g}" if p < 0.001 else f"p = {p:.3f}"
 
@@ -559,13 +559,13 @@ def _mid_ranks(counts):
     return 2.0 * cdf - 1.0
 
 
-def _quad(vec, evecs, evals):
+def quad_form(vec, evecs, evals):
     """vec' V^+ vec in the eigenbasis kept."""
     proj = evecs.T @ vec
     return float(np.sum(proj * proj / evals))
 
 
-def _pinv_parts(V):
+def pinv_parts(V):
     """Eigenvectors and eigenvalues of V kept (standardized by its diagonal): V^+ acts as D E diag(1/l) E' D."""
     d = np.sqrt(np.clip(np.diag(V), 0.0, None))
     keep_diag = d > 0
@@ -772,11 +772,11 @@ def _score_test(stats, n, degree, alpha):
             V[r * dphi:(r + 1) * dphi, s * dphi:(s + 1) * dphi] = block
             if s != r:
                 V[s * dphi:(s + 1) * dphi, r * dphi:(r + 1) * dphi] = block.T
-    E, lam = _pinv_parts(V)
-    T, df = _quad(g, E, lam), int(lam.size)
-    E1, lam1 = _pinv_parts(V[:dphi, :dphi])
-    T1, df1 = _quad(g[:dphi], E1, lam1), int(lam1.size)
-    sf = _chi2_sf
+    E, lam = pinv_parts(V)
+    T, df = quad_form(g, E, lam), int(lam.size)
+    E1, lam1 = pinv_parts(V[:dphi, :dphi])
+    T1, df1 = quad_form(g[:dphi], E1, lam1), int(lam1.size)
+    sf = chi2_sf
     pval = 0.0 if stats.impossible else sf(T, df)  # T, its parts and the regions describe the other rows
     mean_part = TestPart(T1, df1, sf(T1, df1))
     var_part = None
@@ -788,7 +788,7 @@ def _score_test(stats, n, degree, alpha):
     if df > 0:
         lam_star = _noncentrality(df, level, DETECTABLE_POWER)
         for name, D in dirs.items():
-            q = _quad((D @ P).ravel(), E, lam)
+            q = quad_form((D @ P).ravel(), E, lam)
             detectable[name] = math.sqrt(lam_star / q) if q > 0 else math.inf
     regions = _regions(S, occ, x, y, order, C)
     return CalibrationTest(statistic=T, df=df, pvalue=pval, order=order, n=n, degree=degree, mean_part=mean_part,
@@ -924,6 +924,10 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     CalibrationTest
         ``statistic``, ``pvalue``, ``df``, the mean and variance parts, the regions, the detectable effects;
         ``print(result)`` reads it in words.
+    socal.multiclass.MulticlassTest
+        For C >= 3 classes (``mean`` (n, M, C) members' probabilities, or (n, C) with ``var`` a covariance
+        (n, C, C) or class variances (n, C); ``labels`` class votes or ``counts`` (n, C)): the joint, trace,
+        top-label and Holm-adjusted class-wise tests (:func:`socal.multiclass.multiclass_test`).
 
     Examples
     --------
@@ -935,6 +939,17 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     (True, True)
     """
     func = "calibration_test"
+    from .multiclass import multiclass_input
+
+    multi = None if isinstance(mean, CalibrationTestStats) or chunks is not None else \
+        multiclass_input(mean, var)
+    if multi is not None:  # C >= 3 classes
+        from .multiclass import multiclass_test
+
+        if any(x is not None for x in (alpha, degree, checkpoint)) or covariance != "null" or order != 2:
+            raise ValueError(f"For multiclass input {func} takes mean, var (covariance), labels or counts only; "
+                             f"'order', 'alpha', 'degree', 'covariance' and 'checkpoint' are for binary scores.")
+        return multiclass_test(*multi, labels, counts=counts)
     if isinstance(order, bool) or order not in (1, 2):
         raise ValueError(f"The 'order' parameter of {func} must be 1 or 2. Got {order!r} instead.")
     check_bool(progress, "progress", func)

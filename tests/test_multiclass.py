@@ -1,0 +1,169 @@
+"""socal.multiclass: a C-class predictor's (mean, covariance) judged, sized and fixed (issue 59)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import socal
+from socal.multiclass import (MulticlassPlatt, MulticlassTestStats, _pairs, check_multiclass, evaluate_multiclass,
+                              holm, multiclass_test, project_simplex_covariance)
+from socal.synthetic import DirichletEnsemble
+
+
+@pytest.fixture(scope="module")
+def calibrated():
+    return DirichletEnsemble(C=3).sample(3000, rng=0)
+
+
+def test_from_members_gives_the_mean_vector_and_the_members_covariance():
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet([2, 3, 4, 1], (50, 6))
+    m, cov = socal.from_members(p)
+    assert m.shape == (50, 4) and cov.shape == (50, 4, 4)
+    i = 7
+    np.testing.assert_allclose(cov[i], np.cov(p[i].T, ddof=1), atol=1e-15)
+    np.testing.assert_allclose(m.sum(axis=1), 1.0)
+    assert np.abs(cov.sum(axis=2)).max() < 1e-15 and np.linalg.eigvalsh(cov).min() > -1e-15
+    m0, cov0 = socal.from_members(p, ddof=0)
+    np.testing.assert_allclose(cov0 * 6 / 5, cov, atol=1e-15)
+    # two members at opposite corners: the ddof=1 variance exceeds m (1 - m), and the matrix is scaled to meet it
+    corner = np.array([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]] * 3)
+    mc, cc = socal.from_members(corner)
+    assert np.all(np.diagonal(cc, axis1=1, axis2=2) <= mc * (1 - mc) + 1e-15)
+    with pytest.raises(ValueError, match="probability vectors .* summing to 1"):
+        socal.from_members(p * 1.1)
+
+
+@pytest.mark.parametrize("mutate, match", [
+    (lambda m, S, y: (m[:, :2] / m[:, :2].sum(1, keepdims=True), S[:, :2, :2], y), "C >= 3"),
+    (lambda m, S, y: (m * 1.01, S, y), "rows summing to 1"),
+    (lambda m, S, y: (m, S + 1e-3 * np.eye(3)[None], y), "rows summing to 0"),
+    (lambda m, S, y: (m, S + np.array([[0, 1e-3, -1e-3], [0, 0, 0], [0, -1e-3, 1e-3]])[None], y), "symmetric"),
+    (lambda m, S, y: (m, -S, y), "positive semidefinite"),
+    (lambda m, S, y: (m, S[:, :, :2], y), "shape"),
+    (lambda m, S, y: (m, S, np.where(y == 0, 3, y)), "class indices 0..2"),
+    (lambda m, S, y: (m, S, np.column_stack([y[:, 0], np.full(len(y), -1)])), "at least 2 votes"),
+])
+def test_bad_multiclass_input_is_refused_by_name(calibrated, mutate, match):
+    with pytest.raises(ValueError, match=match):
+        multiclass_test(*mutate(*calibrated))
+
+
+def test_a_class_variance_above_m_1_minus_m_is_refused():
+    m = np.array([[0.1, 0.3, 0.6]])
+    v = np.array([[0.2, 0.01, 0.01]])
+    with pytest.raises(ValueError, match="at most m \\(1 - m\\)"):
+        check_multiclass(m, v, counts=np.array([[1, 1, 0]]))
+
+
+def test_holm_matches_its_definition_and_is_not_bonferroni():
+    p = np.array([0.01, 0.04, 0.03, 0.2])
+    # step-down: sorted 0.01, 0.03, 0.04, 0.2 times 4, 3, 2, 1, running maximum
+    np.testing.assert_allclose(holm(p), [0.04, 0.09, 0.09, 0.2])
+    assert not np.allclose(holm(p), np.minimum(1, 4 * p))  # negative control: Bonferroni is another rule
+
+
+def test_the_parts_are_the_binary_tests_of_their_events(calibrated):
+    m, S, y = calibrated
+    res = multiclass_test(m, S, y)
+    for c in range(3):
+        direct = socal.calibration_test(m[:, c], S[:, c, c], (y == c).astype(float))
+        assert res.classes[c].statistic == pytest.approx(direct.statistic, rel=1e-12)
+    t = m.argmax(axis=1)
+    rows = np.arange(len(m))
+    top = socal.calibration_test(m[rows, t], S[rows, t, t], (y == t[:, None]).astype(float))
+    assert res.top.statistic == pytest.approx(top.statistic, rel=1e-12)
+    assert res.joint.df == 6 * 4 - 4  # unordered pairs x basis, less the sum-to-zero direction per basis function
+
+
+def test_the_joint_test_statistic_has_its_chi_square_mean_under_the_null():
+    """The null covariance is exact at k = 2: over replicates T averages df (E chi2_df = df) and rejects at about
+    the level.  Negative control: the same residuals read with the covariance of two independent votes (the pair
+    law without Sigma, a natural mistake) average far from df, so the check can fail."""
+    from socal.testing import pinv_parts, quad_form
+
+    reps, T, T_wrong, rej = 120, [], [], 0
+    pop = DirichletEnsemble(C=3)
+    for r in range(reps):
+        m, S, y = pop.sample(800, rng=r)
+        first, second = _pairs(np.stack([(y == c).sum(1) for c in range(3)], 1).astype(float), 0)
+        stats = MulticlassTestStats(3).update(m, S, first, second)
+        joint = stats.test()[0]
+        T.append(joint.statistic)
+        rej += joint.pvalue < 0.05
+        E, lam = pinv_parts(MulticlassTestStats(3).update(m, 0 * S, first, second).V)
+        T_wrong.append(quad_form(stats.g, E, lam))
+    df, bound = joint.df, 4 * np.sqrt(2 * joint.df / reps)
+    assert abs(np.mean(T) - df) < bound
+    assert rej / reps <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps)
+    assert abs(np.mean(T_wrong) - df) > bound
+
+
+@pytest.mark.parametrize("kind", ["tempered", "misscaled"])
+def test_the_joint_test_finds_miscalibrated_means(kind):
+    m, S, y = DirichletEnsemble(C=3, kind=kind).sample(4000, rng=1)
+    res = multiclass_test(m, S, y)
+    assert res.joint.pvalue < 1e-6 and res.pvalue == res.joint.pvalue
+    if kind == "misscaled":  # class 0 is the one mis-scaled: its class-wise part says so
+        assert res.holm[0] < 1e-4 and res.holm[0] == res.holm.min()
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), chunks=st.integers(1, 7))
+def test_the_same_statistics_in_any_order_or_chunking(seed, chunks):
+    m, S, y = DirichletEnsemble(C=4).sample(700, k=3, rng=seed % 1000)
+    A = np.stack([(y == c).sum(1) for c in range(4)], 1).astype(float)
+    first, second = _pairs(A, 0)
+    whole = MulticlassTestStats(4).update(m, S, first, second).test()
+    perm = np.random.default_rng(seed).permutation(len(m))
+    parts = [MulticlassTestStats(4).update(m[i], S[i], first[i], second[i]) for i in np.array_split(perm, chunks)]
+    merged = parts[0]
+    for p in parts[1:]:
+        merged = merged.merge(p)
+    got = merged.test()
+    for a, b in zip(whole, got):
+        assert a.statistic == pytest.approx(b.statistic, rel=1e-9) and a.df == b.df
+    # the pairs drawn from items with 3 votes are the same rows in any order (keyed by the items' counts)
+    f2, s2 = _pairs(A[perm], 0)
+    assert np.array_equal(f2, first[perm]) and np.array_equal(s2, second[perm])
+
+
+def test_the_recalibrator_outputs_a_simplex_mean_and_a_valid_covariance_and_saves(tmp_path):
+    m, S, y = DirichletEnsemble(C=3, kind="tempered").sample(6000, rng=2)
+    ev = evaluate_multiclass(m, S, y, h=1 / 16, n_boot=20)
+    fit = MulticlassPlatt(h=1 / 16).fit(ev.mean[:3000], ev.var[:3000], y[:3000])
+    m2, S2 = fit.transform(ev.mean[3000:], ev.var[3000:])
+    assert np.abs(m2.sum(1) - 1).max() < 1e-12 and np.abs(S2.sum(2)).max() < 1e-12
+    assert np.linalg.eigvalsh(S2).min() > -1e-12
+    before, after = multiclass_test(m[3000:], S[3000:], y[3000:]), multiclass_test(m2, S2, y[3000:])
+    assert after.joint.statistic < before.joint.statistic / 3
+    fit.save(tmp_path / "map.json")
+    again = MulticlassPlatt.load(tmp_path / "map.json").transform(ev.mean[3000:], ev.var[3000:])
+    assert np.array_equal(again[0], m2) and np.array_equal(again[1], S2)
+
+
+@given(st.lists(st.floats(0, 1), min_size=3, max_size=6), st.floats(0, 0.3))
+def test_the_projection_is_a_probability_vector_and_a_covariance(raw, var):
+    m, cov = project_simplex_covariance(np.array([raw]), np.full((1, len(raw)), var))
+    assert abs(m.sum() - 1) < 1e-12 and np.all(m >= 0)
+    assert np.abs(cov.sum(axis=2)).max() < 1e-12 and np.linalg.eigvalsh(cov[0]).min() > -1e-12
+    assert np.all(np.diagonal(cov[0]) <= m[0] * (1 - m[0]) + 1e-12)
+
+
+def test_one_call_from_members_probabilities_and_counts():
+    """socal.evaluate(probs (n, M, C), counts=(n, C)) is the one call; socal.calibration_test too."""
+    rng = np.random.default_rng(3)
+    base = rng.dirichlet([2, 2, 2], 3000)
+    g = rng.gamma(20 * base[:, None, :] + 1e-3, size=(3000, 5, 3))
+    probs = g / g.sum(axis=2, keepdims=True)
+    truth = probs[np.arange(3000), rng.integers(0, 5, 3000)]
+    counts = np.stack([rng.multinomial(10, f) for f in truth])
+    ev = socal.evaluate(probs, None, counts=counts, h=1 / 16, n_boot=20)
+    assert isinstance(ev, socal.multiclass.MulticlassEvaluation) and ev.test.pairs_drawn
+    text = str(ev)
+    assert "joint (canonical" in text and "top label" in text and "class 2" in text
+    test = socal.calibration_test(probs, None, counts=counts)
+    assert test.joint.statistic == pytest.approx(ev.test.joint.statistic, rel=1e-12)
+    with pytest.raises(ValueError, match="'order', 'alpha'"):
+        socal.calibration_test(probs, None, counts=counts, alpha=0.05)
