@@ -104,7 +104,9 @@ def thin_counts(counts, k, *, rng=0, keys=None):
     rng : int or numpy.random.Generator, default 0
         The seed (a Generator: one integer is drawn from it).
     keys : sequence of length n, optional
-        The items' ids; default: the rows' counts themselves (items of equal counts then keep equal votes).
+        The items' ids; default: the rows' counts themselves.  Rows sharing a key and their counts get independent
+        draws (by their occurrence among such rows in this call), so the default is a valid sample too; with
+        distinct ids each item's draw depends on its id and the seed alone, the same in any order or chunking.
 
     Returns
     -------
@@ -148,6 +150,18 @@ def thin_counts(counts, k, *, rng=0, keys=None):
     place = np.arange(item.size) - start  # the vote's place among its item's votes, in class order
     cols = text_columns(np.array([str(key) for key in keys], dtype=str))  # a 64-bit hash per id, in two halves
     ids = (cols[:, 0].astype(np.uint64) << np.uint64(32)) | cols[:, 1].astype(np.uint64)
+    # rows that share their key and their counts get independent draws, by their occurrence among such rows: one
+    # fixed draw for all of them is no sample (with the counts as keys, 200,000 items of 10 votes have 63 distinct
+    # rows, and the kept classes came out 0.68 / 0.17 / 0.15 against 0.5 / 0.3 / 0.2); equal rows are
+    # interchangeable, so the kept votes are the same multiset in any order
+    _, group = np.unique(np.column_stack([ids.view(np.int64), c]), axis=0, return_inverse=True)
+    group = group.ravel()
+    order_g = np.argsort(group, kind="stable")
+    sizes = np.bincount(group)
+    occurrence = np.empty(n, dtype=np.uint64)
+    occurrence[order_g] = (np.arange(n) - np.repeat(np.cumsum(sizes) - sizes, sizes)).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        ids = np.where(occurrence > 0, mix64(ids ^ mix64(occurrence)), ids)
     with np.errstate(over="ignore"):
         prio = mix64(mix64(ids ^ stream_salt(seed & 0xFFFFFFFF, seed >> 32))[item] + place.astype(np.uint64))
     order = np.lexsort((prio, item))

@@ -148,3 +148,20 @@ def test_import_socal_loads_no_heavy_scipy_module():
                                        text=True, check=True).stdout.strip()
     assert run("") == "[]"
     assert "scipy.stats" in run(", scipy.stats")
+
+
+def test_thin_counts_without_keys_is_a_sample_not_one_draw_per_distinct_row():
+    """With the counts as keys (the default) all 200,000 items of 10 votes share 63 distinct rows; one fixed draw
+    per distinct row kept class 0 in 0.68 of the votes against its 0.5 (found by the multiclass test's size).  Rows
+    sharing a key and counts now draw independently: the kept shares and the same-class pair rate are the
+    hypergeometric's.  Negative control: one draw per distinct row, broadcast, is far off."""
+    rng = np.random.default_rng(0)
+    f = np.array([0.5, 0.3, 0.2])
+    c = rng.multinomial(10, f, size=200_000)
+    two = datasets.thin_counts(c, 2, rng=0)
+    share, same = two.sum(axis=0) / two.sum(), (two.max(axis=1) == 2).mean()
+    se = np.sqrt(0.25 / 200_000)
+    assert np.all(np.abs(share - f) < 5 * se) and abs(same - (f**2).sum()) < 5 * se
+    rows, inverse = np.unique(c, axis=0, return_inverse=True)
+    one_each = datasets.thin_counts(rows, 2, rng=0)[inverse.ravel()]
+    assert np.abs(one_each.sum(axis=0) / one_each.sum() - f).max() > 20 * se
