@@ -178,12 +178,13 @@ def _estimate(args):
     return 0
 
 
-def _data_args(parser, mean_help, var_help):
-    """The file and column arguments shared by 'estimate' and 'evaluate'."""
+def _data_args(parser, mean_help, var_help, required=True):
+    """The file and column arguments shared by 'estimate' and 'evaluate' (``required`` False: 'evaluate', whose
+    multiclass mode names its columns by patterns)."""
     parser.add_argument("file", help="a .csv or .tsv file (header row, UTF-8; also compressed as .gz, .bz2 or .xz) "
                                      "or a .parquet file")
-    parser.add_argument("--mean", required=True, help=mean_help)
-    parser.add_argument("--var", required=True, help=var_help)
+    parser.add_argument("--mean", required=required, help=mean_help)
+    parser.add_argument("--var", required=required, help=var_help)
     parser.add_argument("--labels",
                         help="comma-separated 0/1 label columns, at least two; an empty cell is a missing vote")
     parser.add_argument("--positives", help="instead of --labels: column counting the positive labels per item")
@@ -308,6 +309,95 @@ def _evaluate_checkpoint(args):
         h=args.h, ci=args.ci, n_boot=args.n_boot, seed=args.seed, min_labels=args.min_labels))
 
 
+def _multiclass_inputs(args):
+    """(probs or (mean, var), counts or votes, class names) of 'socal evaluate --classes'."""
+    import re
+
+    from .io import column_names, read_columns
+
+    classes = [c.strip() for c in args.classes.split(",") if c.strip()]
+    if len(classes) < 3 or len(set(classes)) != len(classes):
+        raise ValueError(f"--classes needs at least 3 distinct class names; got {args.classes!r}")
+    if args.positives or args.trials:
+        raise ValueError("--positives/--trials are for two classes; with --classes use --counts 'n_{c}' or --labels")
+    names = column_names(args.file)
+    npz = str(args.file).lower().endswith(".npz")
+    if args.members:
+        if npz:
+            probs = read_columns(args.file, [args.members])[args.members]
+        else:
+            if "{m}" not in args.members or "{c}" not in args.members:
+                raise ValueError(f"--members must be a pattern with {{m}} and {{c}}, e.g. 'p{{m}}_{{c}}'; got "
+                                 f"{args.members!r}")
+            rx = re.compile("^" + re.escape(args.members).replace(re.escape("{m}"), r"(\d+)").replace(
+                re.escape("{c}"), "(?:" + "|".join(map(re.escape, classes)) + ")") + "$")
+            members = sorted({int(mt.group(1)) for n_ in names if (mt := rx.match(n_))})
+            if len(members) < 2:
+                raise ValueError(f"--members {args.members!r} matches {len(members)} member(s) in {args.file}; "
+                                 f"an ensemble needs at least 2")
+            cols = [args.members.replace("{m}", str(j)).replace("{c}", c) for j in members for c in classes]
+            got = read_columns(args.file, cols)
+            probs = np.stack([np.column_stack([got[args.members.replace("{m}", str(j)).replace("{c}", c)]
+                                               for c in classes]) for j in members], axis=1)
+        scores = (probs, None)
+    else:
+        if not args.mean or not args.var or "{c}" not in args.mean + args.var:
+            raise ValueError("with --classes give --members 'p{m}_{c}', or --mean 'mean_{c}' and --var 'var_{c}' "
+                             "(patterns with {c})")
+        got = read_columns(args.file, [p.replace("{c}", c) for p in (args.mean, args.var) for c in classes])
+        scores = tuple(np.column_stack([got[p.replace("{c}", c)] for c in classes]) for p in (args.mean, args.var))
+    if args.counts:
+        key = [args.counts] if npz else [args.counts.replace("{c}", c) for c in classes]
+        got = read_columns(args.file, key)
+        votes = dict(counts=got[args.counts] if npz else np.column_stack([got[k] for k in key]))
+    elif args.labels:
+        cols = [c.strip() for c in args.labels.split(",")]
+        got = read_columns(args.file, cols)
+        votes = dict(labels=np.nan_to_num(np.column_stack([got[c] for c in cols]), nan=-1.0))
+    else:
+        raise ValueError("with --classes give the votes: --counts 'n_{c}' or --labels (columns of class indices)")
+    return scores, votes, classes
+
+
+def _evaluate_multiclass(args):
+    from .multiclass import evaluate_multiclass
+
+    if args.checkpoint:
+        raise ValueError("--checkpoint is not available with --classes yet")
+    (first, second), votes, classes = _multiclass_inputs(args)
+    if second is None:
+        from .members import from_members
+
+        first, second = from_members(first)
+    res = evaluate_multiclass(first, second, **votes, names=classes, h=args.h, ci=_or(args.ci, CI),
+                              n_boot=_or(args.n_boot, N_BOOT), rng=args.seed, progress=_progress_flag(args))
+    print(json.dumps(res.to_dict(), indent=2, default=float) if args.json else res.summary())
+    if args.out:
+        from .io import write_table
+
+        cols = {}
+        for c, e in zip(classes, res.classes):
+            cols[f"perturbed_mean_{c}"], cols[f"perturbed_var_{c}"] = e.mean, e.var
+        write_table(args.out, cols)
+        if not args.json:
+            print(f"perturbed class scores (one row per input row, same order): {args.out}")
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from .files import save_figure
+        from .plot import multiclass_figure
+
+        fig = multiclass_figure(res, **votes, rng=args.seed)
+        save_figure(fig, args.plot, dpi=110)
+        plt.close(fig)
+        if not args.json:
+            print(f"figure (per-class reliability, CE2 against the references): {args.plot}")
+    return 0
+
+
 def _evaluate(args):
     import warnings
 
@@ -319,6 +409,12 @@ def _evaluate(args):
     if args.plot:
         require_extra("evaluate --plot", "plot", "matplotlib")
         _check_image_format(args.plot, "--plot")
+    if args.classes:
+        return _evaluate_multiclass(args)
+    if args.members or args.counts:
+        raise ValueError("--members and --counts are for a multiclass predictor: give --classes too")
+    if not args.mean or not args.var:
+        raise ValueError("the following arguments are required: --mean, --var (or --classes for C >= 3 classes)")
 
     reader = read_chunks(args.file, mean=args.mean, var=args.var, chunk_rows=args.chunk_rows,
                          **_label_columns(args))
@@ -676,8 +772,20 @@ def build_parser():
                                     "perturbed predictor, which is what you deploy), estimates CE2 and CE1 with "
                                     "intervals, and compares them with the value a perfectly calibrated predictor "
                                     "with the same raw scores would have.")
-    _data_args(ev, "column of the predicted means, in [0, 1]",
-               "column of the predicted variances, in [0, mean (1 - mean)]")
+    _data_args(ev, "column of the predicted means, in [0, 1] (with --classes: a pattern such as 'mean_{c}')",
+               "column of the predicted variances, in [0, mean (1 - mean)] (with --classes: a pattern such as "
+               "'var_{c}', the class variances)", required=False)
+    ev.add_argument("--classes", metavar="A,B,C",
+                    help="C >= 3 classes: evaluate a multiclass predictor in one call (joint, trace, top-label and "
+                         "Holm-adjusted class-wise tests, per-class CE2 and CE1); column patterns put each class "
+                         "name in {c}")
+    ev.add_argument("--members", metavar="PATTERN",
+                    help="with --classes: the members' probability columns, e.g. 'p{m}_{c}' ({m}: the members found "
+                         "in the file; gives the full covariance, so the joint test runs); or an .npz array name "
+                         "of shape (n, M, C)")
+    ev.add_argument("--counts", metavar="PATTERN",
+                    help="with --classes: votes per class, e.g. 'n_{c}' (or an .npz array (n, C)); or use --labels "
+                         "with columns of class indices 0..C-1 (an empty cell is a missing vote)")
     ev.add_argument("--h", type=_bandwidth_or_auto, default="auto",
                     help="how much to blur the scores before the CE2 estimate: 'auto' (default: per axis from the "
                          "scores' spreads and n, at most 1/16,1/64; see socal.bandwidth), one value or 'mean,var'; "

@@ -26,7 +26,8 @@ import numpy as np
 from .files import atomic_write
 from ._validation import VoteCounts, labels_to_counts
 
-__all__ = ["CSVChunks", "ParquetChunks", "read_chunks", "read_all", "write_table", "MissingVotesWarning"]
+__all__ = ["CSVChunks", "ParquetChunks", "read_chunks", "read_all", "read_columns", "column_names", "write_table",
+           "MissingVotesWarning"]
 
 DEFAULT_CHUNK_ROWS = 1_000_000
 
@@ -440,3 +441,72 @@ def read_all(chunks: Any) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | N
         return mean, var, np.concatenate([c["labels"] for c in parts]), None
     cs = [c["counts"] if "counts" in c else labels_to_counts(np.asarray(c["labels"], dtype=float)) for c in parts]
     return mean, var, None, (np.concatenate([a for a, _ in cs]), np.concatenate([k for _, k in cs]))
+
+
+def read_columns(path: str | os.PathLike, names: list[str]) -> dict[str, np.ndarray]:
+    """The named columns of a table, whole, as float arrays (an empty CSV cell is NaN): CSV/TSV (compressed
+    too), Parquet, or .npz (its arrays by name).  For inputs that are read in one piece, as the multiclass
+    evaluation is; a missing column is a ValueError naming it and the columns there are."""
+    path = _file_path(path, "read_columns")
+    if path.suffix.lower() == ".npz":
+        with np.load(path, allow_pickle=False) as z:
+            have = list(z.files)
+            missing = [c for c in names if c not in have]
+            if missing:
+                raise ValueError(f"{path}: no array named {missing[0]!r}; the file has {have}.")
+            return {c: np.asarray(z[c], dtype=float) for c in names}
+    fmt, _ = table_format(path)
+    if fmt == "parquet":
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise ImportError("Reading Parquet needs pyarrow: pip install 'socal[parquet]'") from None
+        table = pq.read_table(path)
+        missing = [c for c in names if c not in table.column_names]
+        if missing:
+            raise ValueError(f"{path}: no column {missing[0]!r}; the columns are {table.column_names}.")
+        return {c: np.asarray(table.column(c).to_numpy(zero_copy_only=False), dtype=float) for c in names}
+    with _open_text(path) as fh:
+        reader = csv.reader(fh, delimiter="\t" if fmt == "tsv" else ",")
+        header = next(reader, None)
+        if header is None:
+            raise ValueError(f"{path} is empty (no header row).")
+        header = [h.strip() for h in header]
+        missing = [c for c in names if c not in header]
+        if missing:
+            raise ValueError(f"{path}: no column {missing[0]!r}; the columns are {header}.")
+        idx = [header.index(c) for c in names]
+        rows = [[r[i].strip() if i < len(r) else "" for i in idx] for r in reader if r]
+    out = {}
+    for j, c in enumerate(names):
+        col = [row[j] for row in rows]
+        try:
+            out[c] = np.array([float(x) if x != "" else np.nan for x in col])
+        except ValueError:
+            bad = next(x for x in col if x != "" and not _is_float(x))
+            raise ValueError(f"{path}: column {c!r} holds {bad!r}, not a number.") from None
+    return out
+
+
+def _is_float(x):
+    try:
+        float(x)
+    except ValueError:
+        return False
+    return True
+
+
+def column_names(path: str | os.PathLike) -> list[str]:
+    """The column names of a CSV/TSV or Parquet file's header, or an .npz file's array names."""
+    path = _file_path(path, "column_names")
+    if path.suffix.lower() == ".npz":
+        with np.load(path, allow_pickle=False) as z:
+            return list(z.files)
+    fmt, _ = table_format(path)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    with _open_text(path) as fh:
+        header = next(csv.reader(fh, delimiter="\t" if fmt == "tsv" else ","), None)
+    return [h.strip() for h in header or []]

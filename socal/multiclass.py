@@ -172,11 +172,21 @@ def holm(pvalues):
 
 
 # -- the joint and trace statistics ---------------------------------------------------------------------------------
-def _pairs(A, rng):
-    """Each item's vote pair as (c, c') with c <= c': its two votes, or two drawn from its votes."""
+def _pairs(A, rng, m=None):
+    """Each item's vote pair as (c, c') with c <= c': its two votes, or two drawn from its votes, keyed by the
+    item's content (its means ``m`` and counts): the same draws in any row order (equal rows are interchangeable)."""
     from .datasets import thin_counts
+    from .rowkeys import mix64
 
-    two = A if np.all(A.sum(axis=1) == 2) else thin_counts(A.astype(np.int64), 2, rng=rng).astype(float)
+    if np.all(A.sum(axis=1) == 2):
+        two = A
+    else:
+        key = np.zeros(A.shape[0], dtype=np.uint64)
+        content = A if m is None else np.column_stack([m, A])
+        with np.errstate(over="ignore"):
+            for col in np.ascontiguousarray(content, dtype=np.float64).T:
+                key = mix64(key ^ col.view(np.uint64))
+        two = thin_counts(A.astype(np.int64), 2, rng=rng, keys=key.astype(str).tolist()).astype(float)
     first = np.argmax(two > 0, axis=1)
     rest = two.copy()
     rest[np.arange(len(two)), first] -= 1
@@ -397,7 +407,7 @@ def _multiclass_test(m, Sigma, v, A, pair_rng):
     joint = trace = None
     drawn, impossible = bool(np.any(K != 2)), 0
     if Sigma is not None:
-        first, second = _pairs(A, pair_rng)
+        first, second = _pairs(A, pair_rng, m)
         stats = MulticlassTestStats(C).update(m, Sigma, first, second)
         joint, trace = stats.test()
         impossible = stats.impossible
@@ -445,6 +455,9 @@ class MulticlassEvaluation:
         head = self.test.summary(alpha, list(self.names))
         rows = ["", "Size of the error after perturbation (90% intervals; read against the calibrated reference):",
                 f"  {'':<10}{'CE2':>9} {'interval':<18}{'reference':>10}   {'CE1':>8} {'interval':<18}{'reference':>10}"]
+        width = max(10, max(len(str(x)) for x in self.names) + 1)
+        rows[-1] = (f"  {'':<{width}}{'CE2':>9} {'interval':<18}{'reference':>10}   {'CE1':>8} {'interval':<18}"
+                    f"{'reference':>10}")
         for name, e in list(zip(self.names, self.classes)) + [("top label", self.top)]:
             if e.ce2 is None:
                 c2 = f"{'not estimated':>29}{'':>10}"
@@ -452,7 +465,7 @@ class MulticlassEvaluation:
                 c2 = (f"{e.ce2.estimate:>9.4f} [{e.ce2.ci.low:.4f}, {e.ce2.ci.high:.4f}]"
                       f"{e.reference.ce2.value:>10.4f}")
             c1 = f"{e.ce1.estimate:>8.4f} [{e.ce1.ci.low:.4f}, {e.ce1.ci.high:.4f}]{e.reference.ce1.value:>10.4f}"
-            rows.append(f"  {str(name):<10}{c2}   {c1}")
+            rows.append(f"  {str(name):<{width}}{c2}   {c1}")
         if self.ce2_mean is not None:
             rows.append(f"  mean over classes: CE2 {self.ce2_mean:.4f}, CE1 "
                         f"{np.mean([e.ce1.estimate for e in self.classes]):.4f}")
@@ -507,7 +520,7 @@ def evaluate_multiclass(mean, cov, labels=None, *, counts=None, names=None, h="a
     joint = trace = None
     impossible = 0
     if Sigma is not None:
-        first, second = _pairs(A, pair_rng)
+        first, second = _pairs(A, pair_rng, m)
         stats = MulticlassTestStats(C).update(m, Sigma, first, second)
         joint, trace = stats.test()
         impossible = stats.impossible

@@ -29,7 +29,7 @@ from .estimators import calibration_functions
 from .rowkeys import item_keys, keyed_uniforms, stream_salt
 
 __all__ = ["ReliabilityData", "ResidualMap", "reliability", "residual_map", "plot_reliability", "plot_residual_map",
-           "plot_before_after", "evaluation_figure"]
+           "plot_before_after", "evaluation_figure", "multiclass_figure"]
 
 
 @dataclass(frozen=True)
@@ -366,5 +366,55 @@ def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None 
         ax.set_title(ax.get_title() + "\n(perturbed scores, before recalibration)", fontsize=9)
     fig.suptitle("before: the perturbed scores; after: socal.SecondOrderPlatt (fitted on other items, drawn on "
                  "held-out items)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def multiclass_figure(evaluation: Any, labels: ArrayLike | None = None, *, counts: Counts | None = None,
+                      n_boot: int = 50, rng: Seed = None) -> Any:
+    """The multiclass figure: one reliability panel of the means per class (one-vs-rest, the perturbed class
+    scores of :func:`socal.multiclass.evaluate_multiclass`), and a summary panel: each class's and the top label's
+    CE2 (CE1 where CE2 was not estimated) against its calibrated reference, with the Holm-adjusted p-values.
+    ``labels``/``counts``: the votes the evaluation read (class votes (n, k) or counts (n, C)).
+
+    Returns the matplotlib Figure.
+    """
+    from .multiclass import MulticlassEvaluation, _votes
+
+    func = "plot.multiclass_figure"
+    if not isinstance(evaluation, MulticlassEvaluation):
+        raise ValueError(f"The 'evaluation' parameter of {func} must be a socal.multiclass.MulticlassEvaluation. Got "
+                         f"{type(evaluation).__name__} instead.")
+    plt = _pyplot()
+    n, C = evaluation.mean.shape
+    A = _votes(labels, counts, n, C, func)
+    K = A.sum(axis=1)
+    n_boot, _ = _check_bands(n_boot, 0.9, func)
+    rng = check_rng(0 if rng is None else rng, func)
+    cols = min(4, C + 1)
+    rows = -(-(C + 1) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.0 * rows), squeeze=False)
+    flat = axes.ravel()
+    for c, e in enumerate(evaluation.classes):
+        data = _reliability(e.mean, e.var, A[:, c], K, e.h, None, None, 20, None, n_boot, 0.9, rng, func)
+        ax = flat[c]
+        _panel(ax, data.mean_centre, data.eta1, data.eta1_band, data.mean_edges, data.mean_count, "fitted",
+               "predicted mean", "E[Y = c | score]", "C0")
+        ax.set_title(f"class {evaluation.names[c]}: Holm p = {evaluation.test.holm[c]:.2g}", fontsize=9)
+    ax = flat[C]
+    items = list(zip(evaluation.names, evaluation.classes)) + [("top", evaluation.top)]
+    est = [(e.ce2 or e.ce1).estimate for _, e in items]
+    ref = [(e.reference.ce2 if e.ce2 is not None else e.reference.ce1).value for _, e in items]
+    x = np.arange(len(items))
+    ax.bar(x, est, color=["C0" if e.ce2 is not None else "C1" for _, e in items])
+    ax.scatter(x, ref, marker="_", s=200, color="k", zorder=3, label="calibrated reference")
+    ax.set_xticks(x, [str(name) for name, _ in items], rotation=60, fontsize=7)
+    ax.set_title("CE2 (orange: CE1, where no CE2)", fontsize=8)
+    ax.legend(fontsize=7)
+    for extra in flat[C + 1:]:
+        extra.set_axis_off()
+    joint = evaluation.test.joint
+    fig.suptitle(f"{C} classes, n = {n}" + ("" if joint is None else f"; joint test p = {joint.pvalue:.2g}"),
+                 fontsize=10)
     fig.tight_layout()
     return fig

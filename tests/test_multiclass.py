@@ -114,7 +114,7 @@ def test_the_joint_test_finds_miscalibrated_means(kind):
 def test_the_same_statistics_in_any_order_or_chunking(seed, chunks):
     m, S, y = DirichletEnsemble(C=4).sample(700, k=3, rng=seed % 1000)
     A = np.stack([(y == c).sum(1) for c in range(4)], 1).astype(float)
-    first, second = _pairs(A, 0)
+    first, second = _pairs(A, 0, m)
     whole = MulticlassTestStats(4).update(m, S, first, second).test()
     perm = np.random.default_rng(seed).permutation(len(m))
     parts = [MulticlassTestStats(4).update(m[i], S[i], first[i], second[i]) for i in np.array_split(perm, chunks)]
@@ -125,7 +125,7 @@ def test_the_same_statistics_in_any_order_or_chunking(seed, chunks):
     for a, b in zip(whole, got):
         assert a.statistic == pytest.approx(b.statistic, rel=1e-9) and a.df == b.df
     # the pairs drawn from items with 3 votes are the same rows in any order (keyed by the items' counts)
-    f2, s2 = _pairs(A[perm], 0)
+    f2, s2 = _pairs(A[perm], 0, m[perm])
     assert np.array_equal(f2, first[perm]) and np.array_equal(s2, second[perm])
 
 
@@ -167,3 +167,83 @@ def test_one_call_from_members_probabilities_and_counts():
     assert test.joint.statistic == pytest.approx(ev.test.joint.statistic, rel=1e-12)
     with pytest.raises(ValueError, match="'order', 'alpha'"):
         socal.calibration_test(probs, None, counts=counts, alpha=0.05)
+
+
+@pytest.fixture(scope="module")
+def member_file(tmp_path_factory):
+    """A CSV of 5 members' class probabilities (p{m}_{c}) and 4 votes per item (n_{c}), and the same as .npz."""
+    rng = np.random.default_rng(0)
+    base = rng.dirichlet([2, 2, 2], 2000)
+    g = rng.gamma(20 * base[:, None, :] + 1e-3, size=(2000, 5, 3))
+    probs = g / g.sum(axis=2, keepdims=True)
+    f = probs[np.arange(2000), rng.integers(0, 5, 2000)]
+    counts = np.stack([rng.multinomial(4, x) for x in f])
+    d = tmp_path_factory.mktemp("mc")
+    cols = {f"p{j}_{c}": probs[:, j, i] for j in range(5) for i, c in enumerate("enc")}
+    cols.update({f"n_{c}": counts[:, i] for i, c in enumerate("enc")})
+    socal.io.write_table(d / "mc.csv", cols)
+    np.savez(d / "mc.npz", probs=probs, counts=counts)
+    return d, probs, counts
+
+
+def test_socal_evaluate_reads_a_multiclass_file_by_patterns(member_file, capsys):
+    from socal.cli import main
+
+    d, probs, counts = member_file
+    assert main(["evaluate", str(d / "mc.csv"), "--classes", "e,n,c", "--members", "p{m}_{c}", "--counts", "n_{c}",
+                 "--n-boot", "20", "--out", str(d / "out.csv"), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    direct = evaluate_multiclass(*socal.from_members(probs), counts=counts, names="enc", n_boot=20, rng=0)
+    assert direct.summary() in text  # the same numbers as the API on the same arrays
+    assert main(["evaluate", str(d / "mc.npz"), "--classes", "e,n,c", "--members", "probs", "--counts", "counts",
+                 "--n-boot", "20", "--no-progress"]) == 0
+    assert direct.summary() in capsys.readouterr().out
+    out = socal.io.read_columns(d / "out.csv", ["perturbed_mean_e", "perturbed_var_c"])
+    np.testing.assert_allclose(out["perturbed_mean_e"], direct.classes[0].mean)
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--classes", "e,n"], "at least 3 distinct"),
+    (["--classes", "e,n,c", "--members", "p_{c}", "--counts", "n_{c}"], "pattern with {m} and {c}"),
+    (["--classes", "e,n,c", "--members", "q{m}_{c}", "--counts", "n_{c}"], "matches 0 member"),
+    (["--classes", "e,n,c", "--members", "p{m}_{c}"], "give the votes"),
+    (["--members", "p{m}_{c}"], "give --classes too"),
+    (["--classes", "e,n,x", "--members", "p{m}_{c}", "--counts", "n_{c}"], "no column 'p0_x'|matches 1 member|"
+                                                                          "matches 0 member"),
+])
+def test_socal_evaluate_multiclass_refusals(member_file, capsys, argv, match):
+    from socal.cli import main
+
+    d, _, _ = member_file
+    assert main(["evaluate", str(d / "mc.csv"), *argv, "--no-progress"]) == 2
+    import re
+
+    assert re.search(match, capsys.readouterr().err)
+
+
+def test_the_multiclass_figure_has_a_panel_per_class_and_a_summary(member_file):
+    pytest.importorskip("matplotlib", reason="the figure needs matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    d, probs, counts = member_file
+    ev = evaluate_multiclass(*socal.from_members(probs), counts=counts, n_boot=20)
+    fig = socal.plot.multiclass_figure(ev, counts=counts, n_boot=20)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert sum(t.startswith("class ") for t in titles) == 3 and any("CE2" in t for t in titles)
+    with pytest.raises(ValueError, match="MulticlassEvaluation"):
+        socal.plot.multiclass_figure(ev.classes[0], counts=counts)
+
+
+def test_the_multiclass_real_data_report_runs(data_dir):
+    """docs/multiclass.md's real-data part: ChaosNLI (RoBERTa) rejects in every part; the held-out recalibration
+    lowers the joint statistic; the recalibrated means sum to 1."""
+    from socal.experiments.real_models import multiclass_report
+
+    text = multiclass_report(data_dir)
+    assert text.count("Rejected at level 0.05 (joint test).") == 5
+    import re
+
+    raw, rec = (float(x) for x in re.findall(r"\| (?:raw ensemble|recalibrated) \| ([\d.]+) \(20\)", text))
+    assert rec < raw / 10
+    assert "Recalibrated means sum to 1 within" in text
