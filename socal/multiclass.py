@@ -359,7 +359,7 @@ class MulticlassTest:
                 "impossible": self.impossible}
 
 
-def multiclass_test(mean, cov, labels=None, *, counts=None, pair_rng=0) -> MulticlassTest:
+def multiclass_test(mean=None, cov=None, labels=None, *, counts=None, chunks=None, pair_rng=0) -> MulticlassTest:
     """Test a C-class predictor's (mean, covariance) for canonical second-order calibration, with its parts.
 
     Parameters
@@ -373,6 +373,10 @@ def multiclass_test(mean, cov, labels=None, *, counts=None, pair_rng=0) -> Multi
         Class votes 0..C-1, :data:`MISSING_VOTE` (-1) for a missing one.
     counts : array_like, shape (n, C), optional
         Instead of ``labels``: votes per class.
+    chunks : iterable of mappings, optional
+        Instead of arrays: chunks with keys 'mean', 'cov' and 'labels' or 'counts' (a list, or a callable returning
+        an iterator), read once; every part is a sum of mergeable statistics (:class:`MulticlassTestStats` and the
+        binary :class:`socal.CalibrationTestStats`), so the result is the arrays' in any chunking.
     pair_rng : int, default 0
         The seed of the two votes drawn per item for the joint and trace tests where an item has more than two.
 
@@ -391,8 +395,50 @@ def multiclass_test(mean, cov, labels=None, *, counts=None, pair_rng=0) -> Multi
     (True, True)
     """
     func = "multiclass_test"
+    if chunks is not None:
+        if any(x is not None for x in (mean, cov, labels, counts)):
+            raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
+        return _chunked_test(chunks, pair_rng, func)
     m, Sigma, v, A = check_multiclass(mean, cov, labels, counts=counts, func=func)
     return _multiclass_test(m, Sigma, v, A, pair_rng)
+
+
+def _chunked_test(chunks, pair_rng, func):
+    from .testing import CalibrationTestStats
+
+    source = chunks() if callable(chunks) else chunks
+    classes = top = joint = None
+    n, full, drawn = 0, None, False
+    for i, chunk in enumerate(source):
+        if not isinstance(chunk, dict):
+            raise TypeError(f"A chunk of {func} must be a mapping with keys 'mean', 'cov' and 'labels' or 'counts'. "
+                            f"Got {type(chunk).__name__} (chunk {i}).")
+        m, Sigma, v, A = check_multiclass(chunk.get("mean"), chunk.get("cov"), chunk.get("labels"),
+                                          counts=chunk.get("counts"), func=f"{func} (chunk {i})")
+        C = m.shape[1]
+        if classes is None:
+            classes = [CalibrationTestStats() for _ in range(C)]
+            top, joint, full = CalibrationTestStats(), MulticlassTestStats(C), Sigma is not None
+        if len(classes) != C or full != (Sigma is not None):
+            raise ValueError(f"The chunks of {func} must all have {len(classes)} classes and the same kind of "
+                             f"covariance. Chunk {i} differs.")
+        K = A.sum(axis=1)
+        for c in range(C):
+            classes[c].update(m[:, c], v[:, c], counts=(A[:, c], K))
+        t = np.argmax(m, axis=1)
+        rows = np.arange(m.shape[0])
+        top.update(m[rows, t], v[rows, t], counts=(A[rows, t], K))
+        if full:
+            joint.update(m, Sigma, *_pairs(A, pair_rng, m))
+        n += m.shape[0]
+        drawn = drawn or bool(np.any(K != 2))
+    if classes is None:
+        raise ValueError(f"The 'chunks' source of {func} gave no chunks.")
+    tests = tuple(s._test(func, None, None) for s in classes)
+    jt, tr = joint.test() if full else (None, None)
+    return MulticlassTest(joint=jt, trace=tr, classes=tests, holm=holm([x.pvalue for x in tests]),
+                          top=top._test(func, None, None), n=n, C=len(classes), pairs_drawn=drawn,
+                          impossible=joint.impossible if full else 0)
 
 
 def _multiclass_test(m, Sigma, v, A, pair_rng):

@@ -247,3 +247,23 @@ def test_the_multiclass_real_data_report_runs(data_dir):
     raw, rec = (float(x) for x in re.findall(r"\| (?:raw ensemble|recalibrated) \| ([\d.]+) \(20\)", text))
     assert rec < raw / 10
     assert "Recalibrated means sum to 1 within" in text
+
+
+@pytest.mark.parametrize("chunks", [1, 7])
+def test_arrays_permuted_rows_and_chunks_give_the_same_test(chunks):
+    """Issue 59's 'same numbers': the arrays, the rows permuted, and 7 chunks of them (every part is a sum of
+    mergeable statistics; the vote pairs are keyed by each item's content).  Negative control: other data differ."""
+    m, S, y = DirichletEnsemble(C=4, kind="misscaled").sample(5000, k=3, rng=0)
+    whole = multiclass_test(m, S, y)
+    perm = np.random.default_rng(1).permutation(len(m))
+    parts = [{"mean": m[i], "cov": S[i], "labels": y[i]} for i in np.array_split(perm, chunks)]
+    for got in (multiclass_test(m[perm], S[perm], y[perm]), multiclass_test(chunks=parts)):
+        assert got.joint.statistic == pytest.approx(whole.joint.statistic, rel=1e-10)
+        assert got.trace.statistic == pytest.approx(whole.trace.statistic, rel=1e-10)
+        assert got.top.statistic == pytest.approx(whole.top.statistic, rel=1e-10)
+        np.testing.assert_allclose([t.statistic for t in got.classes], [t.statistic for t in whole.classes],
+                                   rtol=1e-10)
+    other = multiclass_test(m, S, np.roll(y, 1, axis=0))
+    assert other.joint.statistic != pytest.approx(whole.joint.statistic, rel=1e-3)
+    with pytest.raises(ValueError, match="either arrays or 'chunks'"):
+        multiclass_test(m, S, y, chunks=parts)
