@@ -47,17 +47,34 @@ def _parts(r):
     return [{"part": p.name, "role": p.role, "verdict": p.verdict.value, "summary": p.summary} for p in r.parts]
 
 
+FINDINGS_RULE = ("ordered by their effect on the paper's conclusions: its results first (propositions, corollaries, "
+                 "the sections' rate table and experiments), then the lemmas and proof steps they rest on, then "
+                 "properties, remarks and appendix details; within each, FAILS, GAP, INCONCLUSIVE, VACUOUS")
+
+
+def effect_tier(ref):
+    """0 for a result of the paper (its ref names a proposition, a corollary or a section), 1 for a lemma or a proof
+    step, 2 for the rest (properties, remarks, appendix details): a lemma's failure reaches the conclusions only
+    through the results that use it, whose own verdicts already carry it (:data:`FINDINGS_RULE`)."""
+    head = ref.lstrip().lower()
+    if head.startswith(("proposition", "prop.", "corollary", "section", "theorem")):
+        return 0
+    if head.startswith(("lemma", "proof")):
+        return 1
+    return 2
+
+
 def findings(results):
-    """The findings a reader needs first: every claim that does not simply hold, most consequential first (FAILS,
-    GAP, INCONCLUSIVE, VACUOUS), each with its failing parts, its decisive numbers (the summary) and the repair."""
+    """The findings a reader needs first: every claim that does not simply hold, by :data:`FINDINGS_RULE`, each with
+    its failing parts, its decisive numbers (the summary) and the repair."""
     out = []
-    for verdict in _ORDER[:-1]:
-        for c, r in results:
-            if r.verdict.value != verdict:
-                continue
-            bad = [p for p in r.parts if p.verdict.value != "HOLDS"]
-            out.append({"id": c.id, "ref": c.ref, "verdict": verdict, "summary": r.summary,
-                        "parts": [f"{p.name}: {p.verdict.value} ({p.summary})" for p in bad], "repair": r.repair})
+    ranked = sorted((effect_tier(c.ref), _ORDER.index(r.verdict.value), i) for i, (c, r) in enumerate(results)
+                    if r.verdict.value != "HOLDS")
+    for _, _, i in ranked:
+        c, r = results[i]
+        bad = [p for p in r.parts if p.verdict.value != "HOLDS"]
+        out.append({"id": c.id, "ref": c.ref, "verdict": r.verdict.value, "summary": r.summary,
+                    "parts": [f"{p.name}: {p.verdict.value} ({p.summary})" for p in bad], "repair": r.repair})
     return out
 
 
@@ -92,7 +109,7 @@ def first_page(results, width=118):
     lines += legend_lines()
     found = findings(results)
     if found:
-        lines += ["", "Findings (most consequential first):"]
+        lines += [""] + textwrap.wrap(f"Findings, {FINDINGS_RULE}:", width)
     for f in found:
         lines += textwrap.wrap(f"{f['verdict']} {f['id']} ({f['ref']}): {f['summary']}", width,
                                initial_indent="- ", subsequent_indent="  ")
