@@ -376,7 +376,8 @@ def multiclass_test(mean=None, cov=None, labels=None, *, counts=None, chunks=Non
     chunks : iterable of mappings, optional
         Instead of arrays: chunks with keys 'mean', 'cov' and 'labels' or 'counts' (a list, or a callable returning
         an iterator), read once; every part is a sum of mergeable statistics (:class:`MulticlassTestStats` and the
-        binary :class:`socal.CalibrationTestStats`), so the result is the arrays' in any chunking.
+        binary :class:`socal.CalibrationTestStats`), so the result is the arrays' in any chunking.  Dask arrays
+        as ``mean``, ``cov``, ``labels``/``counts`` are reduced the same way, partition by partition.
     pair_rng : int, default 0
         The seed of the two votes drawn per item for the joint and trace tests where an item has more than two.
 
@@ -399,46 +400,83 @@ def multiclass_test(mean=None, cov=None, labels=None, *, counts=None, chunks=Non
         if any(x is not None for x in (mean, cov, labels, counts)):
             raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
         return _chunked_test(chunks, pair_rng, func)
+    from .sources import is_dask
+
+    if is_dask(mean, cov, labels, counts):
+        return _dask_test(mean, cov, labels, counts, pair_rng, func)
     m, Sigma, v, A = check_multiclass(mean, cov, labels, counts=counts, func=func)
     return _multiclass_test(m, Sigma, v, A, pair_rng)
 
 
-def _chunked_test(chunks, pair_rng, func):
+def _chunk_part(m, Sigma, v, A, pair_rng):
+    """One chunk's mergeable statistics: (class-wise CalibrationTestStats, the top label's, the joint's or None,
+    items, whether pairs were drawn)."""
     from .testing import CalibrationTestStats
 
+    C = m.shape[1]
+    K = A.sum(axis=1)
+    classes = [CalibrationTestStats().update(m[:, c], v[:, c], counts=(A[:, c], K)) for c in range(C)]
+    t = np.argmax(m, axis=1)
+    rows = np.arange(m.shape[0])
+    top = CalibrationTestStats().update(m[rows, t], v[rows, t], counts=(A[rows, t], K))
+    joint = None if Sigma is None else MulticlassTestStats(C).update(m, Sigma, *_pairs(A, pair_rng, m))
+    return classes, top, joint, m.shape[0], bool(np.any(K != 2))
+
+
+def _merge_parts(a, b, func="multiclass_test"):
+    if len(a[0]) != len(b[0]) or (a[2] is None) != (b[2] is None):
+        raise ValueError(f"The chunks of {func} must all have the same classes and the same kind of covariance.")
+    return ([x.merge(y) for x, y in zip(a[0], b[0])], a[1].merge(b[1]),
+            None if a[2] is None else a[2].merge(b[2]), a[3] + b[3], a[4] or b[4])
+
+
+def _finish(part, func):
+    classes, top, joint, n, drawn = part
+    tests = tuple(s._test(func, None, None) for s in classes)
+    jt, tr = joint.test() if joint is not None else (None, None)
+    return MulticlassTest(joint=jt, trace=tr, classes=tests, holm=holm([x.pvalue for x in tests]),
+                          top=top._test(func, None, None), n=n, C=len(classes), pairs_drawn=drawn,
+                          impossible=0 if joint is None else joint.impossible)
+
+
+def _chunked_test(chunks, pair_rng, func):
     source = chunks() if callable(chunks) else chunks
-    classes = top = joint = None
-    n, full, drawn = 0, None, False
+    acc = None
     for i, chunk in enumerate(source):
         if not isinstance(chunk, dict):
             raise TypeError(f"A chunk of {func} must be a mapping with keys 'mean', 'cov' and 'labels' or 'counts'. "
                             f"Got {type(chunk).__name__} (chunk {i}).")
-        m, Sigma, v, A = check_multiclass(chunk.get("mean"), chunk.get("cov"), chunk.get("labels"),
-                                          counts=chunk.get("counts"), func=f"{func} (chunk {i})")
-        C = m.shape[1]
-        if classes is None:
-            classes = [CalibrationTestStats() for _ in range(C)]
-            top, joint, full = CalibrationTestStats(), MulticlassTestStats(C), Sigma is not None
-        if len(classes) != C or full != (Sigma is not None):
-            raise ValueError(f"The chunks of {func} must all have {len(classes)} classes and the same kind of "
-                             f"covariance. Chunk {i} differs.")
-        K = A.sum(axis=1)
-        for c in range(C):
-            classes[c].update(m[:, c], v[:, c], counts=(A[:, c], K))
-        t = np.argmax(m, axis=1)
-        rows = np.arange(m.shape[0])
-        top.update(m[rows, t], v[rows, t], counts=(A[rows, t], K))
-        if full:
-            joint.update(m, Sigma, *_pairs(A, pair_rng, m))
-        n += m.shape[0]
-        drawn = drawn or bool(np.any(K != 2))
-    if classes is None:
+        rows = check_multiclass(chunk.get("mean"), chunk.get("cov"), chunk.get("labels"),
+                                counts=chunk.get("counts"), func=f"{func} (chunk {i})")
+        part = _chunk_part(*rows, pair_rng)
+        acc = part if acc is None else _merge_parts(acc, part, func)
+    if acc is None:
         raise ValueError(f"The 'chunks' source of {func} gave no chunks.")
-    tests = tuple(s._test(func, None, None) for s in classes)
-    jt, tr = joint.test() if full else (None, None)
-    return MulticlassTest(joint=jt, trace=tr, classes=tests, holm=holm([x.pvalue for x in tests]),
-                          top=top._test(func, None, None), n=n, C=len(classes), pairs_drawn=drawn,
-                          impossible=joint.impossible if full else 0)
+    return _finish(acc, func)
+
+
+def _validated_part(m, cov, labels, counts, pair_rng, func):
+    return _chunk_part(*check_multiclass(m, cov, labels, counts=counts, func=func), pair_rng)
+
+
+def _dask_test(mean, cov, labels, counts, pair_rng, func):
+    """The same statistics per dask partition (rows), validated there, tree-merged on the active scheduler."""
+    import dask
+    import dask.array as da
+
+    votes = labels if labels is not None else counts
+    arrays = [mean, cov, votes]
+    if not all(isinstance(x, da.Array) for x in arrays):
+        raise ValueError(f"With dask input {func} needs dask arrays for 'mean', 'cov' and 'labels' or 'counts'.")
+    rows = mean.chunks[0]
+    blocks = [x.rechunk((rows,) + tuple(-1 for _ in range(x.ndim - 1))).to_delayed().ravel() for x in arrays]
+    key = "labels" if labels is not None else "counts"
+    parts = [dask.delayed(_validated_part)(m, c, v if key == "labels" else None, v if key == "counts" else None,
+                                           pair_rng, func) for m, c, v in zip(*blocks)]
+    while len(parts) > 1:  # a pairwise tree, as the binary sources reduce
+        parts = [dask.delayed(_merge_parts)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
+                 for i in range(0, len(parts), 2)]
+    return _finish(dask.compute(parts[0])[0], func)
 
 
 def _multiclass_test(m, Sigma, v, A, pair_rng):

@@ -251,7 +251,7 @@ def test_the_multiclass_real_data_report_runs(data_dir):
 
 @pytest.mark.parametrize("chunks", [1, 7])
 def test_arrays_permuted_rows_and_chunks_give_the_same_test(chunks):
-    """Issue 59's 'same numbers': the arrays, the rows permuted, and 7 chunks of them (every part is a sum of
+    """Issue 59's 'same numbers': the arrays, the rows permuted, 7 chunks of them and dask partitions (every part is a sum of
     mergeable statistics; the vote pairs are keyed by each item's content).  Negative control: other data differ."""
     m, S, y = DirichletEnsemble(C=4, kind="misscaled").sample(5000, k=3, rng=0)
     whole = multiclass_test(m, S, y)
@@ -263,6 +263,11 @@ def test_arrays_permuted_rows_and_chunks_give_the_same_test(chunks):
         assert got.top.statistic == pytest.approx(whole.top.statistic, rel=1e-10)
         np.testing.assert_allclose([t.statistic for t in got.classes], [t.statistic for t in whole.classes],
                                    rtol=1e-10)
+    da = pytest.importorskip("dask.array", reason="the dask path needs dask")
+    got = multiclass_test(da.from_array(m, chunks=700), da.from_array(S, chunks=(700, 4, 4)),
+                          da.from_array(y, chunks=(700, 3)))
+    assert got.joint.statistic == pytest.approx(whole.joint.statistic, rel=1e-10)
+    np.testing.assert_allclose([t.statistic for t in got.classes], [t.statistic for t in whole.classes], rtol=1e-10)
     other = multiclass_test(m, S, np.roll(y, 1, axis=0))
     assert other.joint.statistic != pytest.approx(whole.joint.statistic, rel=1e-3)
     with pytest.raises(ValueError, match="either arrays or 'chunks'"):
