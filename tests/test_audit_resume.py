@@ -69,7 +69,7 @@ def test_a_claim_that_raises_is_named_and_the_exit_status_says_so(tmp_path, monk
     `socal audit` exits with status 2.  Negative control: the same claims without the error exit 0."""
     from socal.cli import main
 
-    args = ["audit", "--quick", "--only", ",".join(FAST[:3]), "--no-progress"]
+    args = ["audit", "--quick", "--only", ",".join(FAST[:3]), "--no-progress", "--jobs", "1"]  # the patch is here
     assert main(args) == 0
     capsys.readouterr()
     claim = _core.get(FAST[1])
@@ -85,3 +85,14 @@ def test_a_claim_that_raises_is_named_and_the_exit_status_says_so(tmp_path, monk
     results = _core.run(FAST[:3], quick=True)
     assert [r.verdict.value for _, r in results][1] == "INCONCLUSIVE"
     assert all("error" not in r.evidence for i, (_, r) in enumerate(results) if i != 1)
+
+
+def test_claims_in_worker_processes_give_the_same_report():
+    """jobs=2 runs the claims in two worker processes, the slow first: the same verdicts, summaries and numbers,
+    in registry order (only the measured seconds differ)."""
+    strip = lambda text: [{k: v for k, v in c.items() if k not in ("evidence", "numbers")} | {
+        "evidence": {k: v for k, v in c["evidence"].items() if k != "seconds"}} for c in json.loads(text)["claims"]]
+    one = _core.run(FAST, quick=True)
+    two = _core.run(FAST, quick=True, jobs=2)
+    assert [c.id for c, _ in two] == FAST
+    assert strip(to_json(two)) == strip(to_json(one))

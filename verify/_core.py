@@ -285,7 +285,13 @@ def steps(iterable, total=None, desc=None):
         bar.update(1)
 
 
-def run(ids=None, *, quick=False, progress=False, record=None):
+def _run_claim(cid, quick):
+    """One claim's quick or full run, by id (a worker process's job: it loads the registry itself)."""
+    load_claims()
+    return get(cid).run(quick=quick)
+
+
+def run(ids=None, *, quick=False, progress=False, record=None, jobs=1):
     """Run the registry (or the claims ``ids``: one id or a non-empty list) and return a list of (Claim, Result).
 
     With ``progress`` (and tqdm installed) two bars: claims done, and the steps of the running claim's loops.
@@ -294,6 +300,9 @@ def run(ids=None, *, quick=False, progress=False, record=None):
     claims are independent, and each result is kept whole, its seconds included).  A record from the other mode
     (quick or full) or another socal version is refused; claims are matched by id.  The record is a pickle, as
     socal's checkpoints are (:mod:`socal.checkpoint`): resume only from your own.
+    ``jobs`` > 1: the claims (independent, each seeded) run in that many worker processes (joblib, the active
+    backend), the slow ones dispatched first; the results are the same and come back in registry order.  A claim
+    registered in this process alone (not importable by a worker, a test's stand-in) needs ``jobs=1``.
     """
     global _INNER
     for name, flag in (("quick", quick), ("progress", progress)):  # a string's truth would decide the run
@@ -317,6 +326,20 @@ def run(ids=None, *, quick=False, progress=False, record=None):
         except ImportError:
             pass
     done = _read_record(record, quick)
+    jobs = int(jobs)
+    pending = [c for c in chosen if c.id not in done]
+    if jobs > 1 and len(pending) > 1:
+        from socal.parallel import iter_jobs
+
+        todo = sorted(pending, key=lambda c: not c.slow)  # the slow claims first: the pool's wall time is theirs
+        results = {}
+        for c, res in zip(todo, iter_jobs(_run_claim, [(c.id, quick) for c in todo], n_jobs=jobs,
+                                          progress=progress, desc="audit (claims)")):
+            results[c.id] = res
+            if record is not None:
+                done[c.id] = res
+                _write_record(record, quick, done)
+        return [(c, done[c.id] if c.id in done else results[c.id]) for c in chosen]
     out = []
     try:
         for c in it:

@@ -69,7 +69,7 @@ def audit(args):
     t0 = time.perf_counter()
     with backend(args.backend, scheduler=args.scheduler):
         results = run(ids, quick=args.quick, progress=not args.no_progress and sys.stderr.isatty(),
-                      record=args.checkpoint)
+                      record=args.checkpoint, jobs=args.jobs)
     seconds = round(time.perf_counter() - t0, 1)
     print(first_page(results))
     print()
@@ -119,6 +119,8 @@ def register(subparsers):
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown")
     p.add_argument("--only", metavar="ID,...", help="run only these claim ids (see --list)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--jobs", type=int, default=2, metavar="N",
+                   help="run the claims (independent, seeded) in N worker processes (default 2; 1: in this process)")
     p.add_argument("--checkpoint", metavar="FILE",
                    help="keep each finished claim's result in this file; after a kill, the same command with the "
                         "same file runs only the claims still missing, and reports what an uninterrupted run does")
