@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .pipeline import N_BOOT
 from .checkpoint import as_checkpoint, rng_fingerprint
 from ._results import CalibrationError
 from .bandwidth import DEFAULT_BANDWIDTH, BandwidthChoice, choose_bandwidth
@@ -195,7 +196,7 @@ def _fmt_h(h):
 
 
 def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None = None, *, counts: Counts | None = None,
-             h: float | tuple[float, float] | str = "auto", ci: float = 0.9, n_boot: int = 200, rng: Seed = 0,
+             h: float | tuple[float, float] | str = "auto", ci: float = 0.9, n_boot: int = N_BOOT, rng: Seed = 0,
              progress: bool = False, checkpoint: Any = None) -> Evaluation:
     """Evaluate a predictor's (mean, variance) for second-order calibration, the guided way.
 
@@ -410,7 +411,7 @@ def _reference(tv):
 
 
 def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,
-                          counts: Counts | None = None, ci: float = 0.9, n_boot: int = 200,
+                          counts: Counts | None = None, ci: float = 0.9, n_boot: int = N_BOOT,
                           rng: Seed = None) -> RecalibratedEvaluation:
     """Evaluate a fitted :class:`socal.SecondOrderPlatt` on held-out items: the one route for recalibrated scores.
 

@@ -37,8 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_float
-from .degrees import DEFAULT_MAX_DEGREE, training_rows
-from .pipeline import DEFAULT_FOLDS
+from .degrees import DEFAULT_FOLDS, DEFAULT_MAX_DEGREE, training_rows
 
 __all__ = ["choose_bandwidth", "BandwidthChoice", "BANDWIDTH_FRACTION", "DEFAULT_BANDWIDTH", "SECH_MEDIAN_SHIFT"]
 

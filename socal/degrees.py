@@ -21,6 +21,7 @@ __all__ = ["MAX_DEGREE", "DEFAULT_MAX_DEGREE", "MIN_DEGREE", "DEFAULT_ALPHAS", "
 MAX_DEGREE = 200  # the one limit on the degree per axis: 201^2 = 40,401 coefficients in 2-D
 DEFAULT_ALPHAS = tuple(float(10.0 ** e) for e in range(-6, 1))  # the paper's ridge grid 1e-6 ... 1
 DEFAULT_MAX_DEGREE = 44  # the paper's cap at h = 1/16 (Appendix "Experiment 1")
+DEFAULT_FOLDS = 5  # the estimators' and recalibrators' default 'folds' (cross-validation)
 MIN_DEGREE = 4  # the floor of the halving schedule
 # a degree above cross-validation's choice (the resolution floor, Lepski's finer candidates) only with this many
 # training rows per coefficient: below it the variance it adds outweighs the smoothing bias it removes

@@ -15,7 +15,7 @@ from ._results import CalibrationError
 from ._typing import Alpha, ArrayLike, Chunks, Counts, Degree, Seed
 from ._validation import check_bool, check_scores
 from .checkpoint import Checkpoint
-from .degrees import DEFAULT_MAX_DEGREE
+from .degrees import DEFAULT_FOLDS, DEFAULT_MAX_DEGREE
 from .pipeline import N_BOOT, data_source, estimate, estimator_settings, fit_from
 from .sufficient import SufficientStats
 
@@ -91,7 +91,7 @@ def _with_notes(func):
 @_with_notes
 def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None = None, labels: ArrayLike | None = None,
         *, counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
-        alpha: Alpha = None, folds: int = 5, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
+        alpha: Alpha = None, folds: int = DEFAULT_FOLDS, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
         ci: float | None = None, upper: float | None = None, debias: bool = True, n_boot: int = N_BOOT,
         rng: Seed = None,
         progress: bool = False, search: str = "greedy",
@@ -200,7 +200,7 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
 @_with_notes
 def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | None = None, *,
         counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
-        alpha: Alpha = None, folds: int = 5, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
+        alpha: Alpha = None, folds: int = DEFAULT_FOLDS, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
         ci: float | None = None, upper: float | None = None, debias: bool = True, n_boot: int = N_BOOT,
         rng: Seed = None,
         progress: bool = False, search: str = "greedy",
@@ -282,7 +282,7 @@ class CalibrationFunctions:
 def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None = None,
                           labels: ArrayLike | None = None, *, counts: Counts | None = None,
                           chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
-                          alpha: Alpha = None, folds: int = 5, holdout: float | None = None,
+                          alpha: Alpha = None, folds: int = DEFAULT_FOLDS, holdout: float | None = None,
                           max_degree: int = DEFAULT_MAX_DEGREE, project: bool = True,
                           rng: Seed = None, search: str = "greedy") -> CalibrationFunctions:
     """Fit eta1(s) = E[Y | S = s] and eta2(s) = E[f*(X)^2 | S = s] of a sech-perturbed predictor.

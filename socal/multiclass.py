@@ -39,8 +39,9 @@ from typing import Any
 import numpy as np
 
 from ._validation import check_array, check_rng
+from .pipeline import N_BOOT
 
-__all__ = ["multiclass_input", "check_multiclass", "project_simplex_covariance", "holm", "MulticlassTest", "MulticlassTestStats", "multiclass_test",
+__all__ = ["multiclass_input", "check_multiclass", "class_counts", "project_simplex_covariance", "holm", "MulticlassTest", "MulticlassTestStats", "multiclass_test",
            "MulticlassEvaluation", "evaluate_multiclass", "MulticlassPlatt", "MISSING_VOTE"]
 
 MISSING_VOTE = -1  # the marker of a missing vote in an (n, k) array of class votes
@@ -126,11 +127,13 @@ def check_multiclass(mean, cov, labels=None, *, counts=None, func="multiclass_te
                          f"probability). Got {int(over.sum())} above it, e.g. item {i}, class {j}: var {v[i, j]:.6g} at "
                          f"m {m[i, j]:.6g}.")
     v = np.minimum(v, cap)
-    A = _votes(labels, counts, n, C, func)
+    A = class_counts(labels, counts, n, C, func)
     return m, Sigma, v, A
 
 
-def _votes(labels, counts, n, C, func):
+def class_counts(labels, counts, n, C, func):
+    """(n, C) votes per class from class votes (n, k) (-1 missing) or counts (n, C), checked (at least 2 votes per
+    item)."""
     if (labels is None) == (counts is None):
         raise ValueError(f"{func} needs exactly one of 'labels' (an (n, k) array of class votes, {MISSING_VOTE} for a "
                          f"missing vote) and 'counts' (an (n, C) array of votes per class).")
@@ -432,10 +435,10 @@ def _merge_parts(a, b, func="multiclass_test"):
 
 def _finish(part, func):
     classes, top, joint, n, drawn = part
-    tests = tuple(s._test(func, None, None) for s in classes)
+    tests = tuple(s.test() for s in classes)
     jt, tr = joint.test() if joint is not None else (None, None)
     return MulticlassTest(joint=jt, trace=tr, classes=tests, holm=holm([x.pvalue for x in tests]),
-                          top=top._test(func, None, None), n=n, C=len(classes), pairs_drawn=drawn,
+                          top=top.test(), n=n, C=len(classes), pairs_drawn=drawn,
                           impossible=0 if joint is None else joint.impossible)
 
 
@@ -567,7 +570,7 @@ class MulticlassEvaluation:
                 "classes": [e.to_dict() for e in self.classes], "top": self.top.to_dict()}
 
 
-def evaluate_multiclass(mean, cov, labels=None, *, counts=None, names=None, h="auto", ci=0.9, n_boot=200, rng=0,
+def evaluate_multiclass(mean, cov, labels=None, *, counts=None, names=None, h="auto", ci=0.9, n_boot=N_BOOT, rng=0,
                         pair_rng=0, progress=False) -> MulticlassEvaluation:
     """Evaluate a C-class predictor in one call: the multiclass test, each class's CE2 and CE1 (one-vs-rest,
     :func:`socal.evaluate` with its bandwidth rule), their mean, and the top label's.
@@ -652,7 +655,7 @@ class MulticlassPlatt:
         v = check_array(var, "var", func, ndim=2, lo=0.0, hi=0.25, clip_edges=True)
         if v.shape != m.shape:
             raise ValueError(f"The 'var' parameter of {func} must have the shape of 'mean' {m.shape}. Got {v.shape}.")
-        A = _votes(labels, counts, m.shape[0], m.shape[1], func)
+        A = class_counts(labels, counts, m.shape[0], m.shape[1], func)
         K = A.sum(axis=1)
         self.maps_ = [SecondOrderPlatt(**self.platt_kwargs).fit(m[:, c], v[:, c], counts=(A[:, c], K))
                       for c in range(m.shape[1])]

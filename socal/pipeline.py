@@ -24,7 +24,7 @@ from ._validation import (check_bandwidth, check_bool, check_choice, check_float
                           check_rng)
 from .bootstrap import (DeviationWorldPass, PoissonWeights, SecondMomentPass, bootstrap, second_moment_fit,
                         world_fraction)
-from .degrees import MAX_DEGREE, check_n, resolve_alphas, resolve_degrees, stream_cap, training_rows
+from .degrees import DEFAULT_FOLDS, MAX_DEGREE, check_n, resolve_alphas, resolve_degrees, stream_cap, training_rows
 from .deviations import DeviationPass
 from .fitting import SEARCHES, select_and_fit
 from .lepski import Candidate, choose_degree, finer_fits
@@ -139,7 +139,6 @@ class FoldCensusPass(CensusPass):
         return t.fold_hash(m, v if t.ndim == 2 else None, np.column_stack([z1, z2])[:, : t.n_responses])
 
 
-DEFAULT_FOLDS = 5  # the estimators' and recalibrators' default 'folds'
 
 
 def check_split(func, folds, holdout):

@@ -28,6 +28,8 @@ from ._validation import check_aligned, check_bandwidth, check_float, check_int,
 from .estimators import calibration_functions
 from .rowkeys import item_keys, keyed_uniforms, stream_salt
 
+BAND_REPLICATES = 50  # bootstrap replicates of a figure's bands (fewer than an interval's N_BOOT: a picture's)
+
 __all__ = ["ReliabilityData", "ResidualMap", "reliability", "residual_map", "plot_reliability", "plot_residual_map",
            "plot_before_after", "evaluation_figure", "multiclass_figure"]
 
@@ -87,7 +89,7 @@ def _binned(x, values, edges, min_count):
 
 def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *, counts: Counts | None = None,
                 h: float | None = None, degree: Degree = None, alpha: Alpha = None, bins: int = 20,
-                min_count: int | None = None, n_boot: int = 50, level: float = 0.9,
+                min_count: int | None = None, n_boot: int = BAND_REPLICATES, level: float = 0.9,
                 rng: Seed = None) -> ReliabilityData:
     """Compute a second-order reliability diagram of perturbed scores (mean, var) with k-snapshot labels.
 
@@ -332,7 +334,7 @@ def _fit_half(m, v, a, k, rng):
 
 
 def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,
-                      counts: Counts | None = None, h: float | None = None, n_boot: int = 50, rng: Seed = None) -> Any:
+                      counts: Counts | None = None, h: float | None = None, n_boot: int = BAND_REPLICATES, rng: Seed = None) -> Any:
     """The figure of ``socal evaluate --plot``: reliability before and after second-order Platt scaling (fitted
     on half the items, drawn on the other half: held-out), and the moment-residual map of the perturbed scores.
     The halves are drawn from uniforms keyed by the items' content, so the figure does not depend on the row
@@ -371,7 +373,7 @@ def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None 
 
 
 def multiclass_figure(evaluation: Any, labels: ArrayLike | None = None, *, counts: Counts | None = None,
-                      n_boot: int = 50, rng: Seed = None) -> Any:
+                      n_boot: int = BAND_REPLICATES, rng: Seed = None) -> Any:
     """The multiclass figure: one reliability panel of the means per class (one-vs-rest, the perturbed class
     scores of :func:`socal.multiclass.evaluate_multiclass`), and a summary panel: each class's and the top label's
     CE2 (CE1 where CE2 was not estimated) against its calibrated reference, with the Holm-adjusted p-values.
@@ -379,7 +381,7 @@ def multiclass_figure(evaluation: Any, labels: ArrayLike | None = None, *, count
 
     Returns the matplotlib Figure.
     """
-    from .multiclass import MulticlassEvaluation, _votes
+    from .multiclass import MulticlassEvaluation, class_counts
 
     func = "plot.multiclass_figure"
     if not isinstance(evaluation, MulticlassEvaluation):
@@ -387,7 +389,7 @@ def multiclass_figure(evaluation: Any, labels: ArrayLike | None = None, *, count
                          f"{type(evaluation).__name__} instead.")
     plt = _pyplot()
     n, C = evaluation.mean.shape
-    A = _votes(labels, counts, n, C, func)
+    A = class_counts(labels, counts, n, C, func)
     K = A.sum(axis=1)
     n_boot, _ = _check_bands(n_boot, 0.9, func)
     rng = check_rng(0 if rng is None else rng, func)

@@ -36,7 +36,7 @@ from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_float, check_int, check_rng
 from .sources import check_rows, is_empty_chunk
 from .chebyshev import TensorBasis, grouped_moments, to_unit
-from .degrees import MAX_DEGREE
+from .degrees import DEFAULT_FOLDS, DEFAULT_MAX_DEGREE, MAX_DEGREE
 from .rowkeys import (KEY_BITS, KeyCensus, exact_hash, keyed_uniforms, row_hash, stream_salt, to_unit_interval,
                       valid_key_bits)
 
@@ -196,7 +196,7 @@ class SufficientStats:
     (True, 4000)
     """
 
-    def __init__(self, *, max_degree: int = 44, ndim: int = 2, folds: int = 5, holdout: float | None = None,
+    def __init__(self, *, max_degree: int = DEFAULT_MAX_DEGREE, ndim: int = 2, folds: int = DEFAULT_FOLDS, holdout: float | None = None,
                  rng: Seed = None, responses: int | None = None) -> None:
         func = "SufficientStats"
         self.max_degree = check_int(max_degree, "max_degree", func, 0, MAX_DEGREE)

@@ -234,3 +234,34 @@ def test_passive_openmp_sets_the_policy_only_inside_and_restores_it(monkeypatch)
     with passive_openmp():
         assert os.environ["OMP_WAIT_POLICY"] == "active"
     assert os.environ["OMP_WAIT_POLICY"] == "active"
+
+
+DEFAULTS = ("n_boot", "folds", "max_degree")
+
+
+def _literal_defaults(source, filename):
+    """(function, parameter) pairs whose default for a parameter of DEFAULTS is a literal, not a named constant."""
+    import ast
+
+    out = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            pos = args.posonlyargs + args.args
+            pairs = list(zip(pos[len(pos) - len(args.defaults):], args.defaults))
+            pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+            out += [(node.name, a.arg) for a, d in pairs if a.arg in DEFAULTS and isinstance(d, ast.Constant)]
+    return out
+
+
+def test_one_named_constant_per_default():
+    """n_boot, folds and max_degree default to socal's named constants (N_BOOT, DEFAULT_FOLDS, DEFAULT_MAX_DEGREE),
+    never to literals beside them (issue 61: n_boot=200 at two places, folds=5 at five, max_degree=44).  Negative
+    control: a literal default is found."""
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[1] / "socal"
+    found = [(str(p.relative_to(root)), *f) for p in sorted(root.rglob("*.py"))
+             for f in _literal_defaults(p.read_text(), str(p))]
+    assert found == []
+    assert _literal_defaults("def f(x, *, folds=5, n_boot=N):\n    pass\n", "x.py") == [("f", "folds")]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..degrees import DEFAULT_FOLDS
 from ..datasets import thin_counts
 from ..members import from_members
 
@@ -59,7 +60,7 @@ def crowd_check(mean, var, positives, trials, bins=5):
     return rows
 
 
-def tfidf_ensemble(texts, counts, *, members=8, folds=5, rng=0):
+def tfidf_ensemble(texts, counts, *, members=8, folds=DEFAULT_FOLDS, rng=0):
     """Cross-fitted TF-IDF logistic-regression ensemble: probabilities (n, members, C) (the ``experiments``
     extra: scikit-learn).  Features: word 1-2-grams of the hypothesis and of the premise, separately, and their
     shared words; labels: one vote per item drawn from its counts for each member."""
