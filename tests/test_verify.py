@@ -49,10 +49,19 @@ def test_repaired_constants_do_not_fail(cid):
     assert res.verdict is not Verdict.FAILS, (cid, res.summary)
 
 
+# claims whose honest verdict can be INCONCLUSIVE: rate-table compares Monte Carlo slopes by their 95% intervals,
+# and on the toy population the polynomial's and the kernel's overlap (issue 60: another seed could flip the point
+# estimates' order); its part says which intervals overlap
+UNDECIDABLE = {"rate-table": "the polynomial's and the kernel's slope intervals overlap"}
+
+
 @pytest.mark.parametrize("cid", IDS)
 def test_paper_run_decides_and_gives_evidence(cid):
     res = quick(cid)
-    assert res.verdict is not Verdict.INCONCLUSIVE, (cid, res.summary)
+    if cid in UNDECIDABLE and res.verdict is Verdict.INCONCLUSIVE:
+        assert "overlaps" in res.summary, (cid, res.summary)
+    else:
+        assert res.verdict is not Verdict.INCONCLUSIVE, (cid, res.summary)
     assert res.summary and len(res.evidence) >= 2
 
 

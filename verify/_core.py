@@ -91,6 +91,7 @@ class Result:
     tolerances: dict = field(default_factory=dict)  # fnmatch pattern over evidence paths -> relative tolerance
     parts: list = field(default_factory=list)  # Part: a claim whose parts differ reports each (combine() decides)
     repair: str = ""  # the suggested repair, where the claim does not hold as stated
+    certificate: list = field(default_factory=list)  # the deciding comparisons as data (certified.Decision.as_dict)
 
 
 def worst(*verdicts):
@@ -114,13 +115,17 @@ class Claim:
         """Run the check with the arguments ``which`` names ('paper', 'wrong': the negative control, 'repaired'): a
         :class:`Result`, its seconds in the evidence.  A check that raises decides nothing: it gives INCONCLUSIVE,
         with the error in the summary and in ``evidence['error']`` (the audit names such claims and exits 2)."""
+        from . import certified
+
         kwargs = {"paper": self.paper, "wrong": self.wrong, "repaired": self.repaired}[which]
         t0 = time.perf_counter()
-        try:
-            res = self.check(quick=quick, **kwargs)
-        except Exception as exc:  # a crashing check decides nothing; the audit names it and its exit status says so
-            res = Result(Verdict.INCONCLUSIVE, f"check raised {type(exc).__name__}: {exc}",
-                         {"error": f"{type(exc).__name__}: {exc}"})
+        with certified.collecting() as ledgers:  # every ledger the check makes joins its certificate
+            try:
+                res = self.check(quick=quick, **kwargs)
+            except Exception as exc:  # a crashing check decides nothing; the audit names it, its exit status too
+                res = Result(Verdict.INCONCLUSIVE, f"check raised {type(exc).__name__}: {exc}",
+                             {"error": f"{type(exc).__name__}: {exc}"})
+        res.certificate = [row.as_dict() for led in ledgers for row in led.rows]
         res.evidence.setdefault("seconds", round(time.perf_counter() - t0, 3))
         return res
 

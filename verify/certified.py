@@ -19,6 +19,7 @@ they carry their own error, the test's level.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 from dataclasses import dataclass
 from fractions import Fraction
@@ -170,6 +171,13 @@ class Decision:
     rhs: str
     outcome: bool | None
     how: str
+    data: dict | None = None  # the comparison as exact data (token), for a certificate's replay
+
+    def as_dict(self):
+        """The row as JSON-safe data: its words, outcome, trust tag (``how``) and, where it can be redone, the
+        comparison's exact inputs."""
+        return {"what": self.what, "lhs": self.lhs, "op": self.op, "rhs": self.rhs, "outcome": self.outcome,
+                "how": self.how, "data": self.data}
 
     def __str__(self):
         res = {True: "true", False: "false", None: "UNDECIDED"}[self.outcome]
@@ -192,12 +200,16 @@ class Ledger:
 
     def __init__(self):
         self.rows: list[Decision] = []
+        if _ACTIVE is not None:  # a claim is being run: its certificate collects this ledger's rows
+            _ACTIVE.append(self)
 
     def check(self, what, lhs, op, rhs, *, lhs_err=None, rhs_err=None):
         out, how = compare(lhs, op, rhs, lhs_err=lhs_err, rhs_err=rhs_err)
         ls = _fmt(lhs) + (f" +/- {float(lhs_err):.2g}" if lhs_err else "")
         rs = _fmt(rhs) + (f" +/- {float(rhs_err):.2g}" if rhs_err else "")
-        self.rows.append(Decision(what, ls, op, rs, out, how))
+        data = {"kind": "compare", "lhs": token(lhs), "rhs": token(rhs), "lhs_err": token(lhs_err),
+                "rhs_err": token(rhs_err)}
+        self.rows.append(Decision(what, ls, op, rs, out, how, data if None not in (data["lhs"], data["rhs"]) else None))
         return out
 
     def all_true(self, what, items):
@@ -214,7 +226,9 @@ class Ledger:
         how = "exact" if hows == {"exact"} else ("error bound" if "error bound" in hows else "ball")
         detail = f"{len(items)} comparisons" + (f"; first not certified true: {' '.join(first_bad)}"
                                                  if first_bad else "")
-        self.rows.append(Decision(what, detail, "", "", out, how))
+        toks = [[token(a), op, token(b), token(le), token(re)] for a, op, b, le, re in items]
+        data = {"kind": "all", "items": toks} if all(t[0] is not None and t[2] is not None for t in toks) else None
+        self.rows.append(Decision(what, detail, "", "", out, how, data))
         return out
 
     def identity(self, what, expr, *, point=None):
@@ -222,14 +236,17 @@ class Ledger:
         rational point (``point``: symbol -> value; default 3/7, 5/11, ... for each free symbol), else undecided."""
         e = sp.simplify(sp.sympify(expr))
         if e == 0:
-            self.rows.append(Decision(what, "simplifies to 0", "", "", True, "exact"))
+            self.rows.append(Decision(what, "simplifies to 0", "", "", True, "exact",
+                                      {"kind": "identity", "expr": sp.srepr(sp.sympify(expr)), "point": {}}))
             return True
         syms = sorted(e.free_symbols, key=str)
         point = point or {s: sp.Rational(2 * i + 3, 4 * i + 7) for i, s in enumerate(syms)}
         val = e.subs(point)
         out, how = compare(val, "!=", 0) if not val.free_symbols else (None, "exact")
         self.rows.append(Decision(what, f"{e} at {dict((str(k), str(v)) for k, v in point.items())} = {sp.N(val, 6)}",
-                                  "", "", False if out else None, how))
+                                  "", "", False if out else None, how,
+                                  {"kind": "identity", "expr": sp.srepr(e),
+                                   "point": {str(k): str(v) for k, v in point.items()}}))
         return False if out else None
 
     def record(self, what, outcome, how, detail=""):
@@ -273,3 +290,100 @@ def both(*outs):
     if any(o is None for o in outs):
         return None
     return True
+
+
+# -- certificates: the deciding comparisons as exact data, and their replay -----------------------------------------
+_ACTIVE: list | None = None  # the ledgers of the claim being run (Claim.run collects them into its certificate)
+
+
+@contextlib.contextmanager
+def collecting():
+    """``with collecting() as ledgers:`` every :class:`Ledger` made inside joins ``ledgers`` (a claim's run)."""
+    global _ACTIVE
+    outer, _ACTIVE = _ACTIVE, []
+    try:
+        yield _ACTIVE
+    finally:
+        _ACTIVE = outer
+
+
+def _dyadic(m, e):
+    m, e = int(m), int(e)
+    return f"{m * 2 ** e}" if e >= 0 else f"{m}/{2 ** -e}"
+
+
+def token(x):
+    """A number as exact, JSON-safe data: what :func:`untoken` rebuilds to the same value and type (None where a
+    value is not a number compare() takes, e.g. an array)."""
+    if x is None:
+        return None
+    if isinstance(x, bool):
+        return {"bool": x}
+    if isinstance(x, (int, np.integer)):
+        return {"int": str(int(x))}
+    if isinstance(x, Fraction):
+        return {"q": f"{x.numerator}/{x.denominator}"}
+    if isinstance(x, arb):
+        return {"arb": [_dyadic(*x.mid().man_exp()), _dyadic(*x.rad().man_exp())]}
+    if isinstance(x, mp.mpf):
+        sign, man, exp, _ = x._mpf_
+        return {"mpf": _dyadic((-1) ** sign * int(man), exp)}
+    if isinstance(x, sp.Basic):
+        return {"sym": sp.srepr(x)}
+    if isinstance(x, (float, np.floating)):
+        return {"f": float(x).hex()}
+    if isinstance(x, numbers.Real):
+        return {"f": float(x).hex()}
+    return None
+
+
+def untoken(t):
+    """The value :func:`token` recorded."""
+    if t is None:
+        return None
+    (kind, v), = t.items()
+    if kind == "bool":
+        return bool(v)
+    if kind == "int":
+        return int(v)
+    if kind == "q":
+        return Fraction(v)
+    if kind == "arb":
+        old = ctx.prec
+        ctx.prec = PREC
+        try:
+            mid, rad = (Fraction(s) for s in v)
+            return arb(fmpq(mid.numerator, mid.denominator), fmpq(rad.numerator, rad.denominator))
+        finally:
+            ctx.prec = old
+    if kind == "mpf":
+        q = Fraction(v)
+        return mp.mpf(q.numerator) / q.denominator if q.denominator != 1 else mp.mpf(q.numerator)
+    if kind == "sym":
+        return sp.sympify(v)
+    if kind == "f":
+        return float.fromhex(v)
+    raise ValueError(f"unknown token kind {kind!r}")
+
+
+def replay_row(row):
+    """Re-decide one recorded row from its data alone: (outcome now, or 'recorded' where the row holds no
+    comparison to redo: a Monte Carlo test's outcome or a decision certified elsewhere)."""
+    data = row.get("data")
+    if not data:
+        return "recorded"
+    if data["kind"] == "compare":
+        return compare(untoken(data["lhs"]), row["op"], untoken(data["rhs"]), lhs_err=untoken(data["lhs_err"]),
+                       rhs_err=untoken(data["rhs_err"]))[0]
+    if data["kind"] == "all":
+        outs = [compare(untoken(a), op, untoken(b), lhs_err=untoken(le), rhs_err=untoken(re))[0]
+                for a, op, b, le, re in data["items"]]
+        return False if any(o is False for o in outs) else (None if any(o is None for o in outs) else True)
+    if data["kind"] == "identity":
+        e = sp.sympify(data["expr"])
+        if e == 0 or sp.simplify(e) == 0:
+            return True
+        val = e.subs({sp.Symbol(k): sp.sympify(v) for k, v in data["point"].items()})
+        out = compare(val, "!=", 0)[0] if not val.free_symbols else None
+        return False if out else None
+    raise ValueError(f"unknown row kind {data['kind']!r}")

@@ -39,6 +39,20 @@ def _check_modes(args):
 
 
 def audit(args):
+    if args.replay:  # re-decide a certificates file alone: no audit runs
+        given = [flag for flag, on in (("--quick", args.quick), ("--json", args.json), ("--markdown", args.markdown),
+                                       ("--only", args.only is not None), ("--certificates", args.certificates),
+                                       ("--checkpoint", args.checkpoint), ("--baseline", args.baseline)) if on]
+        if given:
+            raise ValueError(f"--replay re-decides a file without running the audit, so {', '.join(given)} would do "
+                             f"nothing; drop {'them' if len(given) > 1 else 'it'}")
+        from .certificates import replay
+
+        t0 = time.perf_counter()
+        ok, text = replay(args.replay)
+        print(text)
+        print(f"\nreplayed in {time.perf_counter() - t0:.1f} s")
+        return 0 if ok else 1
     _check_modes(args)
     if args.list:
         return _list_claims()
@@ -51,7 +65,7 @@ def audit(args):
         return 0
     from socal.cli import check_output_paths
 
-    check_output_paths(args, "json", "markdown")  # before the audit's minutes of work (one file for both refused)
+    check_output_paths(args, "json", "markdown", "certificates")  # before the audit's minutes of work (one file for both refused)
     ids = None
     if args.only is not None:
         ids = list(dict.fromkeys(s.strip() for s in args.only.split(",") if s.strip()))  # each id once
@@ -93,6 +107,12 @@ def audit(args):
     if args.markdown:
         write_text_atomic(args.markdown, to_markdown(results))
         print(f"Markdown written to {args.markdown}")
+    if args.certificates:
+        from .certificates import write_certificates
+
+        write_certificates(results, args.certificates, mode="quick" if args.quick else "full")
+        print(f"certificates written to {args.certificates} (re-decide them with socal audit --replay "
+              f"{args.certificates})")
     raised = [c.id for c, r in results if "error" in r.evidence]
     if raised:  # the other claims ran; the run is not a clean one, and its exit status says so
         print(f"socal audit: {len(raised)} claim(s) raised an error (reported INCONCLUSIVE, with the error): "
@@ -119,6 +139,12 @@ def register(subparsers):
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown")
     p.add_argument("--only", metavar="ID,...", help="run only these claim ids (see --list)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--certificates", metavar="FILE",
+                   help="write every deciding comparison as exact data, with each claim's provenance (versions, "
+                        "commit, arguments): socal audit --replay FILE re-decides them from the file alone")
+    p.add_argument("--replay", metavar="FILE",
+                   help="re-decide the comparisons of a --certificates file (sympy and python-flint, seconds; no "
+                        "audit runs); exit status 1 if any differs from its recorded outcome")
     p.add_argument("--jobs", type=int, default=2, metavar="N",
                    help="run the claims (independent, seeded) in N worker processes (default 2; 1: in this process)")
     p.add_argument("--checkpoint", metavar="FILE",
