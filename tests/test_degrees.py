@@ -1,0 +1,65 @@
+"""socal.degrees: the degree rule and its limits (issue 61: a test file per module)."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from socal import degrees
+
+
+@given(st.floats(1.0, 1e12), st.floats(1e-4, 1.0))
+def test_paper_degree_is_the_propositions_rule(n, h):
+    """l = ceil(2 log n / log theta(h)) with log theta = asinh(h pi); per axis the smaller ellipse decides, and
+    (h, h/4) gives the single h's degree (the matched quarter)."""
+    want = math.ceil(2 * math.log(n) / math.asinh(h * math.pi))
+    assert degrees.paper_degree(n, h) == want
+    assert degrees.paper_degree(n, (h, h / 4)) == want
+    assert degrees.paper_degree(n, (h, h / 8)) >= want  # a narrower variance strip needs more
+
+
+def test_theta_is_exp_asinh_and_keeps_its_log_for_tiny_h():
+    assert degrees.theta(1 / 16) == pytest.approx(math.pi / 16 + math.sqrt(math.pi ** 2 / 256 + 1), rel=1e-15)
+    assert math.log(degrees.theta(1e-12)) == pytest.approx(math.pi * 1e-12, rel=1e-9)  # not rounded to log 1 = 0
+
+
+@given(st.integers(0, 200), st.integers(0, 10))
+def test_the_schedule_halves_down_to_the_floor(lmax, floor):
+    s = degrees.degree_schedule(lmax, floor)
+    assert s[0] == lmax and list(s) == sorted(s, reverse=True) and len(set(s)) == len(s)
+    assert s[-1] == min(floor, lmax) or s[-1] == 0
+    assert all(b == a // 2 for a, b in zip(s, s[1:-1]))
+
+
+@given(st.integers(0, 10**7), st.sampled_from([1, 2]))
+def test_the_admissible_degree_is_the_exact_boundary(n_train, ndim):
+    """50 training rows per coefficient: l is admissible, l + 1 is not (integers, no float rounding)."""
+    l = degrees.admissible_degree(n_train, ndim)
+    assert (l < 0 or 50 * (l + 1) ** ndim <= n_train) and 50 * (l + 2) ** ndim > n_train
+
+
+def test_training_rows_and_the_smallest_n():
+    assert degrees.training_rows(100, 5, None) == 80 and degrees.training_rows(101, 5, None) == 80
+    assert degrees.training_rows(100, 5, 0.25) == 75
+    degrees.check_n("f", 10, 5)
+    with pytest.raises(ValueError, match="at least 10 items \\(2 per fold\\)"):
+        degrees.check_n("f", 9, 5)
+    with pytest.raises(ValueError, match="'holdout' parameter of f must leave at least 2"):
+        degrees.check_n("f", 20, 5, holdout=0.05)
+
+
+def test_the_ridge_grid():
+    assert degrees.resolve_alphas("f", None) == (degrees.DEFAULT_ALPHAS, True)
+    assert degrees.resolve_alphas("f", [1e-2, 1e-3, 1e-2]) == ((1e-3, 1e-2), True)
+    assert degrees.resolve_alphas("f", np.array(0.5)) == ((0.5,), False)
+    for bad in ([], [[1e-3]], -1.0, 2e6):
+        with pytest.raises(ValueError, match="'alpha' parameter of f"):
+            degrees.resolve_alphas("f", bad)
+
+
+def test_the_resolution_degree_per_axis():
+    assert degrees.resolution_degree(1 / 16) == math.ceil(16 / math.pi)
+    assert degrees.resolution_degree((1 / 16, 1 / 64)) == math.ceil(16 / math.pi)  # 4 h_var = h_mean
+    assert degrees.resolution_degree((1 / 16, 1 / 256)) == math.ceil(64 / math.pi)
