@@ -272,3 +272,16 @@ def test_arrays_permuted_rows_and_chunks_give_the_same_test(chunks):
     assert other.joint.statistic != pytest.approx(whole.joint.statistic, rel=1e-3)
     with pytest.raises(ValueError, match="either arrays or 'chunks'"):
         multiclass_test(m, S, y, chunks=parts)
+
+
+def test_ce2_and_ce1_of_multiclass_input_are_per_class():
+    """ce2/ce1 with a mean (n, C): a tuple of C one-vs-rest estimates, each the binary call on its class with its
+    own child stream; rng omitted is a fixed seed (the same numbers twice)."""
+    m, S, y = DirichletEnsemble(C=3).sample(2000, rng=4)
+    per = socal.ce2(m, S, y, n_boot=20, ci=0.9, rng=7)
+    stream = np.random.default_rng(7).spawn(3)[1]
+    one = socal.ce2(m[:, 1], S[:, 1, 1], (y == 1).astype(float), n_boot=20, ci=0.9, rng=stream)
+    assert len(per) == 3 and per[1].estimate == pytest.approx(one.estimate, rel=1e-12)
+    assert [r.estimate for r in socal.ce1(m, y, n_boot=20)] == [r.estimate for r in socal.ce1(m, y, n_boot=20)]
+    with pytest.raises(ValueError, match="rows summing to 1"):
+        socal.ce2(m * 0.9, S, y)
