@@ -39,5 +39,5 @@ def test_merging_chunks_gives_the_whole_in_any_order(calmap, chunks, seed):
     np.testing.assert_allclose(merged.sums, whole.sums, rtol=1e-12)
     assert merged.mean_term == pytest.approx(whole.mean_term, rel=1e-12)
     # negative control: a chunk left out is seen
-    if chunks > 1:
+    if chunks > 2:
         assert (parts[0] + parts[1]).n < whole.n

@@ -1218,13 +1218,14 @@ def test_from_members_names_class_probabilities_and_warns_on_a_transposed_array(
         socal.from_members(p[:4])  # as many members as items: no warning
 
 
-def test_from_members_names_the_one_vs_rest_recipe_for_many_classes():
-    """An (n, M, C) multi-class stack with C > 2 was refused as "must be a 2-dimensional array" with no hint of what
-    socal reads (one event, Y = 1): the message now names one class's slice and the guide's section."""
+def test_from_members_of_many_classes_gives_the_mean_vector_and_covariance():
+    """An (n, M, C) multi-class stack with C > 2 was refused with the one-vs-rest recipe; it is now the multiclass
+    input (issue 59): the mean vector and the members' covariance.  One class's slice is the binary input, as
+    before, and other shapes are refused as before."""
     probs = np.random.default_rng(0).dirichlet(np.ones(10), (100, 5))
-    with pytest.raises(ValueError, match=r"\(100, 5, 10\).*10 classes.*probabilities\[:, :, c\].*one-vs-rest"):
-        socal.from_members(probs)
-    m, v = socal.from_members(probs[:, :, 3])  # the recipe works
+    m, cov = socal.from_members(probs)
+    assert m.shape == (100, 10) and cov.shape == (100, 10, 10)
+    m, v = socal.from_members(probs[:, :, 3])  # one class, one-vs-rest
     assert m.shape == v.shape == (100,)
     with pytest.raises(ValueError, match="must be a 2-dimensional array"):  # other shapes as before
         socal.from_members(probs[:, :, :, None])

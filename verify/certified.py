@@ -326,8 +326,8 @@ def token(x):
     if isinstance(x, arb):
         return {"arb": [_dyadic(*x.mid().man_exp()), _dyadic(*x.rad().man_exp())]}
     if isinstance(x, mp.mpf):
-        sign, man, exp, _ = x._mpf_
-        return {"mpf": _dyadic((-1) ** sign * int(man), exp)}
+        man = int(x.man) if x >= 0 else -int(x.man)  # mpf.man is the mantissa's magnitude; the sign is x's
+        return {"mpf": _dyadic(man, x.exp)}
     if isinstance(x, sp.Basic):
         return {"sym": sp.srepr(x)}
     if isinstance(x, (float, np.floating)):
