@@ -151,14 +151,20 @@ def test_the_projection_is_a_probability_vector_and_a_covariance(raw, var):
     assert np.all(np.diagonal(cov[0]) <= m[0] * (1 - m[0]) + 1e-12)
 
 
+def _members_and_votes(n, k, seed):
+    """5 members' probabilities (n, 5, 3) around Dirichlet(2, 2, 2) bases, and k votes per item (counts (n, 3)) from
+    one member drawn at random: a calibrated ensemble, as synthetic.DirichletEnsemble draws it."""
+    rng = np.random.default_rng(seed)
+    base = rng.dirichlet([2, 2, 2], n)
+    g = rng.gamma(20 * base[:, None, :] + 1e-3, size=(n, 5, 3))
+    probs = g / g.sum(axis=2, keepdims=True)
+    truth = probs[np.arange(n), rng.integers(0, 5, n)]
+    return probs, np.stack([rng.multinomial(k, f) for f in truth])
+
+
 def test_one_call_from_members_probabilities_and_counts():
     """socal.evaluate(probs (n, M, C), counts=(n, C)) is the one call; socal.calibration_test too."""
-    rng = np.random.default_rng(3)
-    base = rng.dirichlet([2, 2, 2], 3000)
-    g = rng.gamma(20 * base[:, None, :] + 1e-3, size=(3000, 5, 3))
-    probs = g / g.sum(axis=2, keepdims=True)
-    truth = probs[np.arange(3000), rng.integers(0, 5, 3000)]
-    counts = np.stack([rng.multinomial(10, f) for f in truth])
+    probs, counts = _members_and_votes(3000, 10, 3)
     ev = socal.evaluate(probs, None, counts=counts, h=1 / 16, n_boot=20)
     assert isinstance(ev, socal.multiclass.MulticlassEvaluation) and ev.test.pairs_drawn
     text = str(ev)
@@ -172,12 +178,7 @@ def test_one_call_from_members_probabilities_and_counts():
 @pytest.fixture(scope="module")
 def member_file(tmp_path_factory):
     """A CSV of 5 members' class probabilities (p{m}_{c}) and 4 votes per item (n_{c}), and the same as .npz."""
-    rng = np.random.default_rng(0)
-    base = rng.dirichlet([2, 2, 2], 2000)
-    g = rng.gamma(20 * base[:, None, :] + 1e-3, size=(2000, 5, 3))
-    probs = g / g.sum(axis=2, keepdims=True)
-    f = probs[np.arange(2000), rng.integers(0, 5, 2000)]
-    counts = np.stack([rng.multinomial(4, x) for x in f])
+    probs, counts = _members_and_votes(2000, 4, 0)
     d = tmp_path_factory.mktemp("mc")
     cols = {f"p{j}_{c}": probs[:, j, i] for j in range(5) for i, c in enumerate("enc")}
     cols.update({f"n_{c}": counts[:, i] for i, c in enumerate("enc")})
