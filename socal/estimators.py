@@ -244,7 +244,7 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
     from ._validation import ndim_of
 
     if chunks is None and not isinstance(mean, SufficientStats) and ndim_of(mean) == 2:  # C >= 3 classes
-        m = check_array_2d(mean)
+        m = np.asarray(mean, dtype=float)  # validated with the rest by check_multiclass
         return _per_class("ce1", (m, np.zeros_like(m)), labels, counts, dict(
             h=h, degree=degree, alpha=alpha, folds=folds, holdout=holdout, max_degree=max_degree, ci=ci,
             upper=upper, debias=debias, n_boot=n_boot, rng=rng, progress=progress, search=search,
@@ -327,11 +327,6 @@ def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: 
     source, stats = data_source("calibration_functions", 2, mean, var, labels, counts, chunks, second_pass=False)
     fit, _ = fit_from(source, stats, opts, 2, "calibration_functions")
     return CalibrationFunctions(fit.calmap, bool(project))
-
-
-def check_array_2d(mean):
-    """A multiclass mean (n, C) as floats (validated with the rest by :func:`socal.multiclass.check_multiclass`)."""
-    return np.asarray(mean, dtype=float)
 
 
 def _per_class(kind, multi, labels, counts, kw):

@@ -483,23 +483,8 @@ def _dask_test(mean, cov, labels, counts, pair_rng, func):
 
 
 def _multiclass_test(m, Sigma, v, A, pair_rng):
-    from .testing import calibration_test
-
-    n, C = m.shape
-    K = A.sum(axis=1)
-    classes = tuple(calibration_test(m[:, c], v[:, c], counts=(A[:, c], K)) for c in range(C))
-    t = np.argmax(m, axis=1)
-    rows = np.arange(n)
-    top = calibration_test(m[rows, t], v[rows, t], counts=(A[rows, t], K))
-    joint = trace = None
-    drawn, impossible = bool(np.any(K != 2)), 0
-    if Sigma is not None:
-        first, second = _pairs(A, pair_rng, m)
-        stats = MulticlassTestStats(C).update(m, Sigma, first, second)
-        joint, trace = stats.test()
-        impossible = stats.impossible
-    return MulticlassTest(joint=joint, trace=trace, classes=classes, holm=holm([x.pvalue for x in classes]),
-                          top=top, n=n, C=C, pairs_drawn=drawn, impossible=impossible)
+    """In-memory rows: one chunk of the chunked statistics, so arrays and chunks share one code path."""
+    return _finish(_chunk_part(m, Sigma, v, A, pair_rng), "multiclass_test")
 
 
 # -- the evaluation: per-class CE2 and CE1, top-label CE2 ------------------------------------------------------------
@@ -606,9 +591,8 @@ def evaluate_multiclass(mean, cov, labels=None, *, counts=None, names=None, h="a
     top = evaluate(m[rows, t], v[rows, t], counts=(A[rows, t], K), rng=streams[C], **kw)
     joint = trace = None
     impossible = 0
-    if Sigma is not None:
-        first, second = _pairs(A, pair_rng, m)
-        stats = MulticlassTestStats(C).update(m, Sigma, first, second)
+    if Sigma is not None:  # the class-wise and top-label tests are the evaluations' own
+        stats = MulticlassTestStats(C).update(m, Sigma, *_pairs(A, pair_rng, m))
         joint, trace = stats.test()
         impossible = stats.impossible
     test = MulticlassTest(joint=joint, trace=trace, classes=tuple(e.test for e in classes),

@@ -65,7 +65,7 @@ def test_a_ce2_that_fails_at_chunk_j_resumes_to_the_uninterrupted_numbers(data, 
     cp = Checkpoint(path)
     resumed = socal.ce2(chunks=parts, checkpoint=cp, **KW).to_dict()
     assert resumed == plain
-    assert cp.resumed_chunks == (at % len(parts)) // 1  # the chunks of the pass in progress, not computed again
+    assert cp.resumed_chunks == at % len(parts)  # the chunks of the pass in progress, not computed again
     again = Checkpoint(path)
     assert socal.ce2(chunks=parts, checkpoint=again, **KW).to_dict() == plain and again.resumed_chunks == 0
 

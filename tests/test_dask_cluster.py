@@ -36,7 +36,6 @@ def test_a_worker_killed_mid_run_gives_the_identical_result():
             killed.append(time.perf_counter())
 
         killer = threading.Thread(target=kill)
-        t1 = time.perf_counter()
         killer.start()
         after = socal.ce2(dm, dv, dy, **kw).to_dict()
         done = time.perf_counter()
@@ -46,4 +45,4 @@ def test_a_worker_killed_mid_run_gives_the_identical_result():
     assert after == clean  # bit for bit: the lost partitions were recomputed, nothing was lost or counted twice
     # the cluster and the synchronous scheduler agree to round-off (BLAS in other processes)
     assert after["estimate"] == pytest.approx(local.estimate, abs=1e-13)
-    assert np.isclose(after["ci"]["low"], local.ci.low, atol=1e-13) and done - t1 > 0
+    assert np.isclose(after["ci"]["low"], local.ci.low, atol=1e-13)
