@@ -28,7 +28,8 @@ import socal
 
 from socal.degrees import DEFAULT_ALPHAS, MIN_DEGREE, degree_schedule
 from socal.fitting import fit_calibration, select_and_fit
-from socal.sufficient import target_classes, targets
+from socal.snapshots import targets
+from socal.sufficient import target_classes
 from socal.chebyshev import TensorBasis, assemble_gram
 from socal.sufficient import SufficientStats
 

@@ -62,11 +62,11 @@ def evaluate_cost(sizes, reps):
 
 _PHASES = (("socal.pipeline", "fit_from", "statistics and fit"),
            ("socal.deviations", "DeviationPass.__call__", "deviation pass (the plug-in's)"),
-           ("socal.bootstrap", "DeviationWorldPass.__call__", "deviation-and-world pass"),
-           ("socal.bootstrap", "world_sums", "  of which the world's sums"),
-           ("socal.bootstrap", "_gaussian_right_hand_sides", "Gaussian draws"),
-           ("socal.bootstrap", "RefitPass.__call__", "refit pass"),
-           ("socal.bootstrap", "poisson_weights", "  of which the Poisson weights"))
+           ("socal.world", "DeviationWorldPass.__call__", "deviation-and-world pass"),
+           ("socal.world", "world_sums", "  of which the world's sums"),
+           ("socal.world", "gaussian_right_hand_sides", "Gaussian draws"),
+           ("socal.refits", "RefitPass.__call__", "refit pass"),
+           ("socal.weights", "poisson_weights", "  of which the Poisson weights"))
 
 
 def phases(sizes, degrees, reps):

@@ -14,7 +14,7 @@ the number of jobs.
                                   [--upper 0.95] [--n-boot 200] [--jobs 2] [--members name,...] [--kind ce2,ce1]
                                   [--labels 2]   # k labels per item (the same seeds; k = 2 is the tables')
                                   [--finest L]   # experiment: Lepski's finest admissible degree set to L
-                                  [--world-rows R]   # experiment: socal.bootstrap.WORLD_ROWS set to R
+                                  [--world-rows R]   # experiment: BootstrapOptions(world_rows=R)
     python benchmarks/coverage.py --timing [--sizes 50000] [--members ...]   # ce2 with and without ci, same run
 """
 
@@ -26,24 +26,26 @@ from fractions import Fraction
 import numpy as np
 
 import socal
+from socal.bootstrap import BootstrapOptions
+from socal.estimators import ce_with_options
 from socal.parallel import iter_jobs
 
 
-_WORLD_ROWS, _ADMISSIBLE = socal.bootstrap.WORLD_ROWS, socal.lepski.admissible_degree
+_ADMISSIBLE = socal.lepski.admissible_degree
 
 
 def one(kind, name, h, n, rep, level, upper, n_boot, k=2, finest=None, world_rows=None):
     # the experiment knobs (rules, not socal's behaviour) are set in the worker for every call, to the default when
     # not asked for: a worker's module state outlives the call that set it
-    socal.bootstrap.WORLD_ROWS = _WORLD_ROWS if world_rows is None else world_rows
+    options = BootstrapOptions() if world_rows is None else BootstrapOptions(world_rows=world_rows)
     socal.lepski.admissible_degree = _ADMISSIBLE if finest is None else (lambda n_train, ndim: finest)
     pop = socal.synthetic.validation_zoo()[name].population
     m, v, y = pop.sample(n, h=h, k=k, rng=np.random.default_rng([zlib.crc32(name.encode()), round(1 / h), n, rep]))
     t0 = time.perf_counter()
     if kind == "ce2":
-        res = socal.ce2(m, v, y, h=h, ci=level, upper=upper, n_boot=n_boot, rng=rep)
+        res = ce_with_options("ce2", options, m, v, y, h=h, ci=level, upper=upper, n_boot=n_boot, rng=rep)
     else:
-        res = socal.ce1(m, y, h=h, ci=level, upper=upper, n_boot=n_boot, rng=rep)
+        res = ce_with_options("ce1", options, m, y, h=h, ci=level, upper=upper, n_boot=n_boot, rng=rep)
     fine = res.selection.rule.startswith("lepski")
     return (res.plugin, res.estimate, res.ci.low, res.ci.high, res.upper.value, fine, time.perf_counter() - t0)
 
@@ -87,7 +89,7 @@ def main():
                    help="experiment: Lepski's finest admissible degree (50 training rows per coefficient) set to this")
     p.add_argument("--world-rows", type=int, default=None,
                    help="experiment: the rows the bootstrap world's covariance moments are summed over "
-                        "(socal.bootstrap.WORLD_ROWS) set to this")
+                        "(BootstrapOptions.world_rows) set to this")
     p.add_argument("--timing", action="store_true", help="time ce2 with and without ci instead")
     a = p.parse_args()
     zoo = socal.synthetic.validation_zoo()

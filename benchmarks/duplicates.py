@@ -1,7 +1,7 @@
 """Predictors with few distinct scores: does the bootstrap see the estimate's real spread?  (Rows of one content.)
 
 Rows with the same scores and labels share their row key, so keyed draws alone would weight them alike and keep them
-in or out of the refit subset together.  ``socal.bootstrap.KeyCensus`` counts them and the refit pass resamples them
+in or out of the refit subset together.  ``socal.rowkeys.KeyCensus`` counts them and the refit pass resamples them
 as separate items.  Per case and n, over ``--reps`` fresh samples: the estimate's mean and SD, the chosen degree's
 bootstrap SD (median) and its ratio to that SD, the 90% interval's median width (in SDs), its coverage of the exact
 truth, the bias, and seconds per call.  ``--no-census`` draws as if every row were a key of its own (content-keyed
@@ -85,7 +85,7 @@ def main(argv=None):
     ap.add_argument("--no-census", action="store_true", help="draw as if every row were a key of its own")
     a = ap.parse_args(argv)
     if a.no_census:
-        socal.bootstrap.KeyCensus.duplicated = lambda self: (np.empty(0, np.uint64), np.empty(0, np.int64))
+        socal.rowkeys.KeyCensus.duplicated = lambda self: (np.empty(0, np.uint64), np.empty(0, np.int64))
     truth = _truths()
     print(f"{'case':>10} {'n':>6} {'truth':>7} {'mean':>7} {'sd':>7} {'boot sd':>8} {'ratio':>6} {'width/sd':>9} "
           f"{'cover':>6} {'bias':>8} {'s/call':>7}")

@@ -33,7 +33,7 @@ from numpy.polynomial import chebyshev, hermite_e
 from scipy import stats
 
 import socal
-import socal.bootstrap as boot
+import socal.refits as boot
 
 CELLS = ("calibrated-many 1/64 50000", "calibrated-few 1/64 50000", "smooth 1/64 50000",
          "nearly-calibrated 1/64 50000", "calibrated-many 1/16 50000", "held-out-mixed 1/64 5000")

@@ -20,7 +20,7 @@ compared on identical data at no extra cost:
   the union over every degree compared (the default);
 * ``bracket-inner``, ``imbens-manski-inner`` (where the records hold the inner level, ``--inner``): the rule with the
   one-step-corrected estimate's fluctuation (each refit's delta less its own closed-form one-step bias,
-  ``socal.bootstrap.INNER_ONE_STEP``) in place of the plug-in's, about the same mean (the bracket unchanged);
+  ``BootstrapOptions(inner=True)``) in place of the plug-in's, about the same mean (the bracket unchanged);
 * ``iterated`` (where the records hold the inner level): the iterated bootstrap bias correction, the one-step-
   corrected estimate less its own bias in the bootstrap world, with the percentile interval of the inner deltas
   (:func:`iterated_interval`; measured, not adopted);
@@ -67,6 +67,8 @@ from scipy import optimize, stats
 
 import socal
 import socal.pipeline
+from socal.bootstrap import BootstrapOptions
+from socal.estimators import ce_with_options
 from socal.deviations import CE_RANGE
 from socal.parallel import iter_jobs
 from socal.testing import TestPass
@@ -120,10 +122,10 @@ def null_join(cells, level, jobs):
 
 def record(kind, name, h, n, rep, n_boot, inner=False):
     """One coverage.py replicate; every compared degree's (plug-in, bias, corrected estimate, deltas); with ``inner``
-    also each refit's one-step-corrected delta and the analytic one-step (``socal.bootstrap.INNER_ONE_STEP``)."""
+    also each refit's one-step-corrected delta and the analytic one-step (``BootstrapOptions(inner=True)``)."""
     got = {}
     choose = socal.pipeline.choose_degree
-    flag = socal.bootstrap.INNER_ONE_STEP
+    options = BootstrapOptions(inner=inner)
 
     def spy(cands):
         got["k"], rule = choose(cands)
@@ -134,16 +136,14 @@ def record(kind, name, h, n, rep, n_boot, inner=False):
         return got["k"], rule
 
     socal.pipeline.choose_degree = spy
-    socal.bootstrap.INNER_ONE_STEP = inner
     try:
         m, v, y = _sample(name, h, n, rep)
         if kind == "ce2":
-            res = socal.ce2(m, v, y, h=h, ci=0.9, upper=0.95, n_boot=n_boot, rng=rep)
+            res = ce_with_options("ce2", options, m, v, y, h=h, ci=0.9, upper=0.95, n_boot=n_boot, rng=rep)
         else:
-            res = socal.ce1(m, y, h=h, ci=0.9, upper=0.95, n_boot=n_boot, rng=rep)
+            res = ce_with_options("ce1", options, m, y, h=h, ci=0.9, upper=0.95, n_boot=n_boot, rng=rep)
     finally:
         socal.pipeline.choose_degree = choose
-        socal.bootstrap.INNER_ONE_STEP = flag
     return dict(got, est=res.estimate, null_p=res.null_pvalue)
 
 

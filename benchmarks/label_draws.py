@@ -18,7 +18,8 @@ import time
 import numpy as np
 
 import socal
-import socal.bootstrap as bs
+from socal.bootstrap import BootstrapOptions
+from socal.estimators import ce_with_options
 
 
 def main(argv=None):
@@ -29,18 +30,17 @@ def main(argv=None):
     ap.add_argument("--h", type=float, default=1 / 16)
     a = ap.parse_args(argv)
     zoo = socal.synthetic.validation_zoo()
-    default_rows = bs.REFIT_ROWS
     print(f"{'member':<18} {'n':>6} {'draws':<9} {'bias':>8} {'RMSE':>7} {'cover':>6} {'width':>7} {'s/call':>7}")
     for name in a.members.split(","):
         pop = zoo[name].population
         truth = float(pop.ce2(h=a.h))
-        for mode, rows in (("exact", 10**12), ("gaussian", default_rows)):
-            bs.LABEL_DRAWS, bs.REFIT_ROWS = mode, rows
+        for mode, options in (("exact", BootstrapOptions(label_draws="exact", refit_rows=10**12)),
+                              ("gaussian", BootstrapOptions())):
             est, cover, width, secs = [], [], [], []
             for r in range(a.reps):
                 m, v, y = pop.sample(a.n, h=a.h, rng=1000 + r)
                 t0 = time.perf_counter()
-                res = socal.ce2(m, v, y, h=a.h, ci=0.9)
+                res = ce_with_options("ce2", options, m, v, y, h=a.h, ci=0.9)
                 secs.append(time.perf_counter() - t0)
                 est.append(res.estimate)
                 cover.append(res.ci.low <= truth <= res.ci.high)
@@ -49,7 +49,6 @@ def main(argv=None):
             rmse = np.sqrt(np.mean((est - truth) ** 2))
             print(f"{name:<18} {a.n:>6} {mode:<9} {est.mean() - truth:>+8.4f} {rmse:>7.4f} {np.mean(cover):>6.2f} "
                   f"{np.mean(width):>7.4f} {np.median(secs):>7.2f}", flush=True)
-    bs.LABEL_DRAWS, bs.REFIT_ROWS = "gaussian", default_rows
 
 
 if __name__ == "__main__":

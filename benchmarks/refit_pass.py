@@ -1,6 +1,6 @@
-"""The refit pass (``socal.bootstrap.RefitPass``) against its plain-expression form, in the same run: same bits?
+"""The refit pass (``socal.refits.RefitPass``) against its plain-expression form, in the same run: same bits?
 
-The pass evaluates B refitted maps on a keyed subset of about 5,000 rows (``socal.bootstrap.REFIT_ROWS``) with
+The pass evaluates B refitted maps on a keyed subset of about 5,000 rows (``socal.refits.REFIT_ROWS``) with
 Poisson(1) item weights keyed by row content.  socal's version mixes the weights' hashes in place and reads them
 through one table with ``np.take``, and keeps the block's arrays in buffers reused block after block.  The baseline
 below is the same computation written with plain numpy expressions (a new array per step, the weights by their
@@ -22,20 +22,21 @@ import time
 import numpy as np
 
 import socal
-from socal import bootstrap as sb
+from socal import refits as sb
+from socal.weights import PoissonWeights, salt
 from socal.chebyshev import tensor_features, to_unit
 from socal.deviations import score_moments
 from socal.fitting import feasible
-from socal.rowkeys import keyed_uniforms, row_keys, stream_salt
+from socal.rowkeys import keyed_uniforms, row_keys
 
-# socal.bootstrap's block size and number of refits per shrunken world, restated (a change there shows as DIFFER)
+# socal.refits' block size and number of refits per shrunken world, restated (a change there shows as DIFFER)
 BLOCK_FLOATS, N_SHRINK = 2**22, 50
 POISSON_CDF = np.cumsum([np.exp(-1.0) / np.prod(np.arange(1, j + 1, dtype=float)) for j in range(20)])
 
 
 def plain_poisson_weights(keys, seed, B):
     """The item weights by their definition: the inverse Poisson(1) CDF at each row's keyed uniform (stream 1, b)."""
-    salts = np.array([stream_salt(1, b) for b in range(B)], dtype=np.uint64)
+    salts = np.array([salt("poisson weights", b) for b in range(B)], dtype=np.uint64)
     u = keyed_uniforms(np.asarray(keys, dtype=np.uint64), salts)
     return np.searchsorted(POISSON_CDF, u, side="right").astype(np.uint8)
 
@@ -52,7 +53,7 @@ def plain_refit_pass(self, index, m, v, a, k):
     keys = row_keys(m, v if ndim == 2 else None, a, k, self.seed)
     q = self.fraction
     if q < 1.0:
-        keep = keyed_uniforms(keys, stream_salt(4, 0)) < q
+        keep = keyed_uniforms(keys, salt("refit subset")) < q
         m, v, keys = m[keep], (v[keep] if ndim == 2 else v), keys[keep]
     weights = plain_poisson_weights(keys, self.seed, B)
     num, den = np.zeros(B), np.zeros(B)
@@ -105,7 +106,7 @@ def captured_pass(n, degree):
     finally:
         sb.RefitPass.__call__ = call
     refit = got["pass"]
-    refit.weights = sb.PoissonWeights(0)  # every call draws its weights, as the baseline does
+    refit.weights = PoissonWeights(0)  # every call draws its weights, as the baseline does
     return refit, got["args"]
 
 
@@ -138,7 +139,7 @@ def main(argv=None):
     ap.add_argument("--degrees", default="12,44")
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--inner", action="store_true",
-                    help="time socal's pass with the inner level (INNER_ONE_STEP) against without it instead")
+                    help="time socal's pass with the inner level (BootstrapOptions(inner=True)) against without it instead")
     a = ap.parse_args(argv)
     if a.inner:
         return inner_cost([int(float(s)) for s in a.sizes.split(",")], [int(s) for s in a.degrees.split(",")], a.reps)

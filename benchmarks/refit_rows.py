@@ -1,7 +1,7 @@
 """How many rows the refit pass needs: the default ce2/ce1 calls with the refits evaluated on a keyed subset of
 ``--rows`` rows, paired on the same replicates (issue 24).
 
-The refit pass costs B R (l + 1)^2 per row it reads, so above ``socal.bootstrap.REFIT_ROWS`` rows it reads a keyed
+The refit pass costs B R (l + 1)^2 per row it reads, so above ``socal.refits.REFIT_ROWS`` rows it reads a keyed
 subset (item weights rescaled so the weighted mean fluctuates as the full resample's).  Per kind, over the zoo x
 h in {1/16, 1/64} x ``--reps`` replicates (coverage.py's seeds) at ``--n`` rows: how far the estimate and the 90%
 interval's ends move between the first and each other subset size (in units of the first's width), the width
@@ -19,7 +19,8 @@ import zlib
 import numpy as np
 
 import socal
-import socal.bootstrap as bs
+from socal.bootstrap import BootstrapOptions
+from socal.estimators import ce_with_options
 
 
 def main(argv=None):
@@ -32,7 +33,6 @@ def main(argv=None):
     sizes = [int(x) for x in a.rows.split(",")]
     kinds = a.kinds.split(",")
     zoo = socal.synthetic.validation_zoo()
-    default = bs.REFIT_ROWS
     rec = {kind: [] for kind in kinds}  # per pair: truth, then (estimate, low, high) per subset size
     for name, member in zoo.items():
         pop = member.population
@@ -44,14 +44,13 @@ def main(argv=None):
                 for kind in kinds:
                     row = [truth[kind]]
                     for rows in sizes:
-                        bs.REFIT_ROWS = rows
+                        options = BootstrapOptions(refit_rows=rows)
                         if kind == "ce2":
-                            r = socal.ce2(m, v, y, h=h, ci=0.9, upper=0.95, rng=rep)
+                            r = ce_with_options("ce2", options, m, v, y, h=h, ci=0.9, upper=0.95, rng=rep)
                         else:
-                            r = socal.ce1(m, y, h=h, ci=0.9, upper=0.95, rng=rep)
+                            r = ce_with_options("ce1", options, m, y, h=h, ci=0.9, upper=0.95, rng=rep)
                         row += [r.estimate, r.ci.low, r.ci.high]
                     rec[kind].append(row)
-    bs.REFIT_ROWS = default
     print(f"n = {a.n}, {a.reps} replicates per member and h; subset sizes {sizes}")
     for kind in kinds:
         X = np.array(rec[kind])

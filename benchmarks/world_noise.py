@@ -2,7 +2,7 @@
 
 The bootstrap draws its refits' label noise from the world's model: per row, the covariance of the targets
 (z1 = a/k, z2 = a(a-1)/(k(k-1))) when f* has the world's law around the fitted map
-(``socal.bootstrap.target_covariances``).  Where the map misses the calibration functions (a degree too low for
+(``socal.snapshots.target_covariances``).  Where the map misses the calibration functions (a degree too low for
 their structure), the real estimate also moves with the draw of the scores: a fresh sample's fit projects the
 functions onto the polynomials anew, and that part of its noise is the rows' squared approximation error.  The
 sandwich of random-design regression (Huber 1967, White 1980; the wild bootstrap's covariance, Wu 1986) estimates the
@@ -27,16 +27,16 @@ import zlib
 import numpy as np
 
 import socal
-import socal.bootstrap as bs
+import socal.world as bs
 from socal.parallel import iter_jobs
-from socal.sufficient import targets
+from socal.snapshots import targets
 
 _WORLD_SUMS, _CALL = bs.world_sums, bs.DeviationWorldPass.__call__
 
 
 def _residual_world(on):
     """Set (or undo) the residual products in place of the model's covariance in the world pass (in this process;
-    every row summed, so at most ``socal.bootstrap.WORLD_ROWS`` rows)."""
+    every row summed, so at most ``socal.world.WORLD_ROWS`` rows)."""
     if not on:
         bs.world_sums, bs.DeviationWorldPass.__call__ = _WORLD_SUMS, _CALL
         return

@@ -1,7 +1,7 @@
 """What summing the bootstrap world's covariance moments over a keyed subset of rows changes (issue 24's cost).
 
-Above ``socal.bootstrap.WORLD_ROWS`` rows the world pass sums the targets' covariance moments over a keyed subset
-of about that many rows, weighted by the inverse of the share kept (``socal.bootstrap.world_sums``); below, over
+Above ``socal.world.WORLD_ROWS`` rows the world pass sums the targets' covariance moments over a keyed subset
+of about that many rows, weighted by the inverse of the share kept (``socal.world.world_sums``); below, over
 every row, as before.  This script calls ``socal.ce2`` (default settings: cross-validated degree, Lepski's rule,
 ``ci=0.9``, ``upper=0.95``) on the same samples twice, with the subset and with every row (WORLD_ROWS above n),
 and prints, per sample, how far the interval's ends and the bound move in units of the interval's width, how far
@@ -24,17 +24,15 @@ from fractions import Fraction
 import numpy as np
 
 import socal
-import socal.bootstrap as bs
+from socal.bootstrap import BootstrapOptions
+from socal.estimators import ce_with_options
+from socal.world import WORLD_ROWS
 
 
 def _call(m, v, y, h, rows, rng=None):
-    default, bs.WORLD_ROWS = bs.WORLD_ROWS, rows
-    try:
-        t0 = time.perf_counter()
-        res = socal.ce2(m, v, y, h=h, ci=0.9, upper=0.95, rng=rng)
-        return res, time.perf_counter() - t0
-    finally:
-        bs.WORLD_ROWS = default
+    t0 = time.perf_counter()
+    res = ce_with_options("ce2", BootstrapOptions(world_rows=rows), m, v, y, h=h, ci=0.9, upper=0.95, rng=rng)
+    return res, time.perf_counter() - t0
 
 
 def main(argv=None):
@@ -45,7 +43,7 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=2)
     a = ap.parse_args(argv)
     zoo = socal.synthetic.validation_zoo()
-    print(f"WORLD_ROWS = {bs.WORLD_ROWS}; moves in units of the whole's interval width; SD: the largest relative move "
+    print(f"WORLD_ROWS = {WORLD_ROWS}; moves in units of the whole's interval width; SD: the largest relative move "
           f"of a candidate's bootstrap SD")
     print(f"{'member':<18}{'h':>6}{'n':>9}{'seed':>5}{'degree':>8}{'low':>9}{'high':>9}{'bound':>9}{'SD':>8}"
           f"{'subset s':>10}{'every row s':>12}{'other seed':>11}")
@@ -57,7 +55,7 @@ def main(argv=None):
                 for seed in range(a.seeds):
                     m, v, y = pop.sample(n, h=h, rng=np.random.default_rng([zlib.crc32(name.encode()), round(1 / h),
                                                                              n, seed]))
-                    sub, t_sub = _call(m, v, y, h, bs.WORLD_ROWS)
+                    sub, t_sub = _call(m, v, y, h, WORLD_ROWS)
                     whole, t_whole = _call(m, v, y, h, n + 1)
                     reseeded, _ = _call(m, v, y, h, n + 1, rng=1)
                     width = whole.ci.high - whole.ci.low

@@ -17,8 +17,9 @@ import math
 
 import numpy as np
 
-from .rowkeys import item_keys, keyed_uniforms, stream_salt
-from .sufficient import targets
+from .weights import salt
+from .rowkeys import item_keys, keyed_uniforms
+from .snapshots import targets
 from .deviations import ce_terms
 from ._results import CalibrationError, SelectionReport
 from ._validation import (check_aligned, check_array, check_bandwidth, check_float, check_int, check_labels, check_rng,
@@ -161,7 +162,7 @@ def _baseline(kind, func, mean, var, labels, counts, h, holdout, rng):
     zs = np.column_stack(targets(a, k))
     # the hold-out split from uniforms keyed by the items' content (distinct within a content): the same items and
     # seed give the same split, and the same estimate, in any row order
-    va = keyed_uniforms(item_keys(m, v, a, k, rng), stream_salt(10, 0)) < holdout
+    va = keyed_uniforms(item_keys(m, v, a, k, rng), salt("baseline holdout")) < holdout
     held = int(va.sum())
     if min(held, n - held) < 10:  # a split of a few items selects the constant on noise (holdout=0.999: 3 to fit)
         raise ValueError(f"The 'holdout' parameter of {func} ({holdout:g}) leaves {n - held} item(s) to fit and "

@@ -19,7 +19,7 @@ from .degrees import DEFAULT_FOLDS, DEFAULT_MAX_DEGREE
 from .pipeline import N_BOOT, data_source, estimate, estimator_settings, fit_from
 from .sufficient import SufficientStats
 
-__all__ = ["ce2", "ce1", "calibration_functions", "CalibrationFunctions"]
+__all__ = ["ce2", "ce1", "ce_with_options", "calibration_functions", "CalibrationFunctions"]
 
 _ESTIMATOR_NOTES = """
     The headline is bias-corrected.  The plug-in (Eq. (cehat); ``plugin`` of the result, and the estimate itself
@@ -230,7 +230,7 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
     ridge) of the share of agreeing label pairs a (a - 1) / (k (k - 1)), projected to [eta1^2, eta1]: with k >= 2
     labels per item, the label share a/k varies by p1 (1 - p1)/k + (1 - 1/k) Var f* among items of one score, and a
     world with f* = eta1 on every item left the second term out (its refits then fluctuated up to 1/sqrt(2) as much
-    as the plug-in; :func:`socal.bootstrap.target_covariances`).  With one label per item the term is 0 and the
+    as the plug-in; :func:`socal.snapshots.target_covariances`).  With one label per item the term is 0 and the
     world is f* = eta1.
 
     Examples
@@ -253,6 +253,42 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
                      folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, upper=upper, debias=debias,
                      n_boot=n_boot,
                      rng=rng, progress=progress, search=search, checkpoint=checkpoint)
+
+
+def ce_with_options(kind: str, options: Any, *args: Any, **kwargs: Any) -> CalibrationError:
+    """:func:`ce2` (``kind`` 'ce2') or :func:`ce1` ('ce1') of binary scores, with the bootstrap's
+    :class:`socal.bootstrap.BootstrapOptions` in place of its defaults: the benchmarks' way to compare the
+    bootstrap's rules (exact label draws, other subset sizes, the inner one-step) in one process, with no module
+    state to set and restore.  ``args`` and ``kwargs`` are those of :func:`ce2` or :func:`ce1`, validated as they
+    validate them.
+
+    Examples
+    --------
+    >>> import socal
+    >>> from socal.bootstrap import BootstrapOptions
+    >>> m, v, y = socal.synthetic.toy_population().sample(2000, h=1/16, rng=0)
+    >>> a = socal.ce2(m, v, y, h=1/16, degree=6, alpha=1e-3, ci=0.9, rng=0)
+    >>> b = ce_with_options("ce2", BootstrapOptions(), m, v, y, h=1/16, degree=6, alpha=1e-3, ci=0.9, rng=0)
+    >>> a.ci == b.ci
+    True
+    """
+    import inspect
+
+    funcs = {"ce2": ce2, "ce1": ce1}
+    if kind not in funcs:
+        raise ValueError(f"The 'kind' parameter of ce_with_options must be 'ce2' or 'ce1'. Got {kind!r} instead.")
+    from .bootstrap import BootstrapOptions
+
+    if not isinstance(options, BootstrapOptions):
+        raise ValueError(f"The 'options' parameter of ce_with_options must be a socal.bootstrap.BootstrapOptions. "
+                         f"Got {type(options).__name__} instead.")
+    bound = inspect.signature(funcs[kind]).bind(*args, **kwargs)
+    bound.apply_defaults()
+    a = dict(bound.arguments)
+    ndim = 2 if kind == "ce2" else 1
+    var = a.pop("var") if kind == "ce2" else None
+    mean, labels = a.pop("mean"), a.pop("labels")
+    return estimate(kind, ndim, mean, var, labels, options=options, **a)
 
 
 class CalibrationFunctions:

@@ -7,13 +7,14 @@ import numpy as np
 from ._typing import ArrayLike, Seed
 from ._validation import bandwidth_axes, check_array, check_bandwidth, check_mean, check_rng, check_scores
 from .kernels import SechKernel
-from .rowkeys import distinct_keys, exact_hash, keyed_uniforms, row_hash, stream_salt, text_columns
+from .weights import salt
+from .rowkeys import distinct_keys, exact_hash, keyed_uniforms, row_hash, text_columns
 
 __all__ = ["perturb", "perturb_mean", "MEAN_DOMAIN", "VAR_DOMAIN"]
 
 MEAN_DOMAIN = (0.0, 1.0)
 VAR_DOMAIN = (0.0, 0.25)
-_AXIS_SALTS = np.array([stream_salt(7, 0), stream_salt(7, 1)], dtype=np.uint64)  # the mean's and the var's draws
+_AXIS_SALTS = np.array([salt("perturbation", 0), salt("perturbation", 1)], dtype=np.uint64)  # the mean's and the var's draws
 
 
 def _key_columns(key, n, func):

@@ -22,15 +22,17 @@ from .checkpoint import as_checkpoint, rng_fingerprint
 from ._results import CalibrationError, ConfidenceInterval, DegreeEstimate, UpperBound
 from ._validation import (check_bandwidth, check_bool, check_choice, check_float, check_int, check_replicates,
                           check_rng)
-from .bootstrap import (DeviationWorldPass, PoissonWeights, SecondMomentPass, bootstrap, second_moment_fit,
-                        world_fraction)
+from .bootstrap import DEFAULT_OPTIONS, bootstrap
+from .weights import PoissonWeights
+from .world import DeviationWorldPass, SecondMomentPass, second_moment_fit, world_fraction
 from .degrees import DEFAULT_FOLDS, MAX_DEGREE, check_n, resolve_alphas, resolve_degrees, stream_cap, training_rows
 from .deviations import DeviationPass
 from .fitting import SEARCHES, select_and_fit
 from .lepski import Candidate, choose_degree, finer_fits
 from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask
 from .rowkeys import CensusPass
-from .sufficient import SufficientStats, targets
+from .snapshots import targets
+from .sufficient import SufficientStats
 from .testing import TestPass
 
 N_BOOT = 200  # the default bootstrap replicates (ce2, ce1, evaluate, the CLI)
@@ -212,8 +214,10 @@ def same_rows(func, n_stats, n_read, what, *, built):
 
 
 def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha, folds, holdout, max_degree, ci,
-             upper, debias, n_boot, rng, progress, search, checkpoint=None):
-    """The CE estimators' whole pipeline (:func:`socal.ce2`, :func:`socal.ce1`): a :class:`CalibrationError`."""
+             upper, debias, n_boot, rng, progress, search, checkpoint=None, options=DEFAULT_OPTIONS):
+    """The CE estimators' whole pipeline (:func:`socal.ce2`, :func:`socal.ce1`): a :class:`CalibrationError`.
+    ``options``: the bootstrap's :class:`socal.bootstrap.BootstrapOptions` (the benchmarks', through
+    :func:`socal.estimators.ce_with_options`)."""
     cp = as_checkpoint(checkpoint, kind)
     seed_id = rng_fingerprint(rng)  # before any draw: a Generator's state as the call found it
     opts = estimator_settings(kind, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search, upper)
@@ -254,7 +258,8 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
             second = second_moment_fit(spread, f.calmap.degree, f.calmap.alpha)
         if debias:  # the deviations and the bootstrap world from one evaluation of the map per row
             both = source.map_reduce(DeviationWorldPass(f.calmap, second, seed if duplicates is None else None,
-                                                        weights, world_fraction(round(stats.n)), seed),
+                                                        weights, world_fraction(round(stats.n), options.world_rows),
+                                                        seed),
                                      progress=progress,
                                      desc=f"{kind}: deviations and the bootstrap world at degree {f.calmap.degree}")
             dev, world = both.dev, both.world
@@ -270,7 +275,7 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
         if debias:
             boot = bootstrap(source, f, plugin, n_boot=opts.n_boot, seed=seed, level=opts.ci, upper=opts.upper,
                              progress=progress, weights=weights, name=f"{kind} bootstrap at degree {f.calmap.degree}",
-                             world=world, second=second, duplicates=duplicates)
+                             world=world, second=second, duplicates=duplicates, options=options)
         cands.append(Candidate(f, dev, plugin, boot))
     k, rule = choose_degree(cands)
     chosen = cands[k]

@@ -26,7 +26,8 @@ import numpy as np
 from ._typing import ArrayLike, Counts, Degree, Alpha, Seed
 from ._validation import check_aligned, check_bandwidth, check_float, check_int, check_labels, check_rng, check_scores
 from .estimators import calibration_functions
-from .rowkeys import item_keys, keyed_uniforms, stream_salt
+from .weights import salt
+from .rowkeys import item_keys, keyed_uniforms
 
 BAND_REPLICATES = 50  # bootstrap replicates of a figure's bands (fewer than an interval's N_BOOT: a picture's)
 
@@ -157,7 +158,7 @@ def _reliability(m, v, a, k, h, degree, alpha, bins, min_count, n_boot, level, r
     eta1, cvar = curves(cf, m, v)
     band1 = band2 = np.full((2, bins), np.nan)
     if n_boot:
-        from .bootstrap import poisson_weights
+        from .weights import poisson_weights
 
         coefs = (cf.degree + 1) ** 2
         if m.shape[0] < 2 * coefs:
@@ -330,7 +331,7 @@ def plot_before_after(before: ReliabilityData, after: ReliabilityData, *, axes: 
 
 def _fit_half(m, v, a, k, rng):
     """The items :func:`evaluation_figure` fits on (a keyed uniform below 1/2); the others are drawn, held out."""
-    return keyed_uniforms(item_keys(m, v, a, k, rng), stream_salt(9, 0)) < 0.5
+    return keyed_uniforms(item_keys(m, v, a, k, rng), salt("plot split")) < 0.5
 
 
 def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,

@@ -10,7 +10,7 @@ in memory, from files or from dask partitions.  The perturbation (:func:`socal.p
 and the baselines' hold-out split read keyed uniforms too, with the rows of one content told apart in memory by
 :func:`distinct_keys`.  Identical rows (and rows whose scores agree to the rounding) share their key, so the
 estimators count them (:class:`KeyCensus`) and draw their folds and their bootstrap weights as the separate items
-they are (:meth:`socal.SufficientStats.add_targets`, :class:`socal.bootstrap.RefitPass`), each evaluated at its own
+they are (:meth:`socal.SufficientStats.add_targets`, :class:`socal.refits.RefitPass`), each evaluated at its own
 exact scores.
 """
 
@@ -228,7 +228,7 @@ class KeyCensus:
     Rows of the same content (scores and labels) have the same key, so keyed draws alone cannot tell them apart: a
     predictor with few distinct scores (a constant, a histogram, rounded probabilities) has a few keys for many
     items.  The bootstrap's refit pass reads the census to resample such items as the separate items they are
-    (:class:`socal.bootstrap.RefitPass`), and the statistics pass to spread them over the folds
+    (:class:`socal.refits.RefitPass`), and the statistics pass to spread them over the folds
     (:class:`socal.SufficientStats`).  The census is a function of the rows as a multiset, so any order or chunking
     gives the same one; so does the overflow, since a chunk or a partial union of chunks holds more distinct keys
     than the cap only if the whole does."""

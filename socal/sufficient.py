@@ -35,61 +35,17 @@ from .files import atomic_write
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_float, check_int, check_rng
 from .sources import check_rows, is_empty_chunk
+from .snapshots import targets
 from .chebyshev import TensorBasis, grouped_moments, to_unit
 from .degrees import DEFAULT_FOLDS, DEFAULT_MAX_DEGREE, MAX_DEGREE
-from .rowkeys import (KEY_BITS, KeyCensus, exact_hash, keyed_uniforms, row_hash, stream_salt, to_unit_interval,
+from .weights import salt
+from .rowkeys import (KEY_BITS, KeyCensus, exact_hash, keyed_uniforms, row_hash, to_unit_interval,
                       valid_key_bits)
 
-__all__ = ["SufficientStats", "targets", "target_classes", "response_moments", "beta_law", "beta_moments",
-           "target_covariance", "FORMAT_VERSION"]
+__all__ = ["SufficientStats", "target_classes", "response_moments", "FORMAT_VERSION"]
 
 FORMAT_VERSION = 1
 _MAX_CLASSES = 64  # target values grouped as classes up to this many; beyond, weighted moments
-
-def targets(a, k):
-    """Unbiased all-pairs targets: z1 = a/k estimates f*, z2 = a(a-1)/(k(k-1)) estimates f*^2 (k >= 2)."""
-    z1 = a / k
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z2 = np.where(k >= 2, a * (a - 1.0) / (k * (k - 1.0)), np.nan)
-    return z1, z2
-
-
-def beta_law(p1, p2):
-    """The law of f* with mean p1 and second moment p2 that socal assumes where it must (the bootstrap world's f*,
-    the calibration test's free moments with k >= 3 labels): (bern, point, s) with bern where the spread is the
-    largest possible, p1 (1 - p1) (f* is Bernoulli(p1)), point where there is none (f* = p1), and otherwise
-    Beta(p1 s, (1 - p1) s), s = p1 (1 - p1) / Var - 1 (mean and variance matched)."""
-    var = np.clip(p2 - p1 * p1, 0.0, None)
-    top = p1 * (1.0 - p1)
-    bern = var >= top * (1 - 1e-9)
-    point = (var <= 1e-12) & ~bern
-    with np.errstate(divide="ignore", invalid="ignore"):
-        s = np.where(bern | point, 1.0, top / np.where(var > 0, var, 1.0) - 1.0)
-    return bern, point, s
-
-
-def beta_moments(p1, p2):
-    """E f^j, j = 1..4, of :func:`beta_law` (a point mass at p1 with no spread, Bernoulli(p1) at the largest spread,
-    otherwise Beta): E f^(j+1) = E f^j (a + j) / (s + j), a = p1 s."""
-    bern, point, s = beta_law(p1, p2)
-    a = p1 * s
-    mu = [p1]
-    for j in range(1, 4):
-        mu.append(mu[-1] * (a + j) / (s + j))
-    mu2, mu3, mu4 = (np.where(point, p1 ** (j + 1), np.where(bern, p1, mu[j])) for j in (1, 2, 3))
-    return p1, mu2, mu3, mu4
-
-
-def target_covariance(mu1, mu2, mu3, mu4, k):
-    """Var z1, Cov(z1, z2), Var z2 of the targets (:func:`targets`) when a ~ Binomial(k, f*) and E f*^j = mu_j.
-
-    From the factorial moments E a^(j) = k^(j) E f^j: E z1^2 = (k^(2) mu2 + k mu1)/k^2; E z1 z2 = (k^(3) mu3 +
-    2 k^(2) mu2)/(k k^(2)) since a a^(2) = a^(3) + 2 a^(2); E z2^2 = (k^(4) mu4 + 4 k^(3) mu3 + 2 k^(2) mu2)/k^(2)^2
-    since (a^(2))^2 = a^(4) + 4 a^(3) + 2 a^(2).  For k = 2 the third and fourth moments drop out."""
-    k2 = k * (k - 1.0)
-    k3, k4 = k2 * (k - 2.0), k2 * (k - 2.0) * (k - 3.0)
-    return ((k2 * mu2 + k * mu1) / (k * k) - mu1 * mu1, (k3 * mu3 + 2.0 * k2 * mu2) / (k * k2) - mu1 * mu2,
-            (k4 * mu4 + 4.0 * k3 * mu3 + 2.0 * k2 * mu2) / (k2 * k2) - mu2 * mu2)
 
 
 def target_classes(a, k, R):
@@ -310,7 +266,7 @@ class SufficientStats:
 
     def _fold_counts(self, keys, c):
         """(keys, F) fold counts of the c items of each repeated content: Multinomial(c; the folds' shares), drawn
-        as sequential binomials by inverse CDF from the key's own uniforms (stream 6, fold), so that the same key
+        as sequential binomials by inverse CDF from the key's own uniforms (stream 'fold counts', fold), so that the same key
         gets the same counts in any chunk."""
         from scipy import stats
 
@@ -320,7 +276,7 @@ class SufficientStats:
         left, rest = c.astype(float), 1.0
         for f in range(F - 1):
             p = min(share[f] / rest, 1.0) if rest > 0 else 1.0
-            draw = stats.binom.ppf(keyed_uniforms(keys, stream_salt(6, f)), left, p)
+            draw = stats.binom.ppf(keyed_uniforms(keys, salt("fold counts", f)), left, p)
             out[:, f] = np.clip(draw, 0.0, left)
             left = left - out[:, f]
             rest -= share[f]

@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .sufficient import beta_moments, target_covariance
+from .snapshots import beta_moments, target_covariance
 from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask, is_empty_chunk
 from ._typing import ArrayLike, Chunks, Counts
 from ._validation import FEASIBILITY_SLACK, check_bool, check_float, check_int, check_scores
@@ -345,10 +345,10 @@ def _logit_slope(m):
 
 
 def _decorrelate(m, mu2, k, c11, r1, r2):
-    """Rows with k >= 3 labels: (beta, w = r2 - beta r1, Var w) under :func:`socal.sufficient.beta_law` with the
+    """Rows with k >= 3 labels: (beta, w = r2 - beta r1, Var w) under :func:`socal.snapshots.beta_law` with the
     null's two moments (a Beta law; a point mass or a Bernoulli at the ends).
 
-    Cov(z1, z2 | S) and Var(z2 | S) involve E[f*^3 | S] and E[f*^4 | S] (:func:`socal.sufficient.target_covariance`),
+    Cov(z1, z2 | S) and Var(z2 | S) involve E[f*^3 | S] and E[f*^4 | S] (:func:`socal.snapshots.target_covariance`),
     which the null leaves free; the Beta law's fill them in here.  beta = C12 / C11 makes w uncorrelated with r1
     under that law, and beta is a function of the scores, so E[w phi(S)] = 0 is a moment condition of the null
     whatever f*'s law."""

@@ -117,7 +117,7 @@ def test_the_fused_pass_computes_each_axis_angles_once_and_the_same_numbers(back
     ScoreAngles: one arccos of all rows per axis used (2 in 2-D, 1 in 1-D; 4 and 2 when each transform computes its
     own), and the same sums as with the angles computed afresh.  (The world's correction sums over the rows the
     projection moved, a few per cent in practice, take their own angles.)"""
-    from socal import bootstrap, nufft
+    from socal import nufft, world
     from socal.fitting import CalibrationMap
 
     m, v, y = socal.synthetic.toy_population().sample(4000, h=1 / 16, rng=0)
@@ -136,11 +136,11 @@ def test_the_fused_pass_computes_each_axis_angles_once_and_the_same_numbers(back
 
     monkeypatch.setattr(chebyshev, "unit_angles", counting)
     monkeypatch.setattr(nufft, "_angles", counting)
-    shared = bootstrap.DeviationWorldPass(calmap)(0, m, v, a, k)
+    shared = world.DeviationWorldPass(calmap)(0, m, v, a, k)
     assert calls.count(m.size) == ndim
-    monkeypatch.setattr(bootstrap, "ScoreAngles", lambda mean, var=None: None)  # each transform computes its own
+    monkeypatch.setattr(world, "ScoreAngles", lambda mean, var=None: None)  # each transform computes its own
     calls.clear()
-    alone = bootstrap.DeviationWorldPass(calmap)(0, m, v, a, k)
+    alone = world.DeviationWorldPass(calmap)(0, m, v, a, k)
     assert calls.count(m.size) == 2 * ndim
     for x, z in zip(shared.world.arrays + (shared.dev.mean_term, shared.dev.moment_term),
                     alone.world.arrays + (alone.dev.mean_term, alone.dev.moment_term)):

@@ -1,6 +1,7 @@
 """The bootstrap world's label draws: the k = 2 shortcut has the exact law, other k the right moments; the item
 weights shared by the candidates are the numbers each would draw."""
 
+import functools
 import warnings
 
 import numpy as np
@@ -8,14 +9,17 @@ import pytest
 from scipy import stats
 
 import socal
-from socal import bootstrap
-from socal.bootstrap import PoissonWeights, _Snapshots, poisson_weights
+from socal import bootstrap, refits, weights, world
+from socal.bootstrap import BootstrapOptions
+from socal.estimators import ce_with_options
+from socal.snapshots import Snapshots
+from socal.weights import PoissonWeights, poisson_weights
 
 
 def _snapshot_counts(p1, p2, k, rng):
     """One draw of the bootstrap world's counts from a generator's uniforms."""
     n = np.asarray(k).shape[0]
-    return _Snapshots(p1, p2, k).draw(rng.random(n), rng.random(n))
+    return Snapshots(p1, p2, k).draw(rng.random(n), rng.random(n))
 from socal.rowkeys import keyed_uniforms, mix64, mix64_inplace, row_keys, stream_salt
 
 
@@ -83,14 +87,14 @@ def test_poisson_weights_table_is_the_exact_inverse_cdf():
     B = 60
     salts = np.array([stream_salt(1, b) for b in range(B)], dtype=np.uint64)
     u = keyed_uniforms(keys, salts)
-    exact = np.searchsorted(bootstrap._POISSON_CDF, u, side="right")
+    exact = np.searchsorted(weights._POISSON_CDF, u, side="right")
     assert np.array_equal(poisson_weights(keys, 0, B), exact)
-    table = bootstrap._POISSON_TABLE
+    table = weights._POISSON_TABLE
     top = np.floor(u * 2**16).astype(int)
     in_mixed_bins = table[top] == 255
     assert in_mixed_bins.sum() > 50  # the correction is exercised...
     # ... and needed: the weight at the bin's left end is wrong for some rows there
-    left = np.searchsorted(bootstrap._POISSON_CDF, top * 2.0**-16, side="right")
+    left = np.searchsorted(weights._POISSON_CDF, top * 2.0**-16, side="right")
     assert np.any(left[in_mixed_bins] != exact[in_mixed_bins])
     assert np.array_equal(table[top][~in_mixed_bins], exact[~in_mixed_bins])
 
@@ -144,7 +148,7 @@ def test_ce2_with_shared_weights_equals_redrawn_weights(monkeypatch):
     pop = socal.synthetic.validation_zoo()["toy"].population
     m, v, y = pop.sample(3000, h=1 / 16, rng=4)
     shared = socal.ce2(m, v, y, h=1 / 16, ci=0.9, upper=0.95, n_boot=40, rng=1)
-    monkeypatch.setattr(socal.pipeline, "PoissonWeights", lambda: bootstrap.PoissonWeights(0))
+    monkeypatch.setattr(socal.pipeline, "PoissonWeights", lambda: weights.PoissonWeights(0))
     redrawn = socal.ce2(m, v, y, h=1 / 16, ci=0.9, upper=0.95, n_boot=40, rng=1)
     assert shared.selection.rule == redrawn.selection.rule
     np.testing.assert_allclose([shared.estimate, shared.ci.low, shared.ci.high, shared.upper.value],
@@ -302,7 +306,7 @@ def _world_pmf(p1, p2, k):
 def test_target_covariances_are_the_exact_moments_of_the_world():
     """Var z1, Cov(z1, z2), Var z2 from the factorial moments equal exact enumeration of a ~ Binomial(k, f*), f* of
     the world's law (Beta with mean p1 and second moment p2; a point mass; Bernoulli), for k = 1..6."""
-    from socal.bootstrap import target_covariances
+    from socal.snapshots import target_covariances
 
     cases = [(0.3, 0.3**2 + 0.01), (0.5, 0.3), (0.2, 0.2**2), (0.7, 0.7)]  # Beta, Beta, point mass, Bernoulli
     for p1, p2 in cases:
@@ -328,7 +332,8 @@ def test_gaussian_right_hand_sides_have_the_label_redraw_covariance():
     """The one-pass world gives b = Phi' z its exact mean and covariance: many Gaussian draws against the covariance
     built row by row from the features (negative control: the covariance of a world with twice the label noise is
     rejected).  The mean right-hand sides, G beta plus the projection's correction, equal sum_i phi_i p_i."""
-    from socal.bootstrap import WorldPass, _gaussian_right_hand_sides, target_covariances, world_right_hand_sides
+    from socal.snapshots import target_covariances
+    from socal.world import DeviationWorldPass, gaussian_right_hand_sides, world_right_hand_sides
     from socal.chebyshev import TensorBasis, response_vector, tensor_features, to_unit
     from socal.fitting import select_and_fit
     from socal.sufficient import SufficientStats
@@ -338,8 +343,8 @@ def test_gaussian_right_hand_sides_have_the_label_redraw_covariance():
     fitted = select_and_fit(SufficientStats(max_degree=3).update(m, v, y), degrees=(3,), alphas=(1e-3,), select=False)
     fit = fitted.calmap
     a, k = y.sum(axis=1), np.full(m.size, 2.0)
-    W, S, _ = world_right_hand_sides(fitted, WorldPass(fit)(0, m, v, a, k))
-    b = _gaussian_right_hand_sides(W, S, fit.basis, 20000, seed=5)  # (d, B, R)
+    W, S, _ = world_right_hand_sides(fitted, DeviationWorldPass(fit)(0, m, v, a, k).world)
+    b = gaussian_right_hand_sides(W, S, fit.basis, 20000, seed=5)  # (d, B, R)
     p = fit.predict(m, v, project=True)
     assert np.any(p != fit.raw(m, v))  # the projection moved some rows: the correction is exercised
     u, w = to_unit(m, v)
@@ -365,19 +370,16 @@ def test_gaussian_right_hand_sides_have_the_label_redraw_covariance():
 def test_the_refit_subset_is_keyed_by_row_content(monkeypatch):
     """Above REFIT_ROWS rows the refits are evaluated on a keyed subset: the same rows, so the same numbers, in any
     order and chunking (the subset is exercised here with REFIT_ROWS = 800)."""
-    import socal.bootstrap as bs
-
-    monkeypatch.setattr(bs, "REFIT_ROWS", 800)
+    ce2 = functools.partial(ce_with_options, "ce2", BootstrapOptions(refit_rows=800))
     m, v, y = _determinism_data()
     kw = dict(h=1 / 16, ci=0.9, upper=0.95, n_boot=40)
-    ref = socal.ce2(m, v, y, **kw)
+    ref = ce2(m, v, y, **kw)
     perm = np.random.default_rng(9).permutation(m.size)
     cuts = np.array_split(perm, 5)
-    chunked = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
+    chunked = ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
     np.testing.assert_allclose(_headline(chunked), _headline(ref), rtol=1e-12, atol=1e-14)
-    full = socal.ce2(m, v, y, **kw, rng=None)
-    monkeypatch.setattr(bs, "REFIT_ROWS", 10**9)
-    assert not np.array_equal(_headline(socal.ce2(m, v, y, **kw)), _headline(full))  # the subset is used
+    every = ce_with_options("ce2", BootstrapOptions(refit_rows=10**9), m, v, y, **kw)
+    assert not np.array_equal(_headline(every), _headline(ref))  # the subset is used
 
 
 def test_the_world_subset_is_keyed_by_row_content(monkeypatch):
@@ -385,25 +387,24 @@ def test_the_world_subset_is_keyed_by_row_content(monkeypatch):
     same numbers, as arrays, permuted, in 7 chunks and as dask partitions, for ce2 and ce1 (exercised here with
     WORLD_ROWS = 1,000 of 3,000 rows).  Controls: the subset is used (other numbers than the whole's), and the
     interval it gives is the whole's up to the subset's sampling error (each end within a tenth of the width)."""
-    import socal.bootstrap as bs
-
     m, v, y = _determinism_data()
     kw = dict(h=1 / 16, ci=0.9, upper=0.95, n_boot=40)
     whole = socal.ce2(m, v, y, **kw)
-    monkeypatch.setattr(bs, "WORLD_ROWS", 1000)
-    ref = socal.ce2(m, v, y, **kw)
+    opts = BootstrapOptions(world_rows=1000)
+    ce2 = functools.partial(ce_with_options, "ce2", opts)
+    ref = ce2(m, v, y, **kw)
     perm = np.random.default_rng(9).permutation(m.size)
     cuts = np.array_split(perm, 7)
-    chunked = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
-    permuted = socal.ce2(m[perm], v[perm], y[perm], **kw)
+    chunked = ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
+    permuted = ce2(m[perm], v[perm], y[perm], **kw)
     for other in (chunked, permuted):
         np.testing.assert_allclose(_headline(other), _headline(ref), rtol=1e-12, atol=1e-14)
     da = pytest.importorskip("dask.array", reason="the dask partitions case needs dask")
-    on_dask = socal.ce2(da.from_array(m, chunks=700), da.from_array(v, chunks=700),
+    on_dask = ce2(da.from_array(m, chunks=700), da.from_array(v, chunks=700),
                         da.from_array(y, chunks=(700, 2)), **kw)
     np.testing.assert_allclose(_headline(on_dask), _headline(ref), rtol=1e-12, atol=1e-14)
-    r1 = socal.ce1(m, y, **kw)
-    r1c = socal.ce1(chunks=[{"mean": m[c], "labels": y[c]} for c in cuts], **kw)
+    r1 = ce_with_options("ce1", opts, m, y, **kw)
+    r1c = ce_with_options("ce1", opts, chunks=[{"mean": m[c], "labels": y[c]} for c in cuts], **kw)
     np.testing.assert_allclose(_headline(r1c), _headline(r1), rtol=1e-12, atol=1e-14)
     assert not np.array_equal(_headline(ref), _headline(whole))  # the subset is used
     width = whole.ci.high - whole.ci.low
@@ -415,11 +416,9 @@ def test_same_numbers_above_world_rows_at_full_size():
     """At 250,000 rows the default WORLD_ROWS keeps 80% of the rows for the world's covariance moments: arrays,
     permuted rows and 7 chunks still give every number of every Lepski candidate to 1e-12, for ce2 and ce1 (3.2e-13
     when measured; about 11 s)."""
-    import socal.bootstrap as bs
-
     pop = socal.synthetic.validation_zoo()["toy"].population
     m, v, y = pop.sample(250_000, h=1 / 16, rng=4)
-    assert bs.world_fraction(m.size) < 1.0
+    assert world.world_fraction(m.size) < 1.0
     kw = dict(h=1 / 16, ci=0.9, upper=0.95)
     perm = np.random.default_rng(7).permutation(m.size)
     cuts = np.array_split(np.arange(m.size), 7)
@@ -437,7 +436,7 @@ def test_the_world_subsets_covariance_moments_are_unbiased():
     """The Horvitz-Thompson sums over the keyed subset (rows kept with probability q, weighted 1/q) average, over
     subsets drawn under many seeds, to the sums over every row; the mean right-hand sides and the row sums are
     the whole's exactly.  Negative control: the subset's sums without the 1/q weight are off by the factor q."""
-    from socal.bootstrap import world_subset, world_sums
+    from socal.world import world_subset, world_sums
     from socal.fitting import feasible
     from socal.rowkeys import row_keys
 
@@ -534,7 +533,8 @@ def test_bootstrap_result_carries_the_shrunken_worlds_curve(monkeypatch):
     """Each candidate's BootstrapResult holds the shrunken worlds' truth and mean plug-in per threshold: the truth
     falls to 0 as the threshold grows (soft-thresholding shrinks every |g|), and the shrunken-world correction the
     estimate used is that curve read at the observed plug-in."""
-    from socal.bootstrap import THRESHOLDS, shrunk_estimate
+    from socal.bootstrap import shrunk_estimate
+    from socal.refits import THRESHOLDS
 
     got = _spy_candidates(monkeypatch)
     m, v, y = socal.synthetic.toy_population().sample(3000, h=1 / 16, rng=0)
@@ -549,11 +549,17 @@ def test_bootstrap_result_carries_the_shrunken_worlds_curve(monkeypatch):
         assert c.boot.bias == pytest.approx(0.5 * (one_step + shrunk_bias), rel=1e-12)
 
 
+def _world_apart(calmap, m, v, k, world_sums):
+    """The world's sums in a pass of their own, as the former WorldPass computed them (the map evaluated again)."""
+    raw = calmap.raw(m, v)
+    return world_sums(calmap, raw, socal.fitting.feasible(raw.copy(), project=True), m, v, k)
+
+
 def test_the_fused_pass_is_the_deviation_and_world_passes():
     """DeviationWorldPass evaluates the map once per row and gives what the two passes give apart, bit for bit, in
     2-D and 1-D, merged over chunks; a map with other coefficients gives other sums (control)."""
     from socal import pipeline
-    from socal.bootstrap import DeviationWorldPass, WorldPass
+    from socal.world import DeviationWorldPass, world_sums
     from socal.deviations import DeviationPass
 
     pop = socal.synthetic.validation_zoo()["toy"].population
@@ -569,7 +575,7 @@ def test_the_fused_pass_is_the_deviation_and_world_passes():
                  for i, c in enumerate(np.array_split(np.arange(m.size), 3))]
         both = parts[0].merge(parts[1]).merge(parts[2])
         dev = DeviationPass(fit)(0, m, vv, a, k)
-        world = WorldPass(fit)(0, m, vv, a, k)
+        world = _world_apart(fit, m, vv, k, world_sums)
         np.testing.assert_allclose(both.dev.sums, dev.sums, rtol=1e-13)
         for merged, apart in zip(both.world.arrays, world.arrays):
             np.testing.assert_allclose(merged, apart, rtol=1e-12, atol=1e-12)
@@ -586,8 +592,7 @@ def test_same_numbers_at_a_degree_where_the_draws_rounding_would_show(monkeypatc
     summation order).  The draws are computed in float64, so the estimate, interval and bound still agree to 1e-12.
     Control: the Gram blocks rounded to float32 before the factorisation (as the draws once were) round a few of
     their 1.2 million entries the other way, and the interval moves by far more than 1e-12."""
-    import socal.bootstrap as bs
-
+    bs = world
     m, v, y = socal.synthetic.validation_zoo()["toy"].population.sample(60_000, h=1 / 16, rng=2)
     kw = dict(degree=32, alpha=1e-3, ci=0.9, upper=0.95, n_boot=60)
     cuts = np.array_split(np.random.default_rng(3).permutation(m.size), 7)
@@ -615,17 +620,17 @@ def test_draws_of_a_world_without_label_noise_are_its_mean():
     """Rows whose target covariance is 0 (a world whose truth is 0 or 1 everywhere): every coordinate has variance 0,
     gets a unit diagonal for the factorisation and no noise, so every replicate's right-hand side is the world's
     mean; with label noise of one covariance on every row (control) the replicates differ."""
-    from socal.bootstrap import _gaussian_right_hand_sides
+    from socal.world import gaussian_right_hand_sides
     from socal.chebyshev import TensorBasis, cheb_rows
 
     basis = TensorBasis(4, 2)
     u, w = np.linspace(-0.9, 0.9, 30), np.linspace(0.8, -0.7, 30)
     W = np.stack([cheb_rows(u, 4) @ cheb_rows(w, 4).T] * 2)  # the mean right-hand sides of the truth 1
-    quiet = _gaussian_right_hand_sides(W, np.zeros((3, 9, 9)), basis, 40, seed=1)
+    quiet = gaussian_right_hand_sides(W, np.zeros((3, 9, 9)), basis, 40, seed=1)
     assert np.all(np.isfinite(quiet))
     np.testing.assert_array_equal(quiet, np.broadcast_to(quiet[:, :1, :], quiet.shape))
     S = np.stack([c * (cheb_rows(u, 8) @ cheb_rows(w, 8).T) for c in (0.125, 0.1, 0.2)])
-    noisy = _gaussian_right_hand_sides(W, S, basis, 40, seed=1)
+    noisy = gaussian_right_hand_sides(W, S, basis, 40, seed=1)
     assert np.ptp(noisy, axis=1).min() > 0
 
 
@@ -653,7 +658,7 @@ def test_first_order_target_variance_has_the_spread_of_f_star():
     """In 1-D, Var z1 of the world with E f*^2 = p2 is the exact variance of a/k under the world's law of f*
     (enumeration, k = 1..6); without p2 it is the Binomial one, p1 (1 - p1)/k, which misses (1 - 1/k) Var f*
     (control)."""
-    from socal.bootstrap import target_covariances
+    from socal.snapshots import target_covariances
 
     for p1, p2 in [(0.3, 0.3**2 + 0.01), (0.5, 0.3), (0.2, 0.2**2), (0.7, 0.7)]:
         var = p2 - p1 * p1
@@ -676,7 +681,8 @@ def test_the_first_order_bootstrap_fluctuates_as_the_plugin_does_when_items_diff
     f* fitted from the agreeing label pairs.  Control: the world with f* = p1 (second=None) fluctuates about
     1/sqrt(2) as much, and the same check rejects it."""
     from socal import pipeline
-    from socal.bootstrap import SecondMomentPass, bootstrap, second_moment_fit
+    from socal.bootstrap import bootstrap
+    from socal.world import DeviationWorldPass, SecondMomentPass, second_moment_fit
 
     rng = np.random.default_rng(11)
     n = 4000
@@ -700,7 +706,9 @@ def test_the_first_order_bootstrap_fluctuates_as_the_plugin_does_when_items_diff
     second = second_moment_fit(sums, 4, fit.calmap.alpha)
     sd = {}
     for name, sec in (("spread", second), ("point", None)):
-        boot = bootstrap(source, fit, est, n_boot=300, seed=2, level=0.9, second=sec)
+        both = source.map_reduce(DeviationWorldPass(fit.calmap, sec, census_seed=2, seed=2))
+        boot = bootstrap(source, fit, est, n_boot=300, seed=2, level=0.9, second=sec, world=both.world,
+                         duplicates=both.census.duplicated())
         sd[name] = float(np.std(boot.deltas))
     assert 0.8 < sd["spread"] / spread < 1.25, (sd, spread)
     assert not 0.8 < sd["point"] / spread < 1.25, (sd, spread)  # control
@@ -718,15 +726,15 @@ def test_gaussian_bias_is_the_folded_normals_excess_mean():
         else:
             want = integrate.quad(lambda z: abs(x + sigma * z) * stats.norm.pdf(z), -np.inf, np.inf,
                                   points=None, epsabs=1e-13)[0] - abs(x)
-        got = float(bootstrap._gaussian_bias(np.array(x), np.array(sigma)))
+        got = float(refits.gaussian_bias(np.array(x), np.array(sigma)))
         assert got == pytest.approx(want, abs=1e-10)
-    assert float(bootstrap._gaussian_bias(np.array(0.05), np.array(0.1))) != pytest.approx(0.1 * np.sqrt(2 / np.pi),
+    assert float(refits.gaussian_bias(np.array(0.05), np.array(0.1))) != pytest.approx(0.1 * np.sqrt(2 / np.pi),
                                                                                            abs=1e-3)
 
 
 def test_inner_one_step_is_recorded_without_moving_the_default(monkeypatch):
-    """With INNER_ONE_STEP the bootstrap also returns each refit's one-step-corrected delta and the analytic one-step;
-    the estimate, interval and bound do not move (the flag only adds sums).  The analytic one-step is within 30% of
+    """With BootstrapOptions(inner=True) the bootstrap also returns each refit's one-step-corrected delta and the analytic one-step;
+    the estimate, interval and bound do not move (the option only adds sums).  The analytic one-step is within 30% of
     the Monte Carlo one (mean of the deltas) at a fixed, moderate degree, and the corrected deltas differ from the
     plain ones (control: they are not a copy)."""
     pop = socal.synthetic.toy_population()
@@ -741,8 +749,7 @@ def test_inner_one_step_is_recorded_without_moving_the_default(monkeypatch):
     monkeypatch.setattr(socal.pipeline, "bootstrap", keep)
     plain = socal.ce2(m, v, y, degree=4, alpha=1e-3, ci=0.9, upper=0.95)
     assert got[-1].inner is None
-    monkeypatch.setattr(bootstrap, "INNER_ONE_STEP", True)
-    inner = socal.ce2(m, v, y, degree=4, alpha=1e-3, ci=0.9, upper=0.95)
+    inner = ce_with_options("ce2", BootstrapOptions(inner=True), m, v, y, degree=4, alpha=1e-3, ci=0.9, upper=0.95)
     boot = got[-1]
     assert (inner.estimate, inner.ci.low, inner.ci.high, inner.upper.value) == (
         plain.estimate, plain.ci.low, plain.ci.high, plain.upper.value)
@@ -775,7 +782,7 @@ def test_rows_of_one_content_are_resampled_as_separate_items(monkeypatch, n):
     spread over fresh samples (within 20%), in the full pass (4,000 rows) and on the keyed subset (12,000, above
     REFIT_ROWS).  Negative control: keyed by content alone (no census), a key's items share one weight and its
     total has variance c^2 instead of c: the SD came out 1.8 and 2.2 times too large."""
-    import socal.bootstrap as bs
+    import socal.rowkeys as bs
 
     m, y = _grid_predictor(n, 0)
     spread = np.std([_grid_plugin(*_grid_predictor(n, 1000 + s)) for s in range(600)], ddof=1)
@@ -794,7 +801,7 @@ def test_a_constant_predictors_interval_has_the_plugins_spread(monkeypatch):
     covers 0.2 within 6 SDs.  Negative control: keyed by content alone, the refit subset (a quarter of the rows)
     keeps each of the 3 distinct rows with all its items or none, and here it kept none (the interval had width 0
     before the census)."""
-    import socal.bootstrap as bs
+    import socal.rowkeys as bs
 
     n = 20_000
     rng = np.random.default_rng(0)
@@ -818,7 +825,7 @@ def test_rows_of_one_content_give_the_same_numbers_in_any_order_or_chunking(monk
     Cholesky factor needs the jitter, and the jittered factor carries the moments' last-bit differences between
     orders up to 1e-10 (the same before the census; continuous scores keep 1e-12, the test above).  Negative control:
     counting each chunk's rows alone (a chunk-local census) moves the numbers by far more than that."""
-    import socal.bootstrap as bs
+    import socal.rowkeys as bs
 
     rng = np.random.default_rng(3)
     n = 3000
@@ -829,22 +836,23 @@ def test_rows_of_one_content_give_the_same_numbers_in_any_order_or_chunking(monk
     perm = rng.permutation(n)
     cuts = np.array_split(perm, 7)
     for rows in (10**9, 800):
-        monkeypatch.setattr(bs, "REFIT_ROWS", rows)
-        ref = socal.ce2(m, v, y, **kw)
-        permuted = socal.ce2(m[perm], v[perm], y[perm], **kw)
-        chunked = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
+        opts = BootstrapOptions(refit_rows=rows)
+        ce2 = functools.partial(ce_with_options, "ce2", opts)
+        ref = ce2(m, v, y, **kw)
+        permuted = ce2(m[perm], v[perm], y[perm], **kw)
+        chunked = ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
         for other in (permuted, chunked):
             np.testing.assert_allclose(_headline(other), _headline(ref), rtol=1e-9, atol=1e-12)
-        r1 = socal.ce1(m, y, **kw)
-        r1c = socal.ce1(chunks=[{"mean": m[c], "labels": y[c]} for c in cuts], **kw)
+        r1 = ce_with_options("ce1", opts, m, y, **kw)
+        r1c = ce_with_options("ce1", opts, chunks=[{"mean": m[c], "labels": y[c]} for c in cuts], **kw)
         np.testing.assert_allclose(_headline(r1c), _headline(r1), rtol=1e-9, atol=1e-12)
     da = pytest.importorskip("dask.array", reason="the dask partitions case needs dask")
-    on_dask = socal.ce2(da.from_array(m, chunks=500), da.from_array(v, chunks=500), da.from_array(y, chunks=(500, 2)),
+    on_dask = ce2(da.from_array(m, chunks=500), da.from_array(v, chunks=500), da.from_array(y, chunks=(500, 2)),
                         **kw)
     np.testing.assert_allclose(_headline(on_dask), _headline(ref), rtol=1e-9, atol=1e-12)
     monkeypatch.setattr(socal.rowkeys, "CENSUS_CAP", 20)  # every census overflows (about 33 distinct rows)
-    over = socal.ce2(m, v, y, **kw)
-    over_chunked = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
+    over = ce2(m, v, y, **kw)
+    over_chunked = ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
     np.testing.assert_allclose(_headline(over_chunked), _headline(over), rtol=1e-9, atol=1e-12)
     assert not np.allclose(_headline(over), _headline(ref), rtol=1e-4, atol=0)
     monkeypatch.setattr(socal.rowkeys, "CENSUS_CAP", 2**22)
@@ -863,7 +871,7 @@ def test_key_census_merges_to_the_whole_counts_and_overflows_as_the_whole_does(m
     """A KeyCensus merged over any split of the keys equals np.unique's counts of all of them, and its duplicated()
     lists the keys of count > 1; with a cap, it overflows exactly when the whole holds more distinct keys than the
     cap, whatever the split (so the fallback cannot depend on the chunking)."""
-    import socal.bootstrap as bs
+    import socal.rowkeys as bs
 
     rng = np.random.default_rng(11)
 
@@ -914,19 +922,19 @@ def test_exact_label_draws_treat_rows_of_one_content_as_separate_items(monkeypat
     m, v, _, y = pop.sample_raw(3000, rng=0)
     kw = dict(degree=4, alpha=1e-3, ci=0.9, rng=0)
     gauss = socal.ce2(m, v, y, **kw)
-    monkeypatch.setattr(bootstrap, "LABEL_DRAWS", "exact")
-    exact = socal.ce2(m, v, y, **kw)
+    exact_draws = functools.partial(ce_with_options, "ce2", BootstrapOptions(label_draws="exact"))
+    exact = exact_draws(m, v, y, **kw)
     assert abs(exact.estimate - gauss.estimate) < 0.01 and exact.ci.low > 0.05
     assert abs((exact.ci.high - exact.ci.low) - (gauss.ci.high - gauss.ci.low)) < 0.01
     perm = np.random.default_rng(1).permutation(m.size)
     chunks = [{"mean": m[c], "var": v[c], "labels": y[c]} for c in np.array_split(perm, 7)]
-    for other in (socal.ce2(m[perm], v[perm], y[perm], **kw), socal.ce2(chunks=chunks, **kw)):
+    for other in (exact_draws(m[perm], v[perm], y[perm], **kw), exact_draws(chunks=chunks, **kw)):
         assert abs(other.estimate - exact.estimate) < 1e-12 and abs(other.ci.high - exact.ci.high) < 1e-12
     # the control: the label sets drawn without the shared keys (rows of one content alike) collapse as before
-    init = bootstrap.LabelSetsPass.__init__
-    monkeypatch.setattr(bootstrap.LabelSetsPass, "__init__",
+    init = world.LabelSetsPass.__init__
+    monkeypatch.setattr(world.LabelSetsPass, "__init__",
                         lambda self, *a, duplicates=None, **k: init(self, *a[:4], **k))
-    assert socal.ce2(m, v, y, **kw).estimate < 0.05
+    assert exact_draws(m, v, y, **kw).estimate < 0.05
 
 
 def test_scores_packed_into_a_sliver_get_an_interval(monkeypatch):

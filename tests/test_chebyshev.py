@@ -7,7 +7,7 @@ from numpy.polynomial import chebyshev as C
 from socal import sufficient
 from socal.sufficient import SufficientStats
 from socal.fitting import fit_calibration
-from socal.sufficient import targets
+from socal.snapshots import targets
 from socal.chebyshev import (TensorBasis, assemble_gram, cheb_rows, evaluate_series, grouped_moments, ridge_factor,
                              to_unit)
 

@@ -265,3 +265,90 @@ def test_one_named_constant_per_default():
              for f in _literal_defaults(p.read_text(), str(p))]
     assert found == []
     assert _literal_defaults("def f(x, *, folds=5, n_boot=N):\n    pass\n", "x.py") == [("f", "folds")]
+
+
+def _module_attribute_assignments(root=ROOT, tops=("socal", "verify")):
+    """(file, line, target) for every assignment to an attribute of a socal module: ``socal.bootstrap.X = ...``,
+    ``bs.X = ...`` after ``import socal.bootstrap as bs`` or ``from socal import bootstrap``, ``from . import x``
+    then ``x.y = ...``, and ``setattr(module, ...)``.  Module state set by one caller is seen by every other caller
+    in the process (and by none in a worker process): options are arguments (issue 61)."""
+    package = root / "socal"
+
+    def is_module(name):
+        return (package / f"{name}.py").exists() or (package / name).is_dir()
+
+    found = []
+    for top in tops:
+        for path in sorted((root / top).rglob("*.py")):
+            tree = ast.parse(path.read_text())
+            aliases = set()
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    for a in node.names:
+                        if a.name == "socal" or a.name.startswith("socal."):
+                            aliases.add(a.asname or "socal")
+                elif isinstance(node, ast.ImportFrom):
+                    inside = node.level >= 1 and top == "socal" and (node.module is None or node.level == 1)
+                    if node.module == "socal" or (inside and node.module is None):
+                        aliases.update(a.asname or a.name for a in node.names if is_module(a.name))
+            targets = []
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                        targets.extend(t.elts if isinstance(t, ast.Tuple) else [t])
+                elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+                      and node.args):
+                    targets.append(ast.Attribute(value=node.args[0], attr="<setattr>", lineno=node.lineno))
+            for t in targets:
+                if not isinstance(t, ast.Attribute):
+                    continue
+                base = t.value
+                while isinstance(base, ast.Attribute):
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id in aliases:
+                    found.append((str(path.relative_to(root)), t.lineno, ast.unparse(t)))
+    return found
+
+
+def test_nothing_assigns_to_a_socal_module_attribute():
+    """socal and verify never set another module's attributes: the bootstrap's knobs are
+    :class:`socal.bootstrap.BootstrapOptions`, passed as an argument (issue 61; they were module flags that the
+    benchmarks reassigned)."""
+    assert _module_attribute_assignments() == []
+
+
+def test_the_module_attribute_scan_finds_planted_assignments(tmp_path):
+    """Negative control: the three forms of assigning to a socal module attribute are each found; a local object's
+    attribute is not."""
+    (tmp_path / "socal").mkdir()
+    (tmp_path / "socal" / "bootstrap.py").write_text("X = 1\n")
+    (tmp_path / "socal" / "user.py").write_text(
+        "import socal.bootstrap as bs\nfrom . import bootstrap\nbs.LABEL_DRAWS = 'exact'\n"
+        "bootstrap.REFIT_ROWS, y = 800, 1\nsetattr(bs, 'X', 2)\nclass A: pass\na = A()\na.x = 1\n")
+    found = _module_attribute_assignments(tmp_path, tops=("socal",))
+    assert [(line, text) for _, line, text in found] == [(3, "bs.LABEL_DRAWS"), (4, "bootstrap.REFIT_ROWS"),
+                                                         (5, "bs.<setattr>")]
+
+
+def _literal_stream_ids(root=ROOT):
+    """(file, line) of every ``stream_salt(...)`` call in socal/ whose first argument is an int literal, outside the
+    registry (socal/weights.py) and its primitive (socal/rowkeys.py)."""
+    found = []
+    for path in sorted((root / "socal").rglob("*.py")):
+        if path.name in ("weights.py", "rowkeys.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) ==
+                    "stream_salt" and node.args and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, int)):
+                found.append((path.name, node.lineno))
+    return found
+
+
+def test_random_streams_are_named_in_the_registry(tmp_path):
+    """Every stream the library draws from is named in socal.weights.STREAMS: no module outside it passes a bare
+    stream id to stream_salt.  Negative control: a planted ``stream_salt(3, b)`` is found."""
+    assert _literal_stream_ids() == []
+    (tmp_path / "socal").mkdir()
+    (tmp_path / "socal" / "user.py").write_text("from .rowkeys import stream_salt\ns = stream_salt(3, 0)\n")
+    assert _literal_stream_ids(tmp_path) == [("user.py", 2)]

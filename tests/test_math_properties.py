@@ -19,7 +19,7 @@ from hypothesis import strategies as st  # noqa: E402
 from socal import SechKernel, synthetic, truth  # noqa: E402
 from socal.chebyshev import (MomentOperator, TensorBasis, assemble_gram, cheb_rows, grouped_moments,  # noqa: E402
                              tensor_gram)
-from socal.sufficient import targets  # noqa: E402
+from socal.snapshots import targets  # noqa: E402
 from socal.verify.transport import snapshot_dists, w1_lp  # noqa: E402
 
 FAST = settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

@@ -56,7 +56,7 @@ def test_merge_is_exact_and_associative_for_any_chunking(sample):
 def test_folds_do_not_depend_on_row_order_or_chunk(sample):
     m, v, y = sample
     st = SufficientStats(max_degree=4, rng=9)
-    zs = np.column_stack(socal.sufficient.targets(y.sum(1), np.full(len(m), 2.0)))
+    zs = np.column_stack(socal.snapshots.targets(y.sum(1), np.full(len(m), 2.0)))
     f = st.fold_of(m, v, zs)
     perm = np.random.default_rng(1).permutation(len(m))
     np.testing.assert_array_equal(st.fold_of(m[perm], v[perm], zs[perm]), f[perm])
@@ -448,7 +448,7 @@ def test_ill_conditioned_candidate_agrees_within_its_conditioning(sample):
     chunks = _random_chunks(m, v, y, np.random.default_rng(3), 11)
     ref = socal.calibration_functions(m, v, y, degree=44, alpha=1e-6)
     got = socal.calibration_functions(chunks=chunks, degree=44, alpha=1e-6)
-    zs = np.column_stack(socal.sufficient.targets(y.sum(1), np.full(len(m), 2.0)))
+    zs = np.column_stack(socal.snapshots.targets(y.sum(1), np.full(len(m), 2.0)))
     rcond = fit_calibration(m, v, zs, degrees=(44,), alphas=(1e-6,), folds=5, holdout=None, rng=None,
                             select=False).factor.rcond
     assert _rel(got.map.beta, ref.map.beta) < 10 * np.finfo(float).eps / rcond

@@ -89,7 +89,7 @@ def test_many_label_covariance_matches_the_labels_law(k):
 def test_decorrelation_is_exact_for_a_beta_law(m, v, k):
     """For f* ~ Beta with the null's mean and variance, the Beta law's beta makes w exactly uncorrelated with r1 and
     its Var w is exact (the law enumerated by Gauss-Jacobi nodes, exact for the moments up to the fourth), so the
-    cells' Beta-law columns need no correction; a wrong third or fourth moment in :func:`socal.sufficient.beta_moments`
+    cells' Beta-law columns need no correction; a wrong third or fourth moment in :func:`socal.snapshots.beta_moments`
     shows here."""
     from scipy.special import roots_jacobi
     nu = m * (1 - m) / v - 1
