@@ -27,7 +27,7 @@ from .files import atomic_write
 from ._validation import VoteCounts, labels_to_counts
 
 __all__ = ["CSVChunks", "ParquetChunks", "read_chunks", "read_all", "read_columns", "column_names", "write_table",
-           "MissingVotesWarning"]
+           "MissingVotesWarning", "EnoughLabels"]
 
 DEFAULT_CHUNK_ROWS = 1_000_000
 
@@ -510,3 +510,47 @@ def column_names(path: str | os.PathLike) -> list[str]:
     with _open_text(path) as fh:
         header = next(csv.reader(fh, delimiter="\t" if fmt == "tsv" else ","), None)
     return [h.strip() for h in header or []]
+
+
+class EnoughLabels:
+    """A reader's chunks without the rows of fewer than ``least`` labels (missing votes: empty label cells), so
+    that 'estimate' streams what 'evaluate' keeps in memory; every pass leaves out the same rows, and counts them
+    (``dropped``, ``rows``, the data rows of the first few in ``first``)."""
+
+    def __init__(self, reader, least, name, why="missing votes"):
+        self.reader, self.least, self.name, self.why = reader, least, name, why
+        self.dropped = self.rows = 0
+        self.first = []
+
+    def chunks(self):
+        """The reader's chunks, each without its rows of fewer than ``least`` labels (counted as it goes)."""
+        self.dropped = self.rows = 0
+        self.first = []
+        for chunk in self.reader.chunks():
+            start, self.rows = self.rows, self.rows + len(chunk["mean"])
+            if chunk.get("counts") is None:
+                k = np.shape(chunk["labels"])[1]
+                if k < self.least:
+                    raise ValueError(f"every row of {self.name} has fewer than {self.least} labels (--min-labels): "
+                                     f"it has {k} label columns")
+                yield chunk
+                continue
+            few = chunk["counts"][1] < self.least
+            if few.any():
+                rows = np.flatnonzero(few)
+                self.dropped += rows.size
+                self.first += [start + int(r) + 1 for r in rows[: max(0, 5 - len(self.first))]]
+                keep = ~few
+                if not keep.any():
+                    continue
+                chunk = {key: (None if val is None else tuple(x[keep] for x in val) if key == "counts" else val[keep])
+                         for key, val in chunk.items()}
+            yield chunk
+        if self.rows and self.dropped == self.rows:
+            raise ValueError(f"every row of {self.name} has fewer than {self.least} labels (--min-labels)")
+
+    def note(self):
+        """The sentence that reports the rows left out (how many, of how many, the first few data rows)."""
+        first = ", ".join(map(str, self.first)) + (", ..." if self.dropped > len(self.first) else "")
+        return (f"left out {self.dropped} of {self.rows} rows with fewer than {self.least} labels ({self.why}; "
+                f"data rows {first}); --min-labels sets the threshold (at least 2)")

@@ -177,7 +177,7 @@ class RefitPass:
         truth's and the shrunken worlds' sums weight the rows by it); ``seen`` the rows each stands for on the
         progress bar (None: one each)."""
         calmap = self.calmap
-        basis, ndim = calmap.basis, calmap.ndim
+        basis = calmap.basis
         d, B, R = self.betas.shape
         nb = min(B, N_SHRINK)
         num, den = np.zeros(B), np.zeros(B)

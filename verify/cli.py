@@ -63,7 +63,7 @@ def audit(args):
         load_claims()
         print(format_coverage(coverage(REGISTRY)))
         return 0
-    from socal.cli import check_output_paths
+    from socal.files import check_output_paths
 
     check_output_paths(args, "json", "markdown", "certificates")  # before the audit's minutes of work (one file for both refused)
     ids = None
@@ -72,7 +72,7 @@ def audit(args):
         if not ids:
             raise ValueError("--only needs at least one claim id (comma-separated); omit it for the full audit")
     if args.backend == "dask":
-        from socal.cli import require_extra
+        from socal.files import require_extra
 
         require_extra("audit --backend dask", "dask", "dask", "distributed")
     base = None
