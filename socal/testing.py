@@ -81,6 +81,8 @@ _COLS2 = ("count", "r1", "r2", "c11", "c12", "c22", "var", "mean", "temper", "te
           "p12", "p22", "e12", "e22", "many", "r1_many", "w_many")  # from p12: rows with k >= 3
 _COLS1 = ("count", "r1", "aleatoric", "epi_weight", "epi", "temper")
 _C2 = {name: j for j, name in enumerate(_COLS2)}  # the order-2 columns, read by name
+_C1 = {name: j for j, name in enumerate(_COLS1)}  # the order-1 columns, read by name
+_COLUMNS = {1: _C1, 2: _C2}
 _CENTER_DEGREE = 3  # k >= 3: the residuals' conditional means are fitted on a basis of at least this degree per axis
 _CENTER_ROWS = 20  # ... with at least this many rows per fitted coefficient (fewer rows: a smaller degree)
 _POOL_ROWS, _POOL_BINS = 1000, 10  # order 1, k >= 2: Var f* / (m (1 - m)) pooled over equal-count bins of the
@@ -407,7 +409,7 @@ class CalibrationTestStats:
 
     @property
     def n(self) -> int:
-        return int(round(float(self.sums[0].sum())))
+        return int(round(float(self.sums[_COLUMNS[self.order]["count"]].sum())))
 
     def update(self, mean: ArrayLike, var: ArrayLike | None = None, labels: ArrayLike | None = None, *,
                counts: Counts | None = None) -> CalibrationTestStats:
@@ -442,9 +444,11 @@ class CalibrationTestStats:
             # by swapping the classes (m -> 1 - m, a -> k - a).
             q = m * (1.0 - m)
             w = 1.0 - 1.0 / k
-            cols = (np.ones_like(m), z1 - m, q / k, w * q, w * (_falling(a, k, 2) - 2.0 * m * z1 + m * m), g)
+            r1 = z1 - m
+            cols = dict(count=np.ones_like(m), r1=r1, aleatoric=q / k, epi_weight=w * q,
+                        epi=w * (_falling(a, k, 2) - 2.0 * m * z1 + m * m), temper=g)
             if self.covariance == "sandwich":  # the row's own squared residual, no pooled epistemic part
-                cols = (cols[0], cols[1], cols[1] ** 2, np.zeros_like(m), np.zeros_like(m), g)
+                cols.update(aleatoric=r1 ** 2, epi_weight=np.zeros_like(m), epi=np.zeros_like(m))
             cell = mi
         else:
             q = m * (1.0 - m)
@@ -486,21 +490,23 @@ class CalibrationTestStats:
                     c12, c22 = np.where(three, 0.0, c12), np.where(three, cond, c22)
             # the alternatives' directions (1, 2 m) and g (1, 2 m) read, for w = r2 - beta r1, 2 m - beta and
             # g (2 m - beta): the columns hold m - beta / 2 (m itself for k = 2)
-            cols = (np.ones_like(m), r1, r2, c11, c12, c22, v, mb, g, mb * g, p12, p22, e12, e22, many, r1m, wm)
+            cols = dict(count=np.ones_like(m), r1=r1, r2=r2, c11=c11, c12=c12, c22=c22, var=v, mean=mb, temper=g,
+                        temper_m=mb * g, p12=p12, p22=p22, e12=e12, e22=e22, many=many, r1_many=r1m, w_many=wm)
         size = self.sums.shape[1]
         if bad.any():  # counted apart: they decide the p-value (0) but would distort the statistic of the rest
             ok = ~bad
-            cell, cols = cell[ok], tuple(None if w is None else w[ok] for w in cols)
-        for j, w in enumerate(cols):
+            cell, cols = cell[ok], {name: None if w is None else w[ok] for name, w in cols.items()}
+        index = _COLUMNS[self.order]
+        for name, w in cols.items():
             if w is not None:
-                self.sums[j] += np.bincount(cell, weights=w, minlength=size)
+                self.sums[index[name]] += np.bincount(cell, weights=w, minlength=size)
         self.impossible += int(np.count_nonzero(bad))
         return self
 
     def __getstate__(self):
         """Pickled (a checkpoint, a dask transfer) with the occupied cells only: the grid has 65,536 cells at order
         2, most of them empty; an empty cell's sums are all 0, so the state is exact."""
-        occ = np.flatnonzero(self.sums[0])
+        occ = np.flatnonzero(self.sums[_COLUMNS[self.order]["count"]])
         return {"order": self.order, "covariance": self.covariance, "impossible": self.impossible,
                 "cells": self.sums.shape[1], "occ": occ, "sums": self.sums[:, occ]}
 
@@ -614,11 +620,13 @@ def _pooled_variance(S, occ):
     rho = Var f* / (m (1 - m)) estimated in equal-count bins of the mean.  The estimate is unbiased, and is kept so
     (clipped to [-0.5, 1], not at 0: clipping a noisy estimate of a small rho at 0 biased V up and the test
     conservative); a cell's variance is floored at half its aleatoric part."""
-    cnt = S[0, occ]
+    C = _C1
+    cnt = S[C["count"], occ]
     bins = int(min(_POOL_BINS, max(1, cnt.sum() // _POOL_ROWS)))
     b, b2, share = _mirror_bins(cnt, bins)
-    cell_rho = _bin_ratio(S[4, occ], S[3, occ], b, b2, share, bins, clip=(-0.5, 1.0))
-    return np.maximum(S[2, occ] + cell_rho * S[3, occ], 0.5 * S[2, occ])
+    cell_rho = _bin_ratio(S[C["epi"], occ], S[C["epi_weight"], occ], b, b2, share, bins, clip=(-0.5, 1.0))
+    aleatoric = S[C["aleatoric"], occ]
+    return np.maximum(aleatoric + cell_rho * S[C["epi_weight"], occ], 0.5 * aleatoric)
 
 
 def _centered_products(S, occ, x, y, degree):
@@ -740,8 +748,9 @@ def _noncentrality(df, alpha, power):
 
 def _score_test(stats, n, degree, alpha):
     S = stats.sums
-    cnt = S[0]
     order = stats.order
+    col = _COLUMNS[order]
+    cnt = S[col["count"]]
     if order == 2:
         grid = cnt.reshape(GRID_MEAN, GRID_RELVAR)
         xm, xt = _mid_ranks(grid.sum(axis=1)), _mid_ranks(grid.sum(axis=0))
@@ -749,20 +758,20 @@ def _score_test(stats, n, degree, alpha):
         x, y = xm[occ // GRID_RELVAR], xt[occ % GRID_RELVAR]
         P = (np.polynomial.chebyshev.chebvander(x, degree)[:, :, None]
              * np.polynomial.chebyshev.chebvander(y, degree)[:, None, :]).reshape(occ.size, (degree + 1) ** 2)
-        R = np.stack([S[1, occ], S[2, occ]])
+        R = np.stack([S[col["r1"], occ], S[col["r2"], occ]])
         c12, c22 = _many_label_covariance(S, occ, x, y, degree)
-        C = np.array([[S[3, occ], c12], [c12, c22]])
-        dirs = {"variance_factor": np.stack([np.zeros(occ.size), S[6, occ]]),
-                "mean_shift": np.stack([cnt[occ], 2.0 * S[7, occ]]),
-                "temperature": np.stack([S[8, occ], 2.0 * S[9, occ]])}
+        C = np.array([[S[col["c11"], occ], c12], [c12, c22]])
+        dirs = {"variance_factor": np.stack([np.zeros(occ.size), S[col["var"], occ]]),
+                "mean_shift": np.stack([cnt[occ], 2.0 * S[col["mean"], occ]]),
+                "temperature": np.stack([S[col["temper"], occ], 2.0 * S[col["temper_m"], occ]])}
     else:
         xm = _mid_ranks(cnt)
         occ = np.flatnonzero(cnt > 0)
         x, y = xm[occ], None
         P = np.polynomial.chebyshev.chebvander(x, degree)
-        R = S[1, occ][None]
+        R = S[col["r1"], occ][None]
         C = _pooled_variance(S, occ)[None, None]
-        dirs = {"mean_shift": cnt[occ][None], "temperature": S[5, occ][None]}
+        dirs = {"mean_shift": cnt[occ][None], "temperature": S[col["temper"], occ][None]}
     nr, dphi = R.shape[0], P.shape[1]
     g = (R @ P).ravel()  # g[(r, a)] = sum_cells R_r phi_a
     V = np.zeros((nr * dphi, nr * dphi))
@@ -793,7 +802,7 @@ def _score_test(stats, n, degree, alpha):
     regions = _regions(S, occ, x, y, order, C)
     return CalibrationTest(statistic=T, df=df, pvalue=pval, order=order, n=n, degree=degree, mean_part=mean_part,
                            variance_part=var_part, regions=regions, detectable=detectable, alpha=alpha,
-                           var_mean=(float(S[6, occ].sum() / cnt[occ].sum()) if order == 2 and occ.size else
+                           var_mean=(float(S[col["var"], occ].sum() / cnt[occ].sum()) if order == 2 and occ.size else
                                      float("nan")),
                            impossible=stats.impossible)
 
@@ -816,6 +825,7 @@ def _cell_var_bounds(cells):
 def _regions(S, occ, x, y, order, C):
     """Standardized residuals in 3 x 3 regions (terciles of the mean's and the relative variance's ranks); ``C``:
     the cells' covariance blocks, as the statistic's."""
+    col = _COLUMNS[order]
     bm = np.digitize(x, [-1 / 3, 1 / 3])
     bt = np.digitize(y, [-1 / 3, 1 / 3]) if order == 2 else np.zeros_like(bm)
     lo_edges = (occ // GRID_RELVAR if order == 2 else occ) / GRID_MEAN
@@ -824,21 +834,21 @@ def _regions(S, occ, x, y, order, C):
         for j in range(3 if order == 2 else 1):
             sel = (bm == i) & (bt == j)
             cells = occ[sel]
-            cnt = S[0, cells].sum()
+            cnt = S[col["count"], cells].sum()
             if cnt < _REGION_MIN_ROWS:
                 continue
             mr = (float(lo_edges[sel].min()), float(lo_edges[sel].max() + 1.0 / GRID_MEAN))
-            r1 = S[1, cells].sum()
+            r1 = S[col["r1"], cells].sum()
             c11 = float(C[0, 0][sel].sum())
             vmean, vr = float("nan"), (float("nan"), float("nan"))
             if order == 2:
-                vmean = float(S[6, cells].sum() / cnt)
+                vmean = float(S[col["var"], cells].sum() / cnt)
                 v_lo, v_hi = _cell_var_bounds(cells)
                 vr = (float(v_lo.min()), float(v_hi.max()))
             if c11 > 0:
                 out.append(Region("mean", float(r1 / math.sqrt(c11)), int(round(cnt)), mr, vmean, vr))
             if order == 2:
-                r2, c12, c22 = S[2, cells].sum(), float(C[0, 1][sel].sum()), float(C[1, 1][sel].sum())
+                r2, c12, c22 = S[col["r2"], cells].sum(), float(C[0, 1][sel].sum()), float(C[1, 1][sel].sum())
                 cond = c22 - (c12 * c12 / c11 if c11 > 0 else 0.0)
                 if cond > 0:
                     z = (r2 - (c12 / c11 * r1 if c11 > 0 else 0.0)) / math.sqrt(cond)
