@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 RIDGE_FLOOR = 1e-12  # relative to tr(G)/d; the paper's numerical floor (Appendix "Experiment 2")
-_CHUNK = 16384  # rows per chunk: measured fastest on 2 cores (8k-32k similar, 64k 1.8x slower)
+_CHUNK = 16384  # rows per chunk: the fastest on 2 cores (docs/numbers.md, "The measurements behind the code's ...")
 _RCOND_WARN = 1e-10  # alpha >= 1e-6 keeps rcond above ~1e-6/d, so only near-singular fits warn
 NUMPY_CHOLESKY_BELOW = 1500  # systems this small are factorised by numpy's LAPACK (:func:`cholesky_lower`)
 
@@ -204,21 +204,12 @@ def get_backend() -> str:
 
 
 # finufft's cost per row is nearly independent of the degree, the matrix products' grows with the number of terms:
-# 'auto' switches where finufft was faster on 2 cores (moments to degree 88 in 15 groups: 0.12 s against 0.17 s at
-# n = 2e5, 0.14 s against 0.34 s at 4e5, 0.12 s against 0.09 s at 1e5; evaluation at n = 1e6: 0.12 s against 0.28 s
-# at l = 44; slower below l = 44)
-_NUFFT_MOMENT_TERMS, _NUFFT_MOMENT_ROWS = 4000, 150_000
-_NUFFT_EVAL_TERMS, _NUFFT_EVAL_ROWS = 1600, 50_000
-# one to three strength columns (the bootstrap world's): 0.05 s against 0.14 s at n = 5e4, l = 44; 0.09 against
-# 1.7 s at n = 2e5, l = 88; from 289 terms (moments to 2l = 16 per axis) at 2e4-2e5 rows: about even there
-# (numpy / finufft 0.82-1.21), 1.03-1.82 times at 625 terms (the world's covariance moments at l = 12: 22.8 against
-# 14.7 ms at 5e4 rows, three columns) and 1.68-2.15 at 961; the dense product wins at 169 and fewer below 5e4 rows
-# (`python benchmarks/backend.py --ndim 2 --kinds weighted1,weighted3 --degrees 4,6,8,12,15`, docs/numbers.md)
-_NUFFT_WEIGHTED_TERMS, _NUFFT_WEIGHTED_ROWS = 289, 20_000
-# in 1-D (CE1's world, moments to 2l): from 45 terms, 0.95-6.3 times at 45 and 2.4-10.9 at 89 (the world's moments
-# at l = 44: 9.7 against 3.4 ms at 5e4 rows, 29.2 against 10.2 at 2e5, one column); mixed at 23 terms (0.67-2.8)
-# (`python benchmarks/backend.py --ndim 1 --kinds weighted1,weighted2,weighted3 --degrees 11,22,44`)
-_NUFFT_WEIGHTED_TERMS_1D = 45
+# 'auto' switches to finufft from the terms and rows at which it was the faster on 2 cores (the timings, and the
+# `benchmarks/backend.py` commands that give them: docs/numbers.md, "The measurements behind the code's constants")
+_NUFFT_MOMENT_TERMS, _NUFFT_MOMENT_ROWS = 4000, 150_000  # the statistics' moments
+_NUFFT_EVAL_TERMS, _NUFFT_EVAL_ROWS = 1600, 50_000  # the evaluation of a fitted map
+_NUFFT_WEIGHTED_TERMS, _NUFFT_WEIGHTED_ROWS = 289, 20_000  # one to three strength columns (the bootstrap world's)
+_NUFFT_WEIGHTED_TERMS_1D = 45  # the same in 1-D (CE1's world, moments to 2l)
 
 
 def use_nufft(n, terms, moments, *, weighted=False, one_dim=False):
@@ -385,11 +376,11 @@ def cholesky_lower(A):
     Fortran-ordered A may be overwritten) and LAPACK's info (0: factorised; > 0: not positive definite, L is then None).
 
     numpy's and scipy's wheels bundle separate OpenBLAS libraries, each with its own thread pool, and after heavy
-    work in one the other's next call waits for the first's spinning threads (scipy/scipy#15050): on 2 cores scipy's
-    dpotrf of a 169 x 169 matrix took 0.04-0.07 s right after a numpy matrix product of the refit pass's size, against
-    0.0002 s alone (``python benchmarks/threads.py``).  socal's matrix products are numpy's, so systems below
-    ``NUMPY_CHOLESKY_BELOW`` unknowns are factorised by numpy's LAPACK, in the same pool; larger ones by scipy's,
-    whose factorisation is twice as fast there (0.20 s against 0.45 s at 4,050), which outweighs the wait.  With
+    work in one the other's next call waits for the first's spinning threads (scipy/scipy#15050; on 2 cores the wait
+    is hundreds of times a small factorisation, ``python benchmarks/threads.py``, figures in docs/numbers.md).
+    socal's matrix products are numpy's, so systems below ``NUMPY_CHOLESKY_BELOW`` unknowns are factorised by
+    numpy's LAPACK, in the same pool; larger ones by scipy's, whose factorisation is about twice as fast there,
+    which outweighs the wait.  With
     numpy's pool loaded after socal, whose idle spin is then short (:mod:`socal._threads`), there is no wait; but
     numpy is usually imported first and keeps OpenBLAS's long spin, so the split stays."""
     if A.shape[0] < NUMPY_CHOLESKY_BELOW:

@@ -63,8 +63,8 @@ _ESTIMATOR_NOTES = """
     fine degree's smoothing bias is).  The upper bound is the same construction, one-sided.
 
     At CE = 0 the bracket fails: the plug-in's bias is then the whole of its noise, E abs(noise), while both bootstrap
-    worlds keep some of the observed (noise) miscalibration and correct less (on calibrated populations at
-    n = 1,000-50,000 the interval held 0 in as few as 69% of samples; docs/numbers.md, "At CE = 0").  So the
+    worlds keep some of the observed (noise) miscalibration and correct less (on calibrated populations the interval
+    alone held 0 in too few samples; docs/numbers.md, "At CE = 0").  So the
     interval is joined with the confidence set of the point 0 that :func:`socal.calibration_test` gives on the
     same scores and labels (order 2 for CE2, 1 for CE1): where it does not reject CE = 0 at level 1 - ``level`` the
     lower end is 0 (``null_pvalue`` of the result; the test is run only where the candidates' interval stays above
@@ -72,8 +72,8 @@ _ESTIMATOR_NOTES = """
     the one whose condition holds: at CE = 0 the test's (its size, measured), elsewhere the bracket's.  Scores
     outside the feasible region var <= m (1 - m) give p = 0, as CE2 > 0 for them outright (E[f*^2 | S] <= m <
     m^2 + var).  Both always contain the estimate.  They cover label noise (with the refit), the sampling of scores
-    in the final average (Poisson(1) weights per item, the mergeable form of resampling items; above 5,000 rows
-    evaluated on a keyed subset with weights scaled to the full n), the bias correction's uncertainty and the degree
+    in the final average (Poisson(1) weights per item, the mergeable form of resampling items; above
+    :data:`socal.refits.REFIT_ROWS` rows evaluated on a keyed subset with weights scaled to the full n), the bias correction's uncertainty and the degree
     choice.  They do not model how the fitted polynomial moves with a fresh draw of scores.  What these rules
     measure on populations with exact truth (coverage, bias, RMSE, width against RMSE, and why each rule is there)
     is in docs/numbers.md, beside ``python benchmarks/coverage.py`` which regenerates it.

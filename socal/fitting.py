@@ -71,8 +71,8 @@ _REFINE_TOL = 1e-12  # relative residual of a refined fold solution: CV error wi
 _REFINE_STEPS = 12
 _SHARED_STEPS = 20  # CG steps of the fold systems against the full-data factor before a fold is solved on its own
 _CACHE_BYTES = 2**28  # scaled float32 fold Grams kept across the ridge walk (all folds at l = 44: 82 MB)
-# the final fit (one system, no cached buffers) gains from float32 only where the factorisation dominates: at
-# d = 2,025 float64 took 66 ms against 88 ms mixed (allocation, refinement); at d = 7,921 2.3 s against 1.2 s
+# the final fit (one system, no cached buffers) gains from float32 only where the factorisation dominates (the
+# timings at d = 2,025 and 7,921: docs/numbers.md, "The measurements behind the code's constants")
 _MIXED_FINAL_MIN_SIZE = 4096
 
 

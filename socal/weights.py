@@ -88,8 +88,8 @@ def poisson_weights(keys, seed, B):
     with ``np.take``: the same numbers at a third of the cost of the plain expressions.  The mix's last step,
     x ^= x >> 31, leaves the top 31 bits as they are, so the table reads them before it, and the step is taken
     only for the uniforms the table does not settle.  Rows are hashed in blocks of about _WEIGHT_BLOCK hashes,
-    whose every pass stays in cache: 3.5 ms against 11 ms for 5,000 rows x 200 replicates (the refit pass's share
-    at n >= 5,000), the same bits."""
+    whose every pass stays in cache: the same bits at a third of the time (docs/numbers.md, "Same data, same
+    numbers, and the bootstrap's cost")."""
     keys = np.asarray(keys, dtype=np.uint64)
     salts = _weight_salts(B)
     out = np.empty((keys.size, B), dtype=np.uint8)

@@ -202,10 +202,10 @@ def world_sums(calmap, raw, p, m, v, k, p2=None, angles=None, subset=None, fract
     raw_i, which G beta reproduces in its constant coordinate: the check that the statistics hold these rows.
 
     The covariance moments S = sum_i C_i T_a(u_i) T_b(w_i), up to twice the degree, are the pass's costliest sums
-    (0.25-0.27 s of the default call at n = 1e6, l = 12 and 44: docs/numbers.md).  Given ``subset``
-    (:func:`world_subset`: rows kept independently with probability ``fraction``), they are summed over those rows
-    and divided by ``fraction``: the Horvitz-Thompson estimate, unbiased for every entry.  The mean W stays exact over every row:
-    the refits are centred on it, and the refit pass measures their deviations from the world's truth at each row,
+    (their share of the default call: docs/numbers.md, "The world's covariance moments on a keyed subset").  Given
+    ``subset`` (:func:`world_subset`: rows kept independently with probability ``fraction``), they are summed over
+    those rows and divided by ``fraction``: the Horvitz-Thompson estimate, unbiased for every entry.  The mean W
+    stays exact over every row: the refits are centred on it, and the refit pass measures their deviations from the world's truth at each row,
     so an error in W would enter every replicate as a bias.  An error in S only scales the draws' spread, by a
     relative error of order 1 / sqrt(rows kept per coefficient) in any one direction (about 100 at the largest
     degree, 2,025 coefficients per response, with WORLD_ROWS rows), and less in the average over rows that the
@@ -337,9 +337,10 @@ def gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     The covariance is factorised in the tensor layout of the Chebyshev coefficients and the draws are permuted to
     the basis' order after (the same law: P L xi has covariance P L L' P').  Everything is float64: the moments S
     differ between chunkings of the same rows in their last bits (float summation order), and a float32 copy of the
-    covariance rounds a few entries the other way, which the factorisation amplifies (at n = 60,000,
-    l = 32: 4 entries of 1.2 million, the interval moved by 1.8e-7); in float64 the same rows in any chunking give
-    the interval to about 1e-13 (tests/test_bootstrap.py)."""
+    covariance rounds a few entries the other way, which the factorisation amplifies into the interval;
+    in float64 the same rows in any chunking give the same interval to rounding
+    (``tests/test_bootstrap.py::test_same_numbers_at_a_degree_where_the_draws_rounding_would_show``; the float32
+    figures in docs/numbers.md, "Same data, same numbers, and the bootstrap's cost")."""
     R = W.shape[0]
     mean = np.stack([response_vector(W[r], basis) for r in range(R)], axis=1)  # (d, R)
     d = mean.shape[0]
