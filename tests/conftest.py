@@ -36,6 +36,15 @@ def rel_tol(digits_lost=3):
     return np.finfo(float).eps * 10.0**digits_lost
 
 
+@pytest.fixture(scope="module")
+def small():
+    """400 perturbed items of the toy population (h = 1/16, two labels each): the hostile-input tests' data."""
+    import socal
+
+    m, v, y = socal.synthetic.toy_population().sample(400, h=1 / 16, rng=0)
+    return m, v, y
+
+
 @pytest.fixture
 def data_dir():
     if not DATA_DIR.is_dir():

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from socal import degrees
+import socal
 
 
 @given(st.floats(1.0, 1e12), st.floats(1e-4, 1.0))
@@ -63,3 +64,44 @@ def test_the_resolution_degree_per_axis():
     assert degrees.resolution_degree(1 / 16) == math.ceil(16 / math.pi)
     assert degrees.resolution_degree((1 / 16, 1 / 64)) == math.ceil(16 / math.pi)  # 4 h_var = h_mean
     assert degrees.resolution_degree((1 / 16, 1 / 256)) == math.ceil(64 / math.pi)
+
+
+def test_degree_schedule_terminates_everywhere():
+    from socal.degrees import degree_schedule
+
+    for lmax in range(0, 60):
+        for floor in range(0, lmax + 2):
+            s = degree_schedule(lmax, floor)
+            assert s[0] == lmax and list(s) == sorted(set(s), reverse=True) and s[-1] >= min(floor, lmax)
+
+
+def test_too_few_items_for_the_folds(small):
+    m, v, y = small
+    with pytest.raises(ValueError, match="at least 10 items"):
+        socal.ce2(m[:9], v[:9], y[:9], debias=False)
+
+
+def test_paper_degree_domain():
+    assert socal.paper_degree(1000, 1 / 16) == math.ceil(2 * math.log(1000) / math.log(socal.theta(1 / 16)))
+    assert socal.paper_degree(10.5, 0.1) == math.ceil(2 * math.log(10.5) / math.log(socal.theta(0.1)))
+    for args in ((1000, -1), (0, 0.1), (10, 0.0), (float("nan"), 0.1), ("10", 0.1)):
+        with pytest.raises(ValueError, match="parameter of paper_degree"):
+            socal.paper_degree(*args)
+
+
+def test_a_range_of_degrees_is_a_list_of_degrees(small):
+    """degree=range(2, 6) was refused as 'an int in the range [0, 200]. Got range(2, 6)'."""
+    m, v, y = small
+    res = socal.ce2(m, v, y, degree=range(2, 6), debias=False)
+    assert res.selection.degrees == (5, 4, 3, 2)
+    with pytest.raises(ValueError, match="non-empty list"):
+        socal.ce2(m, v, y, degree=range(0), debias=False)
+
+
+def test_an_unbounded_range_is_not_printed_with_infinity_in_it():
+    """paper_degree(inf, ...) said 'must be a float in the range [1.0, inf]. Got inf': infinity is refused, so the
+    rule names a finite float."""
+    with pytest.raises(ValueError, match="'n' parameter of paper_degree must be a finite float >= 1.0. Got inf"):
+        socal.paper_degree(math.inf, 1 / 16)
+    with pytest.raises(ValueError, match="'lo' parameter of SechKernel must be a finite float. Got nan"):
+        socal.SechKernel(0.1, math.nan)

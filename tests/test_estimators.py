@@ -435,3 +435,29 @@ def test_the_interval_joins_the_calibration_tests_zero():
     assert np.any(pv > pm * (1 - pm))
     t = socal.ce2(pm, pv, py, ci=0.9, rng=0)
     assert t.null_pvalue == 0.0 and t.ci.low == min(c.ci.low for c in t.candidates) > 0
+
+
+def test_calibration_functions_read_statistics_without_chunks(small):
+    """calibration_functions(stats) demanded 'chunks' "for the CE average", which it does not compute; the
+    recalibrators' fit(stats) never did.  The fit from the statistics alone is the fit from the arrays."""
+    m, v, y = small
+    st = socal.SufficientStats(max_degree=6, folds=5, rng=3).update(m, v, y)
+    from_stats = socal.calibration_functions(st, degree=3, alpha=1e-3, rng=3)
+    from_arrays = socal.calibration_functions(m, v, y, degree=3, alpha=1e-3, rng=3)
+    assert np.allclose(from_stats(m[:5], v[:5]), from_arrays(m[:5], v[:5]), rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="'chunks' parameter of ce2 is needed"):  # ce2 does pass over the rows
+        socal.ce2(st, debias=False)
+
+
+def test_a_map_fits_on_dask_arrays_and_knows_its_rows():
+    """SecondOrderPlatt.fit on dask arrays (which ce2 takes) failed with AttributeError: 'DaskSource' object has no
+    attribute 'chunk' (the fit-row fingerprint read the in-memory chunk).  The fingerprint now takes a pass over the
+    partitions: the same map, and the same fingerprint and sketch, as from the arrays."""
+    da = pytest.importorskip("dask.array")
+    m, v, y = socal.synthetic.toy_population().sample(3000, h=1 / 16, rng=0)
+    ref = socal.SecondOrderPlatt(h=1 / 16).fit(m, v, y)
+    got = socal.SecondOrderPlatt(h=1 / 16).fit(da.from_array(m, 700), da.from_array(v, 700), da.from_array(y, 700))
+    assert got.fit_rows_ == ref.fit_rows_ and got.fit_rows_.sketch == ref.fit_rows_.sketch
+    np.testing.assert_allclose(got.transform(m, v), ref.transform(m, v), rtol=0, atol=1e-12)
+    with pytest.warns(UserWarning, match="are the ones the recalibrator was fitted on"):
+        assert socal.evaluate_recalibrated(got, m, v, y, n_boot=20).in_sample

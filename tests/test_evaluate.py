@@ -414,3 +414,25 @@ def test_the_reference_prints_its_error_and_the_verdict_clears_it():
     gap = ev.ce2.ci.low - ref  # the interval clears the point by this much
     blurred = dataclasses.replace(ev, reference=dataclasses.replace(ev.reference, ce2=TruthValue(ref, 2 * gap)))
     assert blurred.verdict == "within reference"  # the point alone would say 'above'
+
+
+def test_evaluate_recalibrated_names_both_recalibrators_and_a_saved_map(small):
+    """The message named SecondOrderPlatt alone, though FirstOrderPlatt is taken too; a saved map (a dict) now gets
+    the call that loads it."""
+    m, v, y = small
+    with pytest.raises(ValueError, match="SecondOrderPlatt or FirstOrderPlatt. Got dict instead \\(a saved map"):
+        socal.evaluate_recalibrated({"format": "socal.recalibrator"}, m, v, y)
+
+
+def test_evaluate_and_the_reference_name_their_own_score_parameters():
+    """evaluate(raw_mean, raw_var, ...) and calibrated_reference said "The 'mean' parameter of evaluate", a parameter
+    neither has; they name raw_mean and raw_var now (and DiscretePopulation its fields, without rewriting text)."""
+    with pytest.raises(ValueError, match="The 'raw_mean' parameter of evaluate must be in \\[0, 1\\]"):
+        socal.evaluate(np.full(20, 1.5), np.zeros(20), np.zeros((20, 2)))
+    with pytest.raises(ValueError, match=r"'raw_var' parameter of evaluate must be at most raw_mean\*\(1-raw_mean\)"):
+        socal.evaluate(np.full(20, 0.1), np.full(20, 0.2), np.zeros((20, 2)))
+    with pytest.raises(ValueError, match="The 'raw_mean' parameter of calibrated_reference must be an array with at "
+                                         "least 1 row"):
+        socal.truth.calibrated_reference(np.array([]), np.array([]), h=1 / 16)
+    with pytest.raises(ValueError, match="The 'vars' parameter of DiscretePopulation must be at most means"):
+        socal.synthetic.DiscretePopulation(means=[0.1], vars=[0.2], weights=[1.0], fstar=[[0.1]], fprobs=[[1.0]])

@@ -9,6 +9,7 @@ from socal import SechKernel, perturb, perturb_mean
 from socal.kernels import gd_diff
 
 from .conftest import family_alpha, rel_tol
+import socal
 
 H_GRID = [1.0, 0.25, 1 / 16, 1 / 64, 1 / 256, 1 / 1024]
 
@@ -216,3 +217,25 @@ def test_density_on_a_grid_of_centres_and_points_is_the_density_of_each_pair():
     assert grid.shape == (5, 7) and np.array_equal(grid, single)
     np.testing.assert_allclose(loggrid, np.log(single), rtol=1e-12)
     assert np.array_equal(k.pdf(t, s[0]), single[0])  # a scalar centre against many points
+
+
+def test_sech_kernel_centre_outside_support():
+    k = socal.SechKernel(1 / 1024)
+    for fn in (lambda: k.ppf(0.5, 2.0), lambda: k.pdf(0.5, -0.1), lambda: k.cdf(0.5, 1.5), lambda: k.sf(0.2, 9.0),
+               lambda: k.normalizer(np.nan), lambda: k.rvs(1.2, rng=0)):
+        with pytest.raises(ValueError, match="'s' parameter of SechKernel"):
+            fn()
+    with pytest.raises(ValueError, match="'t' parameter of SechKernel.pdf must be finite"):
+        k.pdf(np.nan, 0.5)
+    assert k.ppf(0.5, 1.0) <= 1.0 and k.cdf(1.0, 1.0) == 1.0
+
+
+def test_kernel_draws_check_their_shape():
+    """SechKernel.rvs passed size on to numpy: -1 was numpy's "negative dimensions are not allowed", 2.5 a
+    TypeError."""
+    k = socal.SechKernel(0.1)
+    for bad in (-1, 2.5, (2, -1), True, "3"):
+        with pytest.raises(ValueError, match="'size' parameter of SechKernel.rvs must be an int >= 0"):
+            k.rvs(0.5, rng=0, size=bad)
+    for size, shape in ((3, (3,)), ((2, 3), (2, 3)), ([2, 3], (2, 3)), (0, (0,)), (np.int64(4), (4,))):
+        assert k.rvs(0.5, rng=0, size=size).shape == shape

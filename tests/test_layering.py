@@ -4,6 +4,8 @@ import ast
 import pathlib
 import subprocess
 import sys
+import pytest
+import socal
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -352,3 +354,18 @@ def test_random_streams_are_named_in_the_registry(tmp_path):
     (tmp_path / "socal").mkdir()
     (tmp_path / "socal" / "user.py").write_text("from .rowkeys import stream_salt\ns = stream_salt(3, 0)\n")
     assert _literal_stream_ids(tmp_path) == [("user.py", 2)]
+
+
+def test_the_documented_submodules_are_reachable_after_import_socal():
+    """README's `socal.io.read_chunks` raised "module 'socal' has no attribute 'io'" after `import socal`.  The
+    submodules now load on first use (as scipy's do); importing socal still loads none of them."""
+    import subprocess
+    import sys
+
+    code = ("import sys, socal; assert 'socal.io' not in sys.modules and 'socal.datasets' not in sys.modules; "
+            "assert callable(socal.io.read_chunks) and callable(socal.datasets.load); "
+            "assert 'io' in dir(socal); print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr
+    with pytest.raises(AttributeError, match="no attribute 'nothere'"):
+        socal.nothere  # noqa: B018

@@ -145,3 +145,64 @@ def test_bands_on_too_few_items_say_so_instead_of_failing_in_a_refit():
     assert np.isnan(socal.plot.reliability(m[:20], v[:20], y[:20], n_boot=0, rng=0).eta1_band).all()  # the curves alone
     rd = socal.plot.reliability(m, v, y, n_boot=50, rng=0, min_count=1)  # 60 items: the bands are drawn
     assert np.isfinite(rd.eta1_band).any()
+
+
+def test_drawing_functions_name_a_wrong_argument():
+    with pytest.raises(TypeError, match="'data' parameter of plot.plot_reliability must be a ReliabilityData"):
+        socal.plot.plot_reliability(3)
+    with pytest.raises(TypeError, match="'data' parameter of plot.plot_residual_map must be a ResidualMap"):
+        socal.plot.plot_residual_map(None)
+    rd = socal.plot.reliability(*socal.synthetic.toy_population().sample(500, h=1 / 16, rng=0), n_boot=0)
+    with pytest.raises(TypeError, match="'after' parameter of plot.plot_before_after"):
+        socal.plot.plot_before_after(rd, "x")
+
+
+def test_drawing_functions_name_wrong_axes_and_evaluation_figure_checks_first(small):
+    """plot_reliability(data, axes=one_axes) raised "cannot unpack non-iterable Axes object"; evaluation_figure with
+    h=0 was refused in SecondOrderPlatt's name, and with n_boot=1 only after the fit, in plot.reliability's."""
+    pytest.importorskip("matplotlib", reason="drawing needs matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    m, v, y = small
+    data = socal.plot.reliability(m, v, y, n_boot=0, rng=0)
+    one = plt.subplots()[1]
+    for draw in (lambda ax: socal.plot.plot_reliability(data, axes=ax),
+                 lambda ax: socal.plot.plot_before_after(data, data, axes=ax),
+                 lambda ax: socal.plot.plot_residual_map(socal.plot.residual_map(m, v, y, rng=0), axes=ax)):
+        with pytest.raises(TypeError, match="'axes' parameter of plot.plot_.* must be two matplotlib Axes"):
+            draw(one)
+    assert len(socal.plot.plot_reliability(data, axes=plt.subplots(2, 1)[1])) == 2  # a column of two panels
+    with pytest.raises(ValueError, match="'h' parameter of plot.evaluation_figure"):
+        socal.plot.evaluation_figure(m, v, y, h=0)
+    with pytest.raises(ValueError, match="'n_boot' parameter of plot.evaluation_figure"):
+        socal.plot.evaluation_figure(m, v, y, n_boot=1)
+    plt.close("all")
+
+
+def test_the_evaluation_figure_names_itself_when_its_held_out_half_is_too_small():
+    """evaluation_figure on 30 items said "The 'n_boot' parameter of plot.reliability ... or a smaller 'degree'":
+    a function the user had not called, and a parameter evaluation_figure does not have."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(30, rng=0)
+    with pytest.raises(ValueError, match=r"'n_boot' parameter of plot\.evaluation_figure .* \(the held-out half\): "
+                                         r"pass n_boot=0 for the curves alone, or more items\.$"):
+        socal.plot.evaluation_figure(m, v, y, rng=0)
+    with pytest.raises(ValueError, match=r"parameter of plot\.reliability .* or a smaller 'degree'\.$"):
+        socal.plot.reliability(m[:12], v[:12], y[:12], rng=0)
+    assert socal.plot.evaluation_figure(m, v, y, n_boot=0, rng=0) is not None
+
+
+def test_the_reliability_diagram_is_the_same_every_call_with_rng_omitted(small):
+    """plot.reliability(m, v, y) drew its folds and bands from fresh entropy, so the curve itself moved between two
+    identical calls (the estimators' rng=None is a fixed seed, as README promises)."""
+    m, v, y = small
+    a, b = (socal.plot.reliability(m, v, y, n_boot=20) for _ in range(2))
+    np.testing.assert_array_equal(a.eta1, b.eta1)
+    np.testing.assert_array_equal(a.eta1_band, b.eta1_band)
+    np.testing.assert_array_equal(a.cond_var_band, b.cond_var_band)

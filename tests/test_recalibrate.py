@@ -7,6 +7,9 @@ import pytest
 
 import socal
 from socal import synthetic
+import math
+import re
+import warnings
 
 H = 1 / 16
 
@@ -136,3 +139,61 @@ def test_a_cap_of_degree_0_is_refused_with_socals_message(sample, cls):
         cls(max_degree=0).fit(*args)
     assert cls(max_degree=1).fit(*args).degree_ <= 1
     assert cls(degree=0, alpha=1e-3).fit(*args).degree_ == 0
+
+
+def test_a_mean_only_recalibrator_says_where_the_labels_went():
+    """FirstOrderPlatt (ndim=1 by default) fit(mean, labels) put the labels in the 'var' slot and answered "needs
+    'labels'"; a variance passed to a mean-only fit was silently unused.  Both now say what to pass."""
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(300, rng=0)
+    with pytest.raises(ValueError, match="second argument as 'var'.*fit\\(mean, None, labels\\)"):
+        socal.FirstOrderPlatt(degree=3).fit(m, y)
+    with pytest.raises(ValueError, match="'var' parameter of FirstOrderPlatt.partial_fit must be None.*ndim=2"):
+        socal.FirstOrderPlatt(degree=3).partial_fit(m, v, y)
+    with pytest.raises(ValueError, match="'var' parameter of SecondOrderPlatt.fit must be None"):
+        socal.SecondOrderPlatt(ndim=1, degree=3).fit(m, v, y)
+    fitted = socal.FirstOrderPlatt(degree=3).fit(m, None, y)
+    assert np.allclose(fitted.transform(m[:5], v[:5])[0], socal.FirstOrderPlatt(degree=3).fit(m[:, None], y)
+                       .transform(m[:5, None])[:, 0])
+
+
+def test_a_partial_overlap_with_the_fit_rows_is_estimated_and_said():
+    """evaluate_recalibrated on items half of which the map was fitted on printed "held-out items" (only the very
+    fit rows were detected).  The fingerprint's bottom-256 sketch of the fit rows' keys estimates the share that
+    match; it survives to_dict/from_dict and partial_fit, and fresh items read 0."""
+    m, v, y = socal.synthetic.toy_population().sample(8000, h=1 / 16, rng=1)
+    fit, fresh = np.arange(4000), np.arange(4000, 8000)
+    platt = socal.SecondOrderPlatt(degree=3, alpha=1e-3, rng=0).fit(m[fit], v[fit], y[fit])
+    half = np.r_[fit[:2000], fresh[:2000]]
+    with pytest.warns(UserWarning, match="about [45][0-9]% of these 4000 items match rows the recalibrator"):
+        r = socal.evaluate_recalibrated(platt, m[half], v[half], y[half], rng=0, n_boot=20)
+    share, read = r.fit_overlap
+    assert not r.in_sample and abs(share - 0.5) < 4 * math.sqrt(0.25 / read) and read > 150
+    assert r.summary().startswith("Recalibrated scores on 4000 items, about")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clean = socal.evaluate_recalibrated(platt, m[fresh], v[fresh], y[fresh], rng=0, n_boot=20)
+    assert clean.fit_overlap[0] == 0.0 and clean.summary().startswith("Recalibrated scores on 4000 held-out items")
+    saved = socal.SecondOrderPlatt.from_dict(json.loads(json.dumps(platt.to_dict())))
+    with pytest.warns(UserWarning, match="match rows the recalibrator"):
+        again = socal.evaluate_recalibrated(saved, m[half], v[half], y[half], rng=0, n_boot=20)
+    assert again.fit_overlap == r.fit_overlap
+    stream = socal.SecondOrderPlatt(degree=3, alpha=1e-3, rng=0)
+    for i in range(4):
+        stream.partial_fit(m[fit][i::4], v[fit][i::4], y[fit][i::4])
+    assert stream.fit_rows_.sketch == platt.fit_rows_.sketch
+    with pytest.raises(ValueError, match="'fit_sketch' of SecondOrderPlatt.from_dict must be null or up to 256"):
+        socal.SecondOrderPlatt.from_dict({**platt.to_dict(), "fit_sketch": "zz"})
+
+
+def test_one_label_per_item_in_the_var_slot_of_a_first_order_map_says_so(small):
+    """FirstOrderPlatt().fit(mean, labels) with labels a 1-D 0/1 array (one label per item, which first order
+    accepts) was told only that 'var' must be None.  The message now reads the 0/1 values as labels and names both
+    calls that fit them; a 1-D array of other values keeps the plain rule."""
+    m, _, y = small
+    with pytest.raises(ValueError, match=re.escape("one label per item? call fit(mean, None, labels[:, None]), or "
+                                                   "pass X = mean[:, None]")):
+        socal.FirstOrderPlatt().fit(m, y[:, 0])
+    with pytest.raises(ValueError, match=r"Pass var=None, or ndim=2 to fit on \(mean, var\)\.$"):
+        socal.FirstOrderPlatt().fit(m, np.full(m.shape, 0.01))
+    np.testing.assert_array_equal(socal.FirstOrderPlatt().fit(m, None, y[:, :1]).transform(m[:3])[0],
+                                  socal.FirstOrderPlatt().fit(m[:, None], y[:, 0]).transform(m[:3, None])[:, 0])

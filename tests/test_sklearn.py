@@ -149,3 +149,21 @@ def test_counts_as_array_and_sparse_refused(data):
         socal.SecondOrderPlatt(degree=3).fit(scipy.sparse.csr_matrix(X), y)
     with pytest.raises(ValueError, match="'y'.*k >= 2"):
         socal.SecondOrderPlatt(degree=3).fit(X, y[:, 0])
+
+
+def test_feature_names_out_checks_input_features_as_scikit_learn_does(small):
+    """get_feature_names_out(['a']) returned ('mean', 'var') for a map fitted on two columns; scikit-learn's
+    transformers refuse input names that are not the fitted ones."""
+    m, v, y = small
+    X = np.column_stack([m, v])
+    fit = socal.SecondOrderPlatt().fit(X, y)
+    assert list(fit.get_feature_names_out(["x0", "x1"])) == ["mean", "var"]
+    with pytest.raises(ValueError, match="'input_features' parameter .* must name the 2 feature"):
+        fit.get_feature_names_out(["a"])
+    pd = pytest.importorskip("pandas", reason="named columns need pandas")
+    named = socal.SecondOrderPlatt().fit(pd.DataFrame(X, columns=["m", "v"]), y)
+    assert list(named.get_feature_names_out(["m", "v"])) == ["mean", "var"]
+    with pytest.raises(ValueError, match="must equal the feature names seen at fit"):
+        named.get_feature_names_out(["v", "m"])
+    with pytest.raises(socal.NotFittedError):
+        socal.SecondOrderPlatt().get_feature_names_out(["m", "v"])

@@ -5,6 +5,7 @@ import pytest
 
 import socal
 from socal.sources import ChunkSource, check_rows, iter_chunks, validate_chunk
+import re
 
 
 @pytest.fixture(scope="module")
@@ -74,3 +75,84 @@ def test_check_rows_validates_once(rows):
     assert out[0].dtype == np.float64 and out[3].tolist() == [2.0] * len(m)
     with pytest.raises(ValueError, match="'mean' parameter of f"):
         check_rows("f", 2, m + 2, v, y)
+
+
+def test_dask_inputs_mix_with_in_memory_arrays(small):
+    """A dask mean with numpy labels raised AttributeError ('numpy.ndarray' object has no attribute 'to_delayed');
+    the in-memory inputs now take the dask array's row blocks, and a row count that differs is named."""
+    da = pytest.importorskip("dask.array", reason="needs dask")
+    m, v, y = small
+    ref = socal.ce2(m, v, y, debias=False)
+    mixed = socal.ce2(da.from_array(m, chunks=150), v, y, debias=False)
+    assert mixed.estimate == pytest.approx(ref.estimate, rel=1e-12)
+    mixed = socal.ce2(m, v, da.from_array(y, chunks=(150, 2)), debias=False)
+    assert mixed.estimate == pytest.approx(ref.estimate, rel=1e-12)
+    with pytest.raises(ValueError, match="'var' parameter of ce2 must have one row per item \\(400"):
+        socal.ce2(da.from_array(m, chunks=150), da.from_array(np.r_[v, v], chunks=150), y, debias=False)
+    with pytest.raises(ValueError, match="'labels' parameter of ce2 must have one row per item \\(400"):
+        socal.ce2(da.from_array(m, chunks=150), v, y[:300], debias=False)
+
+
+def test_an_empty_chunk_or_partition_adds_nothing_everywhere(small):
+    """An empty dask partition (a filter's) was skipped by ce2 but made calibration_test fail ("'mean' ... must be
+    an array with at least 1 row"), and an empty chunk in a list (a reader's last batch) made ce2 fail.  Both now
+    add nothing, in every estimator."""
+    m, v, y = small
+    empty = dict(mean=m[:0], var=v[:0], labels=y[:0])
+    parts = [dict(mean=m[i::3], var=v[i::3], labels=y[i::3]) for i in range(3)]
+    plain = socal.ce2(chunks=parts, rng=0)
+    padded = socal.ce2(chunks=[empty] + parts + [empty], rng=0)
+    assert padded.estimate == plain.estimate and padded.ci == plain.ci
+    assert socal.ce1(chunks=[empty] + parts, rng=0).estimate == socal.ce1(chunks=parts, rng=0).estimate
+    with pytest.raises(ValueError, match="at least 10 items"):  # nothing but empty chunks: still refused
+        socal.ce2(chunks=[empty, empty], debias=False)
+    rm, rv, _, ry = socal.synthetic.toy_population().sample_raw(400, rng=1)
+    raw = [dict(mean=rm[:0], var=rv[:0], labels=ry[:0]), dict(mean=rm, var=rv, labels=ry)]
+    assert socal.calibration_test(chunks=raw).pvalue == socal.calibration_test(rm, rv, ry).pvalue
+    da = pytest.importorskip("dask.array")
+    rows = (150, 0, 250)
+    got = socal.calibration_test(da.from_array(rm, chunks=(rows,)), da.from_array(rv, chunks=(rows,)),
+                                 da.from_array(ry, chunks=(rows, 2)))
+    assert got.pvalue == pytest.approx(socal.calibration_test(rm, rv, ry).pvalue, rel=1e-9)
+
+
+def test_one_chunk_where_a_list_belongs_is_named(small):
+    """chunks={'mean': m, ...} was iterated as its keys: "A chunk of ce2 (chunk 0) must be a mapping ... Got str"."""
+    m, v, y = small
+    with pytest.raises(TypeError, match="must be a list of chunks. Got one chunk .*pass \\[chunk\\]"):
+        socal.ce2(chunks=dict(mean=m, var=v, labels=y), debias=False)
+
+
+def test_counts_and_chunks_in_the_wrong_container_say_which_to_use(small):
+    """counts=np.column_stack([positives, trials]) and chunks=(mean, var, labels) were refused as 'Got ndarray':
+    true, but the fix (two arrays, a list of chunks) was left to guess.  Both messages now name it."""
+    m, v, y = small
+    a, k = y.sum(axis=1), np.full(y.shape[0], 2)
+    for c, fix in ((np.column_stack([a, k]), "c[:, 0], c[:, 1]"), (np.vstack([a, k]), "c[0], c[1]")):
+        with pytest.raises(ValueError, match=re.escape(f"Got ndarray of shape {c.shape} instead. An array of both "
+                                                       f"columns? pass counts=({fix}).")):
+            socal.ce2(m, v, counts=c)
+    with pytest.raises(ValueError, match=r"pair \(positives, trials\) of arrays\. Got tuple of length 3 instead\.$"):
+        socal.ce2(m, v, counts=(a, k, k))
+    with pytest.raises(TypeError, match=re.escape("Got ndarray instead (the arrays of one chunk where a list of "
+                                                  "chunks belongs? pass chunks=[(mean, var, labels)]")):
+        socal.ce2(chunks=(m, v, y))
+
+
+def test_dask_inputs_filtered_differently_are_named():
+    """ce2(mean[keep], var, labels) with dask arrays (mean filtered, so its row blocks have unknown sizes) raised
+    dask's own "Chunks must be unchanging along dimensions with missing values".  It now names the argument, the
+    one with unknown blocks, and the fix; inputs filtered with one mask are read as before."""
+    da = pytest.importorskip("dask.array")
+    m, v, y = socal.synthetic.toy_population().sample(3000, h=1 / 16, rng=0)
+    M, V, Y = da.from_array(m, 700), da.from_array(v, 700), da.from_array(y, 700)
+    keep = M > 0.2
+    for args, name, unknown in (((M[keep], V, Y), "var", "mean"), ((M[keep], V[keep], Y), "labels", "mean"),
+                                ((M, V[keep], Y[keep]), "var", "var")):
+        with pytest.raises(ValueError, match=f"The '{name}' parameter of ce2 cannot be split into the row blocks of "
+                                             f"'mean': the row blocks of '{unknown}' have unknown sizes .*\\."
+                                             f"compute_chunk_sizes\\(\\) on '{unknown}'"):
+            socal.ce2(*args, debias=False)
+    k = m > 0.2
+    assert socal.ce2(M[keep], V[keep], Y[keep], debias=False).estimate == pytest.approx(
+        socal.ce2(m[k], v[k], y[k], debias=False).estimate, rel=1e-12)

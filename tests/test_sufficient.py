@@ -12,6 +12,9 @@ import pytest
 import socal
 from socal import SufficientStats
 from socal.io import CSVChunks, MissingVotesWarning, ParquetChunks, read_chunks
+import errno
+import os
+import re
 
 COEF_RTOL = 1e-10  # the issue's bar for coefficients (relative to the largest coefficient)
 CE_ATOL = 1e-12  # and for CE2
@@ -527,3 +530,72 @@ def test_a_rounded_predictors_finer_degrees_agree_with_the_truth(monkeypatch):
     monkeypatch.setattr(pl.StatsPass, "__init__", lambda self, template, repeats=None: original(self, template, None))
     grouped = socal.ce1(m, y, ci=0.9)
     assert max(abs(c.plugin - truth) for c in grouped.candidates) > 0.03, grouped.candidates
+
+
+def test_a_cut_or_foreign_statistics_file_is_refused_without_pickle_advice(tmp_path):
+    """A truncated, empty or foreign file gets socal's ValueError (before: zipfile's BadZipFile escaped), and the
+    message never relays numpy's suggestion to load the file as a pickle."""
+    s = socal.SufficientStats(max_degree=4, rng=0)
+    m, v, y = socal.synthetic.toy_population().sample(200, h=1 / 16, rng=0)
+    s.update(m, v, y)
+    data = s.to_bytes()
+    assert socal.SufficientStats.from_bytes(data).n == 200
+    for bad in (data[:100], data[:-10], b"", b"junk"):
+        with pytest.raises(ValueError, match="not a SufficientStats file.*not an .npz archive") as err:
+            socal.SufficientStats.from_bytes(bad)
+        assert "pickle" not in str(err.value)
+    with pytest.raises(ValueError, match=re.escape(os.strerror(errno.ENOENT))):  # the platform's words
+        socal.SufficientStats.load(tmp_path / "none.npz")
+
+
+def test_statistics_saved_under_a_name_load_under_that_name(tmp_path, small):
+    """save('stats') wrote stats.npz (numpy.savez appends the extension), so load('stats') found no file."""
+    m, v, y = small
+    st = socal.SufficientStats(rng=0).update(m, v, y)
+    st.save(tmp_path / "stats")
+    st.save(str(tmp_path / "other.bin"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.bin", "stats"]
+    for name in ("stats", "other.bin"):
+        back = socal.SufficientStats.load(tmp_path / name)
+        assert np.array_equal(back.M, st.M) and np.array_equal(back.count, st.count)
+
+
+def test_statistics_add_up_with_sum(small):
+    """sum(parts) raised TypeError (0 + SufficientStats); the parts of a stream now add up with Python's sum, to
+    the statistics of the whole."""
+    m, v, y = small
+    parts = [socal.SufficientStats(max_degree=6).update(m[i::3], v[i::3], y[i::3]) for i in range(3)]
+    whole = socal.SufficientStats(max_degree=6).update(m, v, y)
+    assert sum(parts).n == 400 and np.allclose(sum(parts).M, whole.M) and np.allclose(sum(parts).Z, whole.Z)
+    rm, rv, _, ry = socal.synthetic.toy_population().sample_raw(400, rng=0)
+    tests = [socal.CalibrationTestStats().update(rm[i::3], rv[i::3], ry[i::3]) for i in range(3)]
+    assert sum(tests).test().pvalue == pytest.approx(socal.calibration_test(rm, rv, ry).pvalue, rel=1e-9)
+    with pytest.raises(TypeError):
+        1 + parts[0]
+
+
+def test_statistics_from_bytes_names_a_wrong_type(small):
+    with pytest.raises(TypeError, match="'data' parameter of SufficientStats.from_bytes must be bytes"):
+        socal.SufficientStats.from_bytes("not bytes")
+
+
+def test_statistics_take_an_empty_chunk_and_refuse_to_merge_with_themselves(small):
+    """SufficientStats.update and CalibrationTestStats.update refused an empty chunk ('at least 1 row'), which ce2's
+    and calibration_test's chunks, and dask partitions, add as nothing; and stats.merge(stats) counted every row
+    twice in silence.  An empty chunk now adds nothing; a merge with the same object is refused."""
+    m, v, y = small
+    rm, rv, _, ry = socal.synthetic.calibrated_population().sample_raw(400, rng=0)
+    for stats, (a, b, c) in ((socal.SufficientStats(max_degree=4, rng=0), (m, v, y)),
+                             (socal.CalibrationTestStats(), (rm, rv, ry))):
+        state = (lambda s: s.to_bytes() if hasattr(s, "to_bytes") else s.sums.tobytes())  # every sum, as bytes
+        stats.update(a, b, c)
+        before = state(stats)
+        assert stats.update(a[:0], b[:0], c[:0]) is stats
+        assert stats.update(a[:0], b[:0], counts=(c[:0, 0], c[:0, 0])) is stats
+        assert state(stats) == before
+        with pytest.raises(ValueError, match="merged with themselves would count every row twice"):
+            stats.merge(stats)
+        with pytest.raises(ValueError, match="merged with themselves would count every row twice"):
+            stats + stats  # noqa: B018
+        with pytest.raises(ValueError, match="must be an array with at least 1 row|must be an array of shape"):
+            stats.update(a[:0], b[:3], c[:0])  # a mean of 0 rows beside 3 variances: not an empty chunk

@@ -578,3 +578,62 @@ def test_many_labels_never_give_nan(n, seed, kmax, edge):
         warnings.simplefilter("error")
         res = socal.calibration_test(m, v, counts=(a, k))
     assert np.isfinite(res.statistic) and res.statistic >= 0.0 and 0.0 <= res.pvalue <= 1.0
+
+
+def test_the_calibration_test_takes_any_level_in_the_open_unit_interval():
+    """The detectable effects at a level alpha search the noncentrality that reaches 80% power.  alpha = 1e-300
+    never returned (the critical value chi2.ppf(1 - alpha) rounded to inf), and a level at or above the power
+    failed inside scipy's root finder ("f(a) and f(b) must have different signs")."""
+    m, v, _, y = socal.synthetic.calibrated_population().sample_raw(2000, rng=0)
+    base = socal.calibration_test(m, v, y)
+    for a in (1e-20, 1e-300, 5e-324):
+        t = socal.calibration_test(m, v, y, alpha=a)
+        assert t.pvalue == base.pvalue and t.rejected is False
+        for name, d in t.detectable.items():  # a stricter level detects only larger effects
+            assert np.isfinite(d) and d > base.detectable[name]
+    below = socal.calibration_test(m, v, y, alpha=0.79).detectable
+    assert all(0 < d < base.detectable[name] for name, d in below.items())
+    for a in (0.8, 0.9, 1 - 1e-12):  # the test rejects with probability alpha >= 80% without any error
+        t = socal.calibration_test(m, v, y, alpha=a)
+        assert t.detectable and all(d == 0 for d in t.detectable.values())
+        assert t.unseen().startswith("nothing: at this level the test rejects")
+
+
+def test_the_summary_checks_its_level_and_names_the_level_of_the_unseen_effects():
+    """summary(alpha=2) printed "rejected at level 2"; and with a level other than the test's it printed the effects
+    likely unseen at the test's level (0.05) as if they were at its own."""
+    m, v, _, y = socal.synthetic.calibrated_population().sample_raw(2000, rng=0)
+    t = socal.calibration_test(m, v, y)
+    assert "(80% power): " in t.summary()
+    s = t.summary(alpha=0.01)
+    assert "at level 0.01" in s and "(80% power at level 0.05): " in s
+    assert "(80% power): " in socal.calibration_test(m, v, y, alpha=0.01).summary()
+    for bad in (0, 1, 2, float("nan"), "0.05"):
+        with pytest.raises(ValueError, match="'alpha' parameter of CalibrationTest.summary must be a float in the "
+                                             "range"):
+            t.summary(alpha=bad)
+
+
+def test_a_calibration_test_has_no_truth_value():
+    """``if socal.calibration_test(...):`` read as "if rejected" and was always true (the object's truth, even at
+    p = 1): it is now a TypeError that names the two ways to ask."""
+    m, v, _, y = socal.synthetic.calibrated_population().sample_raw(500, rng=0)
+    res = socal.calibration_test(m, v, y)
+    assert res.pvalue > 0.05
+    with pytest.raises(TypeError, match="use test.pvalue < alpha, or pass alpha= and read test.rejected"):
+        bool(res)
+    assert socal.calibration_test(m, v, y, alpha=0.05).rejected is False
+
+
+def test_test_statistics_refuse_an_unread_variance_and_name_themselves():
+    """CalibrationTestStats(order=1).update(m, v, y) dropped v without a word while calibration_test refuses it;
+    and .test() on too few rows named calibration_test's 'mean', which the user had not passed."""
+    m, v, _, y = socal.synthetic.calibrated_population().sample_raw(200, rng=0)
+    with pytest.raises(ValueError, match="'var' parameter of CalibrationTestStats.update must be None for order=1"):
+        socal.CalibrationTestStats(order=1).update(m, v, y)
+    first = socal.CalibrationTestStats(order=1).update(m, labels=y)
+    assert first.test().pvalue == socal.calibration_test(m, None, y, order=1).pvalue
+    with pytest.raises(ValueError, match="CalibrationTestStats.test needs at least 10 items; the statistics hold 0"):
+        socal.CalibrationTestStats().test()
+    with pytest.raises(ValueError, match="calibration_test needs at least 10 items; the data hold 5"):
+        socal.calibration_test(m[:5], v[:5], y[:5])

@@ -145,3 +145,66 @@ def test_calibration_functions_at_many_points_are_computed_in_blocks_with_the_sa
     assert blocked[0].shape == (40, 25)
     np.testing.assert_allclose(blocked[0], whole[0], rtol=1e-13)
     np.testing.assert_allclose(blocked[1], whole[1], rtol=1e-13)
+
+
+def test_exact_truth_refuses_atoms_no_population_has():
+    """socal.truth's exact CE functions compute a number for any arrays; outside the atoms' domain (weights not a
+    probability vector, e2 outside [e1^2, e1], a raw variance above m (1 - m), lengths that differ, points outside
+    the score rectangle) that number is no population's CE, so each gets a ValueError naming the argument.  Valid
+    atoms give what the unchecked quadrature gives."""
+    T = socal.truth
+    m, v, w, e1, e2 = [0.3, 0.6], [0.01, 0.02], [0.5, 0.5], [0.3, 0.6], [0.1, 0.38]
+    unchecked = sum(T._ce2_once(1 / 16, *(np.asarray(x, dtype=float) for x in (m, v, w, e1, e2)), 512))
+    assert T.discrete_ce2(1 / 16, m, v, w, e1, e2).value == unchecked
+    cases = [
+        (dict(weights=[-0.5, 1.5]), "'weights'.*non-negative"),
+        (dict(weights=[1.0, 1.0]), "'weights'.*sum to 1"),
+        (dict(e2=[0.01, 0.38]), "'e2'.*\\[e1\\^2, e1\\]"),
+        (dict(e2=[0.31, 0.38]), "'e2'.*\\[e1\\^2, e1\\]"),
+        (dict(e1=[0.3, 1.2]), "'e1'.*in \\[0, 1\\]"),
+        (dict(vars_=[0.01, 0.25]), "'vars_'.*at most means"),
+        (dict(weights=[1.0]), "'weights'.*one entry per atom \\(2"),
+        (dict(means=[0.3, np.nan]), "'means'.*finite"),
+        (dict(h=0.0), "'h'"),
+        (dict(panels=3), "'panels'"),
+    ]
+    base = dict(h=1 / 16, means=m, vars_=v, weights=w, e1=e1, e2=e2)
+    for change, match in cases:
+        with pytest.raises(ValueError, match=match):
+            T.discrete_ce2(**{**base, **change})
+    with pytest.raises(ValueError, match="'weights'.*sum to 1"):
+        T.discrete_ce1(1 / 16, m, [2.0, 2.0], e1)
+    with pytest.raises(ValueError, match="'t1'.*in \\[0, 1\\]"):
+        T.discrete_calibration_functions(1 / 16, m, v, w, e1, e2, [1.5], [0.01])
+    with pytest.raises(ValueError, match="'t1' and 't2'.*broadcast"):
+        T.discrete_calibration_functions(1 / 16, m, v, w, e1, e2, [0.1, 0.2, 0.3], [0.01, 0.02])
+    e1_at, e2_at = T.discrete_calibration_functions(1 / 16, m, v, w, e1, e2, 0.2, 0.01)
+    assert e1_at.shape == () and 0 < float(e1_at) < 1
+
+
+def test_a_population_given_to_a_few_digits_has_its_exact_truth():
+    """DiscretePopulation accepts probabilities whose sums are within np.isclose of 1 (given to 6 digits, say) and
+    divides them by their sums, so its exact CE is the normalised population's; socal.truth, which now holds sums
+    to 1e-9, refused such a population's own truth before the division."""
+    pop = socal.synthetic.DiscretePopulation(means=[0.3, 0.6], vars=[0.01, 0.02], weights=[0.499999, 0.5],
+                                             fstar=[[0.3, 0.2], [0.6, 0.1]], fprobs=[[0.999999, 0.0], [1.0, 0.0]])
+    assert pop.weights.sum() == pytest.approx(1.0, abs=1e-15)
+    w = np.array([0.499999, 0.5]) / 0.999999
+    e1, e2 = np.array([0.3, 0.6]), np.array([0.09, 0.36])
+    exact = socal.truth.discrete_ce2(1 / 16, [0.3, 0.6], [0.01, 0.02], w, e1, e2).value
+    assert pop.ce2(1 / 16).value == pytest.approx(exact, rel=1e-12)
+    with pytest.raises(ValueError, match="'weights'.*sum to 1"):
+        socal.truth.discrete_ce2(1 / 16, [0.3, 0.6], [0.01, 0.02], [0.499999, 0.5], e1, e2)
+
+
+def test_sample_truth_checks_its_arguments_before_the_draws():
+    """sample_truth(None) raised "'NoneType' object is not callable", log2_n=40 failed in numpy's allocation of
+    40 TiB, and one replicate gave an error of NaN (the error is the spread between replicates)."""
+    from socal.truth import sample_truth
+
+    with pytest.raises(TypeError, match="'sampler' parameter of sample_truth must be a callable"):
+        sample_truth(None, 1 / 16)
+    with pytest.raises(ValueError, match="'log2_n' parameter of sample_truth must be an int in the range \\[1, 26\\]"):
+        sample_truth(lambda u: None, 1 / 16, log2_n=40)
+    with pytest.raises(ValueError, match="'replicates' parameter of sample_truth must be an int in the range \\[2,"):
+        sample_truth(lambda u: None, 1 / 16, replicates=1)

@@ -85,3 +85,41 @@ def test_sharp_populations_are_what_they_claim(median_var):
 def test_sharp_population_refuses_what_it_cannot_build(bad, match):
     with pytest.raises(ValueError, match=match):
         socal.synthetic.sharp_population(**bad)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(var_level=-1), "var_level"), (dict(var_level=float("nan")), "var_level"), (dict(var_level=1.0), "var_level"),
+    (dict(var_factor=-2), "var_factor"), (dict(temperature=0), "temperature"), (dict(temperature=-1), "temperature"),
+    (dict(mean_shift=5), "mean_shift"), (dict(region_from=2), "region_from"), (dict(var_factor="big"), "var_factor"),
+])
+def test_a_synthetic_population_is_checked_when_built(kwargs, name):
+    """A negative var_factor made negative variances and temperature 0 divided by zero, at sampling time or never."""
+    with pytest.raises(ValueError, match=f"'{name}' parameter of EnsembleLikePopulation"):
+        socal.synthetic.EnsembleLikePopulation(**kwargs)
+    pop = socal.synthetic.EnsembleLikePopulation(0.01, var_factor=0.0, temperature=2.0, mean_shift=-1.0,
+                                                 region_from=0.0)
+    m, v, _, _ = pop.sample_raw(50, rng=0)
+    assert np.all((v >= 0) & (v <= m * (1 - m)))
+
+
+def test_a_population_names_its_own_fields_and_refuses_nan_where_it_is_built():
+    """DiscretePopulation named its fields 'mean' and 'var' (they are 'means' and 'vars'), said "Got shape (2, 2)"
+    for an f* value of 1.4 in a well-shaped array, and took a NaN in 'fstar', which failed only in .ce2() as
+    "The 'e1' parameter of discrete_ce2", a parameter the user never gave."""
+    from socal.synthetic import DiscretePopulation
+
+    ok = dict(means=[0.3, 0.7], vars=[0.01, 0.02], weights=[0.5, 0.5], fstar=[[0.2, 0.4], [0.6, 0.8]],
+              fprobs=[[0.5, 0.5], [0.5, 0.5]])
+    DiscretePopulation(**ok)
+    cases = [("vars", [0.3, 0.02], "'vars' parameter of DiscretePopulation must be in \\[0, 1/4\\]"),
+             ("means", [float("nan"), 0.7], "'means' parameter of DiscretePopulation must be finite"),
+             ("fstar", [[0.2, 1.4], [0.6, 0.8]], "'fstar' .* must be in \\[0, 1\\].*e.g. 1.4"),
+             ("fstar", [[0.2, float("nan")], [0.6, 0.8]], "'fstar' parameter of DiscretePopulation must be finite"),
+             ("fstar", [[0.2], [0.6]], "'fstar' .* one row per atom \\(2\\) and the shape of 'fprobs' \\(2, 2\\)"),
+             ("fprobs", [[0.5, 0.4], [0.5, 0.5]], "'fprobs' .* rows summing to 1. Got row sums"),
+             ("weights", [float("nan"), 1.0], "'weights' parameter of DiscretePopulation must be finite")]
+    for field, value, match in cases:
+        with pytest.raises(ValueError, match=match):
+            DiscretePopulation(**{**ok, field: value})
+    with pytest.raises(ValueError, match="'n' parameter of beta_calibrated_sample"):  # returned empty arrays
+        socal.synthetic.beta_calibrated_sample(0, rng=0)

@@ -55,7 +55,7 @@ STATEMENTS = [
     S("contrib-platt", "Introduction, contributions", "remapping ... approximately second-order calibrated at the "
       "same O~(1/sqrt(n)) rate", "rate", "platt-approx"),
     # -- setup -----------------------------------------------------------------------------------------------------
-    S("def-feasible", "Definition 'def-ho-cal'", "m in [0,1], sigma^2 in [0, m(1-m)]", "setup", "test:test_hostile.py",
+    S("def-feasible", "Definition 'def-ho-cal'", "m in [0,1], sigma^2 in [0, m(1-m)]", "setup", "test:test_validation.py",
       "the feasible region is the input domain of socal.perturb (raw=True checks it)"),
     S("def-ce2", "Definition 'def-ho-cal', Eq. (eq-ce-def)", "CE2 = E|eta1(S) - m| + E|eta2(S) - v|, v = m^2 + "
       "sigma^2", "setup", "test:test_truth_grid.py", "socal.truth computes it exactly; the estimators target it"),
