@@ -14,15 +14,37 @@ from .checkpoint import as_checkpoint, rng_fingerprint
 from ._results import CalibrationError
 from .bandwidth import DEFAULT_BANDWIDTH, BandwidthChoice, choose_bandwidth
 from ._typing import ArrayLike, Counts, Seed
-from ._validation import (check_aligned, check_bandwidth, check_bool, check_float, check_labels, check_replicates,
-                          check_rng, check_scores)
-from .estimators import ce1, ce2
+from ._validation import (Rule, bool_rule, check_aligned, check_bandwidth, check_float, check_labels,
+                          check_parameters, check_replicates, check_rng, check_scores, level_rule, replicates_rule)
+from .degrees import DEFAULT_FOLDS, DEFAULT_MAX_DEGREE
+from .estimators import ce2
+from .pipeline import estimate
+from .sources import Rows
 from .perturb import perturb
 from .recalibrate import FirstOrderPlatt
 from .testing import CalibrationTest, calibration_test
 from .truth import CalibratedReference, checked_reference
 
-__all__ = ["evaluate", "Evaluation", "evaluate_recalibrated", "RecalibratedEvaluation", "DEFAULT_BANDWIDTH"]
+__all__ = ["evaluate", "Evaluation", "evaluate_recalibrated", "RecalibratedEvaluation", "DEFAULT_BANDWIDTH",
+           "EVALUATE_PARAMETERS"]
+
+
+def _bandwidth_or_auto(h, name, func, _):
+    if isinstance(h, str):
+        if h != "auto":
+            raise ValueError(f"The 'h' parameter of {func} must be 'auto', a positive float or a pair (h_mean, "
+                             f"h_var) of such floats. Got {h!r} instead.")
+        return h
+    return check_bandwidth(h, func, per_axis=True)
+
+
+# the declarative table of evaluate's options, checked before the rows are read
+EVALUATE_PARAMETERS = {
+    "h": Rule(_bandwidth_or_auto, "'auto', a positive float or a pair (h_mean, h_var)"),
+    "ci": level_rule(allow_none=False),
+    "n_boot": replicates_rule(),  # reads ci
+    "progress": bool_rule(),
+}
 
 
 @dataclass(frozen=True)
@@ -289,23 +311,20 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
                              f"{checkpoint!r}.")
         return evaluate_multiclass(*multi, labels, counts=counts, h=h, ci=ci, n_boot=n_boot, rng=rng,
                                    progress=progress)
+    # the options first (the declarative table), then the rows, each once: the test, CE2 and CE1 below read them
+    # as they are (socal.sources.Rows)
+    got = check_parameters(EVALUATE_PARAMETERS, func, dict(h=h, ci=ci, n_boot=n_boot, progress=progress))
+    h, ci, n_boot = got["h"], got["ci"], got["n_boot"]
     m, v = check_scores(raw_mean, raw_var, func, raw=True, names=("raw_mean", "raw_var"))
     check_aligned(func, (("raw_mean", raw_mean), ("labels", labels), ("counts", counts)))  # var: in check_scores
     a, k = check_labels(labels, m.shape[0], func, counts=counts)
     choice = None
-    if isinstance(h, str):
-        if h != "auto":
-            raise ValueError(f"The 'h' parameter of {func} must be 'auto', a positive float or a pair (h_mean, "
-                             f"h_var) of such floats. Got {h!r} instead.")
+    if h == "auto":
         if m.shape[0] < 10:
             raise ValueError(f"The 'raw_mean' parameter of {func} must have at least 10 items. Got {m.shape[0]} "
                              f"instead.")
         choice = choose_bandwidth(m, v)
-        h = choice.h
-    h = check_bandwidth(h, func, per_axis=True)
-    ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True)
-    n_boot = check_replicates(n_boot, func, ci=ci)
-    check_bool(progress, "progress", func)
+        h = check_bandwidth(choice.h, func, per_axis=True)  # the chosen pair, as a given one is held
     cp = as_checkpoint(checkpoint, func)
     if cp is not None:
         if rng is None:
@@ -318,16 +337,18 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     pert_rng, boot_rng = check_rng(rng, "evaluate").spawn(2)
     # first: an h narrower than the reference resolves is refused before the work (socal.truth)
     ref = checked_reference(m, v, h, "auto", func)
-    counts = (a, k)  # the checked labels as counts (in memory, whatever they came as: a dask array is computed once)
-    test = calibration_test(m, v, counts=counts, progress=progress, checkpoint=cp)
+    test = calibration_test(Rows(m, v, a, k), progress=progress, checkpoint=cp)
     # keyed by the scores and the label counts: the same items give the same perturbed scores in any order, and
     # items with equal scores but other labels keep their own draws
     pm, pv = perturb(m, v, h=h, rng=pert_rng, key=np.column_stack([a, k]))
     shift = float(np.median(np.abs(pv - v)))
     spread = float(np.subtract(*np.percentile(v, [75, 25])))
-    kw = dict(counts=counts, h=h, ci=ci, n_boot=n_boot, rng=boot_rng, progress=progress, checkpoint=cp)
-    r2 = ce2(pm, pv, **kw) if choice is None or choice.keeps_var else None
-    r1 = ce1(pm, **kw)
+    # the perturbed scores are feasible by construction (socal.perturb) and the labels were checked above
+    kw = dict(counts=None, chunks=None, h=h, degree=None, alpha=None, folds=DEFAULT_FOLDS, holdout=None,
+              max_degree=DEFAULT_MAX_DEGREE, ci=ci, upper=None, debias=True, n_boot=n_boot, rng=boot_rng,
+              progress=progress, search="greedy", checkpoint=cp)
+    r2 = estimate("ce2", 2, Rows(pm, pv, a, k), None, None, **kw) if choice is None or choice.keeps_var else None
+    r1 = estimate("ce1", 1, Rows(pm, None, a, k), None, None, **kw)
     return Evaluation(test=test, ce2=r2, ce1=r1, reference=ref, mean=pm, var=pv, h=h,
                       seed=None if seed is None else int(seed), var_shift=shift, var_spread=spread,
                       bandwidth=choice)

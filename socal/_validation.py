@@ -481,3 +481,78 @@ def check_rng(rng, func=None, name="rng"):
             if isinstance(rng, np.random.RandomState) else "")
     raise ValueError(f"{where} must be a numpy.random.Generator, an int seed or None. Got {type(rng).__name__} "
                      f"instead{hint}.")
+
+
+class Rule:
+    """One parameter's rule in a declarative table (scikit-learn's ``_parameter_constraints`` habit): ``check(value,
+    name, func, validated)`` returns the validated value or raises the ValueError that names the parameter and the
+    rule; ``validated`` holds the parameters of the table checked before this one, for a rule that depends on
+    another (``n_boot`` reads ``ci`` and ``upper``).  ``doc`` states the rule in words."""
+
+    __slots__ = ("check", "doc")
+
+    def __init__(self, check, doc):
+        self.check, self.doc = check, doc
+
+    def __repr__(self):
+        return f"Rule({self.doc})"
+
+
+def level_rule(allow_none=True):
+    """A level in the open interval (0, 1) (``ci``, ``upper``, ``alpha``); None where it may be left out."""
+    return Rule(lambda x, name, func, _: check_float(x, name, func, 0.0, 1.0, lo_open=True, hi_open=True,
+                                                     allow_none=allow_none),
+                "a float in (0, 1)" + (" or None" if allow_none else ""))
+
+
+def int_rule(lo, hi, allow_none=False):
+    """An int in [lo, hi] (not bool)."""
+    return Rule(lambda x, name, func, _: check_int(x, name, func, lo, hi, allow_none=allow_none),
+                f"an int in [{lo}, {hi}]" + (" or None" if allow_none else ""))
+
+
+def float_rule(lo, hi, *, lo_open=False, hi_open=False, allow_none=False):
+    """A finite float in the given range."""
+    return Rule(lambda x, name, func, _: check_float(x, name, func, lo, hi, lo_open=lo_open, hi_open=hi_open,
+                                                     allow_none=allow_none),
+                _float_rule(lo, hi, lo_open, hi_open) + (" or None" if allow_none else ""))
+
+
+def bool_rule():
+    """True or False."""
+    return Rule(lambda x, name, func, _: check_bool(x, name, func), "True or False")
+
+
+def choice_rule(*choices, words=None):
+    """One of ``choices``; ``words`` is the rule as the message says it (default: 'one of ...')."""
+    def check(x, name, func, _):
+        if isinstance(x, bool) or x not in choices:  # True == 1: a bool is never an int choice
+            raise _fail(name, func, words or "one of " + ", ".join(repr(c) for c in choices), repr(x))
+        return x
+
+    return Rule(check, words or "one of " + ", ".join(repr(c) for c in choices))
+
+
+def bandwidth_rule(*, allow_none=False, per_axis=True):
+    """A bandwidth (:func:`check_bandwidth`)."""
+    return Rule(lambda x, name, func, _: check_bandwidth(x, func, allow_none=allow_none, per_axis=per_axis),
+                "a positive float or a pair (h_mean, h_var)" + (" or None" if allow_none else ""))
+
+
+def replicates_rule():
+    """``n_boot``: an int in [20, 1e6] reaching the tails of the levels validated before it (:func:`check_replicates`)."""
+    return Rule(lambda x, name, func, got: check_replicates(x, func, ci=got.get("ci"), upper=got.get("upper")),
+                "an int in [20, 1000000], at least 2 / (1 - ci) and 1 / (1 - upper)")
+
+
+def check_parameters(table, func, values):
+    """The validated values of a public call's parameters, by the declarative ``table`` (name -> :class:`Rule`), in
+    the table's order and before any pass over the data: a typo costs nothing, and no pass runs on settings that
+    would be refused after it.  Parameters the table does not name are returned as they are; internal callers pass
+    the validated values on and do not check them again."""
+    out = dict(values)
+    done = {}
+    for name, rule in table.items():
+        if name in values:
+            done[name] = out[name] = rule.check(values[name], name, func, done)
+    return out

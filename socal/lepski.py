@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .chebyshev import assemble_gram
-from .degrees import MIN_ROWS_PER_COEF, admissible_degree, resolution_degree, resolve_alphas, training_rows
+from .degrees import MIN_ROWS_PER_COEF, admissible_degree, resolution_degree, training_rows
 from .deviations import DeviationStats
 from .fitting import select_and_fit
 
@@ -92,13 +92,12 @@ def finer_fits(stats, fit, opts, func):
         res = resolution_degree(opts.h)
         if lc < res <= top and not any(res <= d <= 1.1 * res for d in finer):
             finer.add(res)
-    alphas, sel_a = resolve_alphas(func, opts.alpha)
     # the ridge search at each starts from cross-validation's ridge, as the greedy search does from one degree to
     # the next (the best ridge does not fall as the degree grows), instead of trying every ridge: a third of the
     # factorisations (measured in docs/numbers.md); and it reads the errors cross-validation already computed (the
     # degree above cross-validation's choice, where its search stopped, was walked from the same ridge)
     known = fit.selection.errors()
-    return [select_and_fit(stats, degrees=(d,), alphas=alphas, select=sel_a, search=opts.search,
+    return [select_and_fit(stats, degrees=(d,), alphas=opts.alphas, select=opts.select_alpha, search=opts.search,
                            start_alpha=fit.calmap.alpha, known=known) for d in sorted(finer)]
 
 

@@ -20,8 +20,8 @@ import numpy as np
 
 from .checkpoint import as_checkpoint, rng_fingerprint
 from ._results import CalibrationError, ConfidenceInterval, DegreeEstimate, UpperBound
-from ._validation import (check_bandwidth, check_bool, check_choice, check_float, check_int, check_replicates,
-                          check_rng)
+from ._validation import (bandwidth_rule, bool_rule, check_parameters, check_rng, choice_rule, float_rule,
+                          int_rule, level_rule, replicates_rule)
 from .bootstrap import DEFAULT_OPTIONS, bootstrap
 from .weights import PoissonWeights
 from .world import DeviationWorldPass, SecondMomentPass, second_moment_fit, world_fraction
@@ -29,7 +29,7 @@ from .degrees import DEFAULT_FOLDS, MAX_DEGREE, check_n, resolve_alphas, resolve
 from .deviations import DeviationPass
 from .fitting import SEARCHES, select_and_fit
 from .lepski import Candidate, choose_degree, finer_fits
-from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask
+from .sources import ArraySource, ChunkSource, DaskSource, Rows, check_rows, is_dask
 from .rowkeys import CensusPass
 from .snapshots import targets
 from .sufficient import SufficientStats
@@ -56,26 +56,40 @@ class Settings:
     n_boot: int
     search: str = "greedy"
     upper: float | None = None
+    alphas: tuple = ()  # the ridge grid (:func:`socal.degrees.resolve_alphas`), resolved once per call
+    select_alpha: bool = True  # whether the grid holds more than one ridge to choose from
+
+
+# the declarative table of the estimators' options (ce2, ce1, the recalibrators' fit), checked before any data
+ESTIMATOR_PARAMETERS = {
+    "h": bandwidth_rule(allow_none=True),
+    "ci": level_rule(),
+    "upper": level_rule(),
+    "n_boot": replicates_rule(),  # reads ci and upper
+    "folds": int_rule(2, 100),
+    "holdout": float_rule(0.0, 1.0, lo_open=True, hi_open=True, allow_none=True),
+    "max_degree": int_rule(0, MAX_DEGREE),
+    "search": choice_rule(*SEARCHES),
+    "debias": bool_rule(),
+    "progress": bool_rule(),
+}
 
 
 def estimator_settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search="greedy",
                        upper=None):
-    """The validated options of an estimator call (everything but the data), shared by the recalibrators."""
+    """The validated options of an estimator call (everything but the data), shared by the recalibrators: the
+    table :data:`ESTIMATOR_PARAMETERS`, then the rules between options (the split, the first-order bandwidth)."""
     rng = check_rng(rng, func) if rng is not None else None
-    h = check_bandwidth(h, func, allow_none=True, per_axis=True)
+    got = check_parameters(ESTIMATOR_PARAMETERS, func, dict(h=h, ci=ci, upper=upper, n_boot=n_boot, folds=folds,
+                                                            holdout=holdout, max_degree=max_degree, search=search))
+    h = got["h"]
     if func == "ce1" and isinstance(h, tuple):  # the first-order error lives on the mean axis alone
         h = h[0]
-    ci = check_float(ci, "ci", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True)
-    upper = check_float(upper, "upper", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True)
-    n_boot = check_replicates(n_boot, func, ci=ci, upper=upper)
     check_split(func, folds, holdout)
-    return Settings(h=h, degree=degree, alpha=alpha,
-                    folds=check_int(folds, "folds", func, 2, 100),
-                    holdout=check_float(holdout, "holdout", func, 0.0, 1.0, lo_open=True, hi_open=True,
-                                        allow_none=True),
-                    max_degree=check_int(max_degree, "max_degree", func, 0, MAX_DEGREE),
-                    fold_rng=rng,
-                    ci=ci, n_boot=n_boot, search=check_choice(search, "search", func, SEARCHES), upper=upper)
+    alphas, select_alpha = resolve_alphas(func, alpha)
+    return Settings(h=h, degree=degree, alpha=alpha, folds=got["folds"], holdout=got["holdout"],
+                    max_degree=got["max_degree"], fold_rng=rng, ci=got["ci"], n_boot=got["n_boot"],
+                    search=got["search"], upper=got["upper"], alphas=alphas, select_alpha=select_alpha)
 
 
 def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None, second_pass=True, checkpoint=None):
@@ -85,6 +99,12 @@ def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None, s
     need no 'chunks' (the source is then None).  With a started ``checkpoint``
     (:class:`socal.checkpoint.Checkpoint`) the passes resume and save (:class:`ChunkSource`): arrays are split into
     chunks of ``checkpoint.rows`` rows; dask collections are refused (dask recomputes what a lost worker held)."""
+    if isinstance(mean, Rows):  # validated by the public call that passes them on
+        rows = mean.astuple() if ndim == 2 else (mean.m, None, mean.a, mean.k)
+        if checkpoint is not None:
+            return ChunkSource.from_arrays(*rows, func, ndim, responses, rows=checkpoint.rows,
+                                           checkpoint=checkpoint), None
+        return ArraySource(*rows), None
     if isinstance(mean, SufficientStats):
         if var is not None or labels is not None or counts is not None:
             raise ValueError(f"With SufficientStats as the first argument of {func}, the data come from 'chunks'; "
@@ -194,8 +214,8 @@ def fit_from(source, stats, opts, ndim, func, progress=False, responses=None, us
     n_train = training_rows(n, stats.folds, stats.holdout)
     cap = min(opts.max_degree, stats.max_degree) if opts.degree is None else opts.max_degree
     degs, sel_d = resolve_degrees(func, opts.degree, opts.h, n, n_train, cap, ndim, use_h_floor)
-    alphas, sel_a = resolve_alphas(func, opts.alpha)
-    return select_and_fit(stats, degrees=degs, alphas=alphas, select=sel_d or sel_a, search=opts.search), stats
+    return select_and_fit(stats, degrees=degs, alphas=opts.alphas, select=sel_d or opts.select_alpha,
+                          search=opts.search), stats
 
 
 def same_rows(func, n_stats, n_read, what, *, built):
@@ -218,6 +238,7 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
     """The CE estimators' whole pipeline (:func:`socal.ce2`, :func:`socal.ce1`): a :class:`CalibrationError`.
     ``options``: the bootstrap's :class:`socal.bootstrap.BootstrapOptions` (the benchmarks', through
     :func:`socal.estimators.ce_with_options`)."""
+    check_parameters(ESTIMATOR_PARAMETERS, kind, dict(debias=debias, progress=progress))
     cp = as_checkpoint(checkpoint, kind)
     seed_id = rng_fingerprint(rng)  # before any draw: a Generator's state as the call found it
     opts = estimator_settings(kind, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search, upper)
@@ -225,8 +246,6 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
         cp.start(kind, dict(h=opts.h, degree=repr(degree), alpha=repr(alpha), folds=opts.folds, holdout=opts.holdout,
                             max_degree=opts.max_degree, ci=opts.ci, upper=opts.upper, debias=bool(debias),
                             n_boot=opts.n_boot, rng=seed_id, search=opts.search))
-    check_bool(debias, "debias", kind)
-    check_bool(progress, "progress", kind)
     if not debias and (opts.ci is not None or opts.upper is not None):
         raise ValueError(f"The 'ci' and 'upper' parameters of {kind} need debias=True: the interval and the bound "
                          f"are built around the bias-corrected estimate. Got debias=False with "

@@ -20,7 +20,22 @@ import numpy as np
 from ._progress import Bar
 from ._validation import check_aligned, check_labels, check_mean, check_scores
 
-__all__ = ["ArraySource", "ChunkSource", "DaskSource", "is_dask", "check_rows", "iter_chunks", "validate_chunk"]
+__all__ = ["ArraySource", "ChunkSource", "DaskSource", "Rows", "is_dask", "check_rows", "iter_chunks", "validate_chunk"]
+
+
+class Rows:
+    """Rows a public call has validated already (means, variances or None, positives, trials as floats): an internal
+    caller passes them on in place of ``mean`` so that the callee reads them as they are, without validating them
+    again (:func:`socal.evaluate` hands its rows to the test, CE2 and CE1 this way)."""
+
+    __slots__ = ("m", "v", "a", "k")
+
+    def __init__(self, m, v, a, k):
+        self.m, self.v, self.a, self.k = m, v, a, k
+
+    def astuple(self):
+        """(m, v, a, k), as :func:`check_rows` returns them."""
+        return self.m, self.v, self.a, self.k
 
 
 def check_rows(func, ndim, mean, var, labels, counts=None, min_k=None, *, raw=False):

@@ -66,9 +66,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .snapshots import beta_moments, target_covariance
-from .sources import ArraySource, ChunkSource, DaskSource, check_rows, is_dask, is_empty_chunk
+from .sources import ArraySource, ChunkSource, DaskSource, Rows, check_rows, is_dask, is_empty_chunk
 from ._typing import ArrayLike, Chunks, Counts
-from ._validation import FEASIBILITY_SLACK, check_bool, check_float, check_int, check_scores
+from ._validation import (FEASIBILITY_SLACK, bool_rule, check_float, check_parameters, check_scores, choice_rule,
+                          int_rule, level_rule)
 
 __all__ = ["calibration_test", "CalibrationTest", "CalibrationTestStats", "TestPart", "Region", "default_degree"]
 
@@ -90,6 +91,14 @@ _POOL_ROWS, _POOL_BINS = 1000, 10  # order 1, k >= 2: Var f* / (m (1 - m)) poole
 _ATOM_ROWS = 50  # order 2, k >= 3: a grid cell with this many such rows (an atom of the scores) pools on its own
 _REGION_MIN_ROWS = 30  # a region with fewer rows reports no standardized residual
 DETECTABLE_POWER = 0.8
+# the declarative table of the test's options, checked before its pass over the data
+TEST_PARAMETERS = {
+    "order": choice_rule(2, 1, words="1 or 2"),
+    "alpha": level_rule(),
+    "degree": int_rule(0, 20, allow_none=True),
+    "covariance": choice_rule("null", "sandwich", words="'null' or 'sandwich'"),
+    "progress": bool_rule(),
+}
 
 
 def default_degree(n: int, order: int = 2) -> int:
@@ -542,14 +551,17 @@ class CalibrationTestStats:
         """The test from these statistics (see :func:`calibration_test`)."""
         return self._test("CalibrationTestStats.test", alpha, degree)
 
-    def _test(self, func, alpha, degree):
-        """:meth:`test`, with ``func`` (the caller the user called) in the messages."""
-        alpha = check_float(alpha, "alpha", func, 0.0, 1.0, lo_open=True, hi_open=True, allow_none=True)
+    def _test(self, func, alpha, degree, checked=False):
+        """:meth:`test`, with ``func`` (the caller the user called) in the messages; ``checked``: ``alpha`` and
+        ``degree`` were validated by the caller (:data:`TEST_PARAMETERS`, before its pass)."""
+        if not checked:
+            got = check_parameters(TEST_PARAMETERS, func, dict(alpha=alpha, degree=degree))
+            alpha, degree = got["alpha"], got["degree"]
         n = self.n + self.impossible
         if n < 10:
             what = "the statistics hold" if func.startswith("CalibrationTestStats") else "the data hold"
             raise ValueError(f"{func} needs at least 10 items; {what} {n}.")
-        degree = default_degree(n, self.order) if degree is None else check_int(degree, "degree", func, 0, 20)
+        degree = default_degree(n, self.order) if degree is None else degree
         return _score_test(self, n, degree, alpha)
 
     def __repr__(self):
@@ -951,7 +963,7 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     func = "calibration_test"
     from .multiclass import multiclass_input
 
-    multi = None if isinstance(mean, CalibrationTestStats) or chunks is not None else \
+    multi = None if isinstance(mean, (CalibrationTestStats, Rows)) or chunks is not None else \
         multiclass_input(mean, var)
     if multi is not None:  # C >= 3 classes
         from .multiclass import multiclass_test
@@ -960,9 +972,9 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
             raise ValueError(f"For multiclass input {func} takes mean, var (covariance), labels or counts only; "
                              f"'order', 'alpha', 'degree', 'covariance' and 'checkpoint' are for binary scores.")
         return multiclass_test(*multi, labels, counts=counts)
-    if isinstance(order, bool) or order not in (1, 2):
-        raise ValueError(f"The 'order' parameter of {func} must be 1 or 2. Got {order!r} instead.")
-    check_bool(progress, "progress", func)
+    got = check_parameters(TEST_PARAMETERS, func, dict(order=order, alpha=alpha, degree=degree,
+                                                         covariance=covariance, progress=progress))
+    alpha, degree = got["alpha"], got["degree"]
     ndim = order
     if isinstance(mean, CalibrationTestStats):
         if any(x is not None for x in (var, labels, counts, chunks)):
@@ -971,13 +983,10 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
         if mean.order != order:
             raise ValueError(f"The 'order' parameter of {func} must match the statistics' order ({mean.order}). "
                              f"Got {order} instead.")
-        return mean._test(func, alpha, degree)
+        return mean._test(func, alpha, degree, checked=True)
     if order == 1 and var is not None:
         raise ValueError(f"The 'var' parameter of {func} must be None for order=1 (the means alone are tested). "
                          f"Got an array instead.")
-    if covariance not in ("null", "sandwich"):
-        raise ValueError(f"The 'covariance' parameter of {func} must be 'null' or 'sandwich'. Got {covariance!r} "
-                         f"instead.")
     from .checkpoint import as_checkpoint
 
     cp = as_checkpoint(checkpoint, func)
@@ -993,9 +1002,10 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
                              f"recomputes the partitions a lost worker held by itself. Got dask collections.")
         source = DaskSource(mean, var, labels, counts, func, ndim, order)
     else:
-        rows = check_rows(func, order, mean, var, labels, counts, order, raw=True)
+        rows = mean.astuple() if isinstance(mean, Rows) else check_rows(func, order, mean, var, labels, counts, order,
+                                                                         raw=True)
         source = ArraySource(*rows) if cp is None else \
             ChunkSource.from_arrays(*rows, func, ndim, order, rows=cp.rows, checkpoint=cp)
     stats = source.map_reduce(TestPass(order, isinstance(source, ArraySource), covariance), progress=progress,
                            desc=f"calibration test (order {order})")
-    return stats._test(func, alpha, degree)
+    return stats._test(func, alpha, degree, checked=True)

@@ -355,3 +355,65 @@ def test_one_label_per_item_as_a_vector_is_first_order_data():
     with pytest.raises(ValueError, match="A k-snapshot needs k >= 2 labels per item, an \\(n, k\\) array; with one "
                                          "label per item only the first-order error can be measured \\(ce1\\)"):
         socal.ce2(rm, rv, ry[:, 0])
+
+
+def _count_calls(monkeypatch, module, name):
+    """Wrap ``module.name`` so that its calls are counted (the list returned grows by one per call)."""
+    calls, real = [], getattr(module, name)
+
+    def counted(*args, **kwargs):
+        calls.append(args[:1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+def test_evaluate_validates_its_rows_once(monkeypatch):
+    """evaluate checks the raw scores and labels itself, once, and hands them on (socal.sources.Rows): the test,
+    CE2 and CE1 inside it validate no rows again (they validated the raw scores 3 times and the labels 4).
+    Negative control: the public ce2 on the same arrays validates its rows."""
+    import socal.pipeline
+    import socal.testing
+
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(1500, rng=0)
+    rows = [_count_calls(monkeypatch, mod, "check_rows") for mod in (socal.pipeline, socal.testing)]
+    scores = _count_calls(monkeypatch, socal._evaluate, "check_scores")
+    labels = _count_calls(monkeypatch, socal._evaluate, "check_labels")
+    socal.evaluate(m, v, y, h=1 / 16, n_boot=20)
+    assert (len(scores), len(labels), len(rows[0]) + len(rows[1])) == (1, 1, 0)
+    socal.ce2(m, v, y, h=1 / 16, n_boot=20)  # control: a public call validates its rows
+    assert len(rows[0]) == 1
+
+
+@pytest.mark.parametrize("kw,match", [(dict(alpha=1.5), "'alpha' parameter of calibration_test"),
+                                      (dict(degree=99), "'degree' parameter of calibration_test"),
+                                      (dict(covariance="robust"), "'covariance' parameter of calibration_test"),
+                                      (dict(order=True), "'order' parameter of calibration_test"),
+                                      (dict(progress=1), "'progress' parameter of calibration_test")])
+def test_the_calibration_test_checks_its_options_before_its_pass(monkeypatch, kw, match):
+    """Every option of the test's declarative table (socal.testing.TEST_PARAMETERS) is refused before the pass over
+    the data (alpha and degree were checked only after it).  Negative control: with valid options the pass runs."""
+    import socal.testing
+
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(500, rng=0)
+    passes = _count_calls(monkeypatch, socal.testing.TestPass, "__call__")
+    with pytest.raises(ValueError, match=match):
+        socal.calibration_test(m, v, y, **kw)
+    assert passes == []
+    socal.calibration_test(m, v, y, alpha=0.1, degree=3)
+    assert len(passes) == 1
+
+
+def test_every_declarative_table_names_a_rule_in_words():
+    """The tables of the public calls (the estimators', the test's, evaluate's) hold Rules whose words a reader can
+    print; a rule that depends on another comes after it (n_boot after ci and upper)."""
+    from socal._evaluate import EVALUATE_PARAMETERS
+    from socal.pipeline import ESTIMATOR_PARAMETERS
+    from socal.testing import TEST_PARAMETERS
+
+    for table in (ESTIMATOR_PARAMETERS, TEST_PARAMETERS, EVALUATE_PARAMETERS):
+        assert all(isinstance(rule.doc, str) and rule.doc for rule in table.values())
+    order = list(ESTIMATOR_PARAMETERS)
+    assert order.index("n_boot") > max(order.index("ci"), order.index("upper"))
+    assert list(EVALUATE_PARAMETERS).index("n_boot") > list(EVALUATE_PARAMETERS).index("ci")
