@@ -8,8 +8,9 @@ import pytest
 from fractions import Fraction
 
 from socal.degrees import paper_degree
-from socal.verify.bounds import (LB_CONSTANT, PAPER, Constants, infimum_ball, infimum_over_n, lower_bound, step4,
-                                 step5, threshold_n, upper_bound, upper_bound_ball)
+from socal.verify.bounds import (LB_CONSTANT, PAPER, Constants, constant_sets, infimum_ball, infimum_over_n,
+                                 lebesgue_bound, lower_bound, sharp_m, step4, step5, threshold_best, threshold_n,
+                                 upper_bound, upper_bound_ball)
 from socal.verify.transport import two_point_minimax
 from socal.verify.montecarlo import markov_acceptance, slope
 
@@ -59,14 +60,75 @@ def test_step5_range_scales_t_star():
     assert scaled == pytest.approx(paper * 17 / 8, rel=1e-12)
 
 
-def test_repaired_approximation_halves_the_strip():
-    rep = Constants.corrected("rep", h_max=4, bernstein=9, lipschitz=4, step5_range=Fraction(17, 4), approx=True)
+def test_repaired_approximation_halves_the_strip_for_the_rule_and_picks_the_strip_per_degree():
+    """The repaired approximation step: the degree rule on the quarter strip (theta(h/2), where M = 1) nearly doubles
+    the degree; at a given degree the strip is the one that minimises the separate-analyticity constant, whose bound
+    is never above the quarter strip's; the ball and float forms agree.  The former repair (approx='joint') keeps
+    M = sqrt 2 and the square constant."""
+    kw = dict(h_max=4, bernstein=9, lipschitz=4, step5_range=Fraction(17, 4))
+    rep = Constants.corrected("rep", approx=True, **kw)
+    joint = Constants.corrected("joint", approx="joint", **kw)
     for n in (1e3, 1e6, 1e9):
-        assert rep.degree(n, 1 / 16) == paper_degree(n, 1 / 32) > 1.9 * paper_degree(n, 1 / 16)  # nearly doubles
-    th = rep.theta(1 / 16)
-    assert rep.B(th) == pytest.approx(4 * math.sqrt(2) * (th + 1) / (th - 1) ** 2)
-    assert float(upper_bound_ball(10**6, 1 / 16, constants=rep).mid()) == pytest.approx(
-        upper_bound(1e6, 1 / 16, constants=rep), rel=1e-12)
+        assert rep.degree(n, 1 / 16) == joint.degree(n, 1 / 16) == paper_degree(n, 1 / 32) > 1.9 * paper_degree(n, 1 / 16)
+    th = joint.theta(1 / 16)
+    assert joint.B(th) == pytest.approx(4 * math.sqrt(2) * (th + 1) / (th - 1) ** 2)
+    for l in (12, 44, 88):
+        th_q = rep.theta(1 / 16)  # the rule's theta(h/2)
+        quarter = (2 + 2 / math.pi * math.log(l + 1)) * 4 / (th_q - 1) * th_q ** -l
+        assert rep.eps(1 / 16, l) <= quarter * (1 + 1e-12)
+        assert rep.eps(1 / 16, l) < joint.eps(1 / 16, l)
+    th_q = rep.theta(1 / 16)
+    assert rep.eps(1 / 16, 44) < 0.1 * (2 + 2 / math.pi * math.log(45)) * 4 / (th_q - 1) * th_q ** -44
+    for c in (rep, joint):
+        assert float(upper_bound_ball(10**6, 1 / 16, constants=c).mid()) == pytest.approx(
+            upper_bound(1e6, 1 / 16, constants=c), rel=1e-12)
+        assert float(upper_bound_ball(10**6, 1 / 16, 44, constants=c).mid()) == pytest.approx(
+            upper_bound(1e6, 1 / 16, 44, constants=c), rel=1e-12)
+
+
+def test_the_sharp_bound_of_eta_on_the_strip_and_its_witnesses():
+    """M(s) = 1 up to half the strip, 1/sin(s pi) above, unbounded at the edge; two far atoms come within 1e-5 of it
+    (so no smaller function bounds |eta|).  Negative control: M = 1 at s = 0.8 is refuted by the witness."""
+    from socal.verify.claims_analytic import sharp_m_witness
+
+    assert sharp_m(0.3) == sharp_m(0.5) == 1.0 and sharp_m(1.0) == math.inf
+    assert sharp_m(0.8) == pytest.approx(1 / math.sin(0.8 * math.pi))
+    for s in (0.6, 0.8, 0.95):
+        _, _, ball = sharp_m_witness(1 / 16, s)
+        assert bool(ball >= 0.99999 * sharp_m(s)) and bool(ball <= sharp_m(s) * (1 + 1e-12))
+    _, _, ball = sharp_m_witness(1 / 16, 0.8)
+    assert bool(ball > 1)  # the control: M = 1 does not bound |eta| at 0.8 of the strip
+
+
+def test_the_separate_analyticity_constant_and_the_lebesgue_bound():
+    """B = (1 + Lambda_l) 4 M/(theta - 1) with Lambda_l <= 1 + (2/pi) log(l + 1) (which bounds the exact Lebesgue
+    constant of the Chebyshev points, computed here on a fine grid)."""
+    for l in (4, 12, 44):
+        nodes = np.cos(np.pi * np.arange(l + 1) / l)
+        x = np.linspace(-1, 1, 20001)
+        basis = np.array([[np.prod([(xi - nodes[m]) / (nodes[j] - nodes[m]) for m in range(l + 1) if m != j])
+                           for j in range(l + 1)] for xi in x[::200]])
+        assert np.abs(basis).sum(axis=1).max() <= lebesgue_bound(l)
+    c = Constants.corrected("rep", approx=True, h_max=4, bernstein=9, lipschitz=4, step5_range=Fraction(17, 4))
+    th = 1.3
+    assert c.B(th, 10, Fraction(1, 2)) == pytest.approx((1 + lebesgue_bound(10)) * 4 / 0.3)
+
+
+def test_every_constant_set_and_the_best_degree():
+    """The five constant sets are carried through the bound: the best degree gives a threshold no later than the
+    degree rule's for each, and the [0, 1]-valued constants one no later than the sharp P_l ones."""
+    sets = constant_sets(dict(h_max=Fraction(4), bernstein=Fraction(9), lipschitz=Fraction(4),
+                              step5_range=Fraction(17, 4)),
+                         dict(h_max=Fraction(1), bernstein=Fraction(4), lipschitz=Fraction(2),
+                              step5_range=Fraction(9, 4)))
+    assert list(sets) == ["paper", "sharp (P_l)", "[0, 1]-valued", "sharp + repaired approximation",
+                          "[0, 1]-valued + repaired approximation"]
+    h = 1 / 16
+    for c in sets.values():
+        n_rule = threshold_n(h, 9 / 4, constants=c)
+        n_best, l_best = threshold_best(h, 9 / 4, constants=c)
+        assert n_best <= n_rule and upper_bound(n_best, h, l_best, constants=c) < 9 / 4
+    assert threshold_n(h, 9 / 4, constants=sets["[0, 1]-valued"]) < threshold_n(h, 9 / 4, constants=sets["sharp (P_l)"])
 
 
 @pytest.mark.parametrize("constants", [PAPER, SHARP])

@@ -86,9 +86,15 @@ def test_known_findings():
     th = got["main-bound"].evidence["thresholds"]["h=1/16"]
     # the audit's sharp constants (C = 712/3 < 406) move the threshold down; the repaired approximation step (a
     # smaller theta, so a higher degree) moves it up
-    assert 1e8 < th["sharp"]["n_nonvacuous"] < th["paper"]["n_nonvacuous"] < 1e9
+    assert 1e8 < th["sharp (P_l)"]["n_nonvacuous"] < th["paper"]["n_nonvacuous"] < 1e9
     assert th["sharp + repaired approximation"]["n_nonvacuous"] > th["paper"]["n_nonvacuous"]
-    consts = got["main-bound"].evidence["constants"]["sharp"]
+    # at the best degree for each n the repaired bound is non-vacuous 100 times earlier than with the degree rule
+    rep = th["sharp + repaired approximation"]
+    assert rep["n_nonvacuous (best degree)"] < rep["n_nonvacuous"] / 50
+    assert th["[0, 1]-valued"]["n_nonvacuous"] < th["sharp (P_l)"]["n_nonvacuous"]
+    # the sharp bound of |eta| on the strip is a part of approx-corollary, certified
+    assert parts["the sharpest bound of |eta| on the strip, as a function of |Im z|"].verdict is Verdict.HOLDS
+    consts = got["main-bound"].evidence["constants"]["sharp (P_l)"]
     assert (consts["aux-1 exponent C = 24 V + 16 H/3"], consts["C + L"], consts["Step 5 range R"]) == \
         ("712/3", "724/3", "17/4")
     lb = got["lower-bound"].evidence

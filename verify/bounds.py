@@ -21,9 +21,20 @@ H, V, which the paper rounds up to 406); the tail integral gives E[h_fhat] <= 4 
 and its tail integral is R^2 / (4 n t*) (1/(n t*) at R = 2).
 
 The approximation step is the other input: eps_l <= B theta^-l on the strip |Im z| < h pi/2 with M = 1 and the tensor
-constant B = 2/(theta - 1) (the paper).  ``approx`` selects the repair the audit certifies instead
-(``approx-corollary``, ``analytic-2d``): the sub-strip of half the width (theta = theta(h/2), so the degree rule nearly
-doubles), M = sqrt 2 there, and the square truncation constant 4 M (theta + 1)/(theta - 1)^2.
+constant B = 2/(theta - 1) (the paper).  The audit certifies instead (``approx-corollary``, ``analytic-2d``):
+
+- the sharpest distribution-free bound of |eta| at |Im z| = s h pi/2 (every term of N and D lies in the cone
+  |arg| <= s pi/2, and N, D - N are sums of such terms): :func:`sharp_m`, M(s) = 1 for s <= 1/2 and 1/sin(s pi)
+  above, unbounded at the strip's edge;
+- eta separately (not jointly) analytic in each score for the other real, so the 2-D step goes through the tensor
+  Chebyshev interpolant: ||f - I (x) I f|| <= (1 + Lambda_l) E_l with E_l = 4 M theta^-l/(theta - 1) the 1-D
+  interpolation error (Trefethen, ATAP, Thm 8.2) and Lambda_l <= 1 + (2/pi) log(l + 1) the Lebesgue constant of
+  Chebyshev points (ATAP, Thm 15.2): B = (1 + Lambda_l) 4 M/(theta - 1) (``tensor="separate"``);
+- the strip chosen per degree to minimise that constant (``strip="best"``: M(s) theta(s h)^-l/(theta(s h) - 1)
+  minimised over s in (0, 1); the degree rule then uses theta(h/2), where M = 1).
+
+``approx=True`` of :meth:`Constants.corrected` takes all three; the former repair (M = sqrt 2 on the half strip, the
+square constant of a joint expansion) is ``approx="joint"``.
 """
 
 from __future__ import annotations
@@ -31,17 +42,64 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 
 from socal.degrees import paper_degree, theta
 from socal.deviations import CE_RANGE
 
-__all__ = ["Constants", "PAPER", "upper_bound", "upper_bound_ball", "paper_degree_ball", "step4", "step5",
-           "lower_bound", "threshold_n", "infimum_over_n", "infimum_ball", "theta_ball", "LB_CONSTANT", "CE2_RANGE"]
+__all__ = ["Constants", "PAPER", "sharp_m", "lebesgue_bound", "best_strip", "upper_bound", "upper_bound_ball", "paper_degree_ball", "step4", "step5",
+           "lower_bound", "READINGS", "threshold_n", "best_degree", "threshold_best", "constant_sets", "infimum_over_n", "infimum_ball", "theta_ball", "LB_CONSTANT", "CE2_RANGE"]
 
 LB_CONSTANT = 1.0 / (48.0 * math.sqrt(2.0))
+# the one reading of each of the paper's objects that two claims could read two ways; every claim uses these
+READINGS = {
+    "P_l": "the polynomials of degree <= l per variable with sup norm <= 1 on the square (Lemma 'covering'): values in "
+           "[-1, 1]; the net points of Lemma aux-1 and Step 5's class G_l are members of it",
+    "F_l": "the clipped polynomials clip_[0,1](beta' phi) (Section 4): the class Eq. (erm1)-(erm2) minimise over; "
+           "values in [0, 1]",
+    "vacuity level": "9/4, CE2's whole range on R (|eta1 - m~| <= 1 and |eta2 - v~| <= 5/4, since v~ = m~^2 + var~ "
+                     "reaches 5/4 for a perturbed score; step5-range computes it exactly): a bound at or above it says "
+                     "nothing.  The paper has two levels in view: none stated for CE2 itself, and Step 5's range 2 "
+                     "('every member of G_l is bounded in [0, 2]'), which step5-range refutes; the audit uses 9/4 "
+                     "everywhere (CE2_RANGE)",
+}
 # CE2^pert's whole range: |eta1 - m~| <= 1 and |eta2 - v~| <= 5/4, since v~ = m~^2 + var~ reaches 1 + 1/4 on R
 # (claim step5-range computes it exactly and checks socal's constant); a bound at or above it says nothing
 CE2_RANGE = CE_RANGE[2]
+
+
+def sharp_m(s):
+    """The sharpest distribution-free bound of |eta| at |Im z| = s h pi/2 (0 <= s < 1): 1 for s <= 1/2, 1/sin(s pi)
+    above (``approx-corollary`` certifies it and its sharpness); inf at s >= 1."""
+    s = float(s)
+    if s >= 1.0:
+        return math.inf
+    return 1.0 if s <= 0.5 else 1.0 / math.sin(s * math.pi)
+
+
+def lebesgue_bound(l):
+    """Lambda_l <= 1 + (2/pi) log(l + 1), the Lebesgue constant of the l + 1 Chebyshev points (ATAP, Thm 15.2)."""
+    return 1.0 + 2.0 / math.pi * math.log(l + 1.0)
+
+
+_STRIPS = tuple(Fraction(k, 256) for k in range(8, 256))  # the strips tried per degree, as exact fractions
+
+
+def _separate_constant(th, m, l):
+    """(1 + Lambda_l) 4 M / (theta - 1): the 2-D tensor interpolant's constant from separate analyticity."""
+    return (1.0 + lebesgue_bound(l)) * 4.0 * m / (th - 1.0)
+
+
+@lru_cache(maxsize=4096)
+def best_strip(h, l):
+    """The strip fraction s (an exact fraction k/256) that minimises (1 + Lambda_l) 4 M(s) theta(s h)^-l /
+    (theta(s h) - 1) at degree l: any s gives a valid bound, so the minimiser found on the grid is as certified as
+    any other (its bound is evaluated in ball arithmetic at that s)."""
+    def err(s):
+        th = theta(float(s) * h)
+        return math.log(_separate_constant(th, sharp_m(s), l)) - l * math.log(th)
+
+    return min(_STRIPS, key=err)
 
 
 @dataclass(frozen=True)
@@ -50,7 +108,9 @@ class Constants:
 
     ``exponent`` is Lemma aux-1's constant C; None derives it, C = 24 V + 16 H/3, as the lemma's arithmetic gives
     (the paper states the rounded-up 406).  ``strip``, ``m_sq`` and ``tensor`` describe the approximation step:
-    theta = theta(strip h), M^2, and B = 2/(theta - 1) ("paper") or 4 M (theta + 1)/(theta - 1)^2 ("square").
+    theta = theta(strip h) (``strip="best"``: chosen per degree, :func:`best_strip`), M^2 (None: the sharp
+    M(strip)^2, :func:`sharp_m`), and B = 2/(theta - 1) ("paper"), 4 M (theta + 1)/(theta - 1)^2 ("square", a
+    joint expansion) or (1 + Lambda_l) 4 M/(theta - 1) ("separate", the tensor interpolant).
     """
 
     name: str
@@ -59,8 +119,8 @@ class Constants:
     lipschitz: Fraction
     step5_range: Fraction
     exponent: Fraction | None = None
-    strip: Fraction = Fraction(1)
-    m_sq: Fraction = Fraction(1)
+    strip: Fraction | str = Fraction(1)
+    m_sq: Fraction | None = Fraction(1)
     tensor: str = "paper"
 
     @property
@@ -78,39 +138,69 @@ class Constants:
     @classmethod
     def corrected(cls, name, *, h_max, bernstein, lipschitz, step5_range, approx=False):
         """The proof's constants replaced by certified values (exponent derived, not rounded); ``approx=True`` adds
-        the repaired approximation step (half strip, M = sqrt 2, the square tensor constant)."""
+        the repaired approximation step (the sharp M, the strip per degree, the separate-analyticity constant);
+        ``approx="joint"`` the former repair (half strip, M = sqrt 2, the square constant)."""
         c = cls(name, Fraction(h_max), Fraction(bernstein), Fraction(lipschitz), Fraction(step5_range))
-        return replace(c, strip=Fraction(1, 2), m_sq=Fraction(2), tensor="square") if approx else c
+        if approx == "joint":
+            return replace(c, strip=Fraction(1, 2), m_sq=Fraction(2), tensor="square")
+        return replace(c, strip="best", m_sq=None, tensor="separate") if approx else c
 
-    def theta(self, h):
+    def strip_at(self, h, l):
+        """The strip fraction at degree l (the fixed one, or the best for l)."""
+        return best_strip(h, l) if self.strip == "best" else Fraction(self.strip)
+
+    def m_at(self, s):
+        """M at strip fraction s: the fixed sqrt(m_sq), or the sharp M(s)."""
+        return sharp_m(s) if self.m_sq is None else math.sqrt(self.m_sq)
+
+    def theta(self, h, l=None):
+        """theta of the strip used (at degree l where the strip is chosen per degree; the rule's theta(h/2) without
+        l)."""
+        if self.strip == "best":
+            return theta((float(best_strip(h, l)) if l is not None else 0.5) * h)
         return theta(float(self.strip) * h)
 
-    def B(self, th):
+    def B(self, th, l=None, s=None):
         if self.tensor == "paper":
             return 2.0 / (th - 1.0)
-        return 4.0 * math.sqrt(self.m_sq) * (th + 1.0) / (th - 1.0) ** 2
+        m = self.m_at(self.strip if s is None else s)
+        if self.tensor == "separate":
+            return _separate_constant(th, m, l)
+        return 4.0 * m * (th + 1.0) / (th - 1.0) ** 2
+
+    def eps(self, h, l):
+        """The approximation bound eps_l <= B theta^-l at degree l, with this set's strip."""
+        s = self.strip_at(h, l)
+        th = theta(float(s) * h)
+        return self.B(th, l, s) * th ** (-float(l))
 
     def degree(self, n, h):
-        """The degree rule l = ceil(2 log n / log theta) with this step's theta."""
-        return paper_degree(n, float(self.strip) * h)
+        """The degree rule l = ceil(2 log n / log theta) with this step's theta (theta(h/2) where the strip is
+        chosen per degree: there M = 1)."""
+        return paper_degree(n, (0.5 if self.strip == "best" else float(self.strip)) * h)
 
 
 PAPER = Constants("paper", Fraction(4), Fraction(16), Fraction(2), Fraction(2), exponent=Fraction(406))
 
 
-def _approx_sq(n, th, l, rule, c):
-    """eps_l^2 <= B^2 theta^-2l; at the rule's degree the paper bounds theta^-2l by n^-4 and states that form."""
-    return c.B(th) ** 2 * (n**-4.0 if rule else th ** (-2.0 * l))
+def _approx_sq(n, h, l, rule, c):
+    """eps_l^2 <= B^2 theta^-2l; at the rule's degree the paper bounds theta^-2l by n^-4 and states that form (with
+    the strip chosen per degree, the rule's theta(h/2) gives theta(h/2)^-2l <= n^-4 at M = 1, and the best strip's
+    bound is at most that one's)."""
+    if not rule:
+        return c.eps(h, l) ** 2
+    if c.strip == "best":
+        return min(c.eps(h, l) ** 2, c.B(c.theta(h), l, Fraction(1, 2)) ** 2 * n**-4.0)
+    return c.B(c.theta(h), l) ** 2 * n**-4.0
 
 
 def step4(n, h, l=None, *, constants=PAPER):
     """Step 4: 2 (5 eps_l^2 + (C d log(3n) + C + L)/n)^{1/2}, d = (l+1)^2.  With l omitted, l follows the degree
     rule and eps_l^2 <= B^2 n^-4 (the paper's form); with l given, eps_l^2 <= B^2 theta^-2l (Corollary approx)."""
     c = constants
-    th = c.theta(h)
     rule = l is None
     l = c.degree(n, h) if rule else l
-    return 2.0 * math.sqrt(5.0 * _approx_sq(n, th, l, rule, c)
+    return 2.0 * math.sqrt(5.0 * _approx_sq(n, h, l, rule, c)
                            + (float(c.c406) * (l + 1) ** 2 * math.log(3 * n) + float(c.c408)) / n)
 
 
@@ -132,8 +222,7 @@ def infimum_over_n(h, l, *, constants=PAPER):
 
     Every other term of Step 4 and Step 5 is decreasing in n (log(3n)/n and log(6n)/n decrease for n >= 1, and so
     do 2/n and R^2/(4 n t*)) and tends to 0, so the bound decreases to this limit and never reaches it."""
-    th = constants.theta(h)
-    return 2.0 * math.sqrt(5.0) * constants.B(th) * th ** (-float(l))
+    return 2.0 * math.sqrt(5.0) * constants.eps(h, l)
 
 
 def lower_bound(n, c=LB_CONSTANT):
@@ -164,6 +253,62 @@ def threshold_n(h, level, *, constants=PAPER, l=None, n_max=1e40):
     x = 10.0**hi  # rounded up to 3 significant digits, so the bound is below the level at the reported n
     step = 10.0 ** (math.floor(math.log10(x)) - 2)
     return float(f"{math.ceil(x / step) * step:.3g}")
+
+
+def best_degree(n, h, *, constants=PAPER, l_max=2000):
+    """(l, bound): the degree that minimises the explicit bound at this n (the bound holds at every degree; the
+    degree rule is one choice).  The approximation term falls and the statistical terms rise with l, so the bound
+    is unimodal in l: a ternary search over 0..l_max, then the neighbours checked."""
+    def ub(l):
+        return upper_bound(n, h, l, constants=constants)
+
+    lo, hi = 0, l_max
+    while hi - lo > 6:
+        a, b = lo + (hi - lo) // 3, hi - (hi - lo) // 3
+        if ub(a) <= ub(b):
+            hi = b
+        else:
+            lo = a
+    best = min(range(max(lo - 3, 0), min(hi + 3, l_max) + 1), key=ub)
+    return best, ub(best)
+
+
+def threshold_best(h, level, *, constants=PAPER, n_max=1e40):
+    """Smallest n (3 significant digits, bisection in log n) at which the bound at its best degree is below
+    ``level``, and that degree; (inf, None) when n_max does not suffice.  The minimum over degrees of functions
+    decreasing in n decreases in n, so bisection applies."""
+    def ok(e):
+        return best_degree(10.0**e, h, constants=constants)[1] < level
+
+    hi = 1.0
+    while not ok(hi):
+        hi += 1.0
+        if 10.0**hi > n_max:
+            return math.inf, None
+    lo = hi - 1.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    x = 10.0**hi
+    step = 10.0 ** (math.floor(math.log10(x)) - 2)
+    n_t = float(f"{math.ceil(x / step) * step:.3g}")
+    return n_t, best_degree(n_t, h, constants=constants)[0]
+
+
+def constant_sets(sharp, unit):
+    """The constant sets the audit carries through C, the bound and its thresholds, in order: the paper's; the
+    sharp constants where the proof uses them (``sharp``: H, V, L, R on P_l, certified with witnesses); those for
+    [0, 1]-valued functions (``unit``: what they would be if the net points were clipped); each of the last two
+    with the repaired approximation step (the sharp M, the strip per degree, the separate-analyticity tensor
+    constant).  The former repair (M = sqrt 2 on the half strip, the square constant) is not among them: it rests
+    on the joint analyticity that ``analytic-2d`` refutes."""
+    return {"paper": PAPER,
+            "sharp (P_l)": Constants.corrected("sharp (P_l)", **sharp),
+            "[0, 1]-valued": Constants.corrected("[0, 1]-valued", **unit),
+            "sharp + repaired approximation": Constants.corrected("sharp + repaired approximation", approx=True,
+                                                                  **sharp),
+            "[0, 1]-valued + repaired approximation": Constants.corrected("[0, 1]-valued + repaired approximation",
+                                                                          approx=True, **unit)}
 
 
 def _arb(q):
@@ -200,10 +345,33 @@ def paper_degree_ball(n, h, strip=1):
         ctx.prec = old
 
 
-def _B_ball(th, c):
+def _m_ball(c, s):
+    """M at strip fraction s as a ball: sqrt(m_sq), or the sharp 1 / sin(s pi) above s = 1/2 (1 below)."""
+    from flint import arb
+
+    if c.m_sq is not None:
+        return _arb(c.m_sq).sqrt()
+    s = Fraction(s)
+    return arb(1) if s <= Fraction(1, 2) else 1 / (_arb(s) * arb.pi()).sin()
+
+
+def _B_ball(th, c, l=None, s=None):
+    from flint import arb
+
     if c.tensor == "paper":
         return 2 / (th - 1)
-    return 4 * _arb(c.m_sq).sqrt() * (th + 1) / (th - 1) ** 2
+    m = _m_ball(c, c.strip if s is None else s)
+    if c.tensor == "separate":
+        lebesgue = 1 + 2 / arb.pi() * arb(l + 1).log()
+        return (1 + lebesgue) * 4 * m / (th - 1)
+    return 4 * m * (th + 1) / (th - 1) ** 2
+
+
+def _eps_ball(h, l, c):
+    """eps_l <= B theta^-l at degree l as a ball, at the strip the set uses there."""
+    s = c.strip_at(h, l)
+    th = theta_ball(h, s)
+    return _B_ball(th, c, l, s) * th ** (-l)
 
 
 def upper_bound_ball(n, h, l=None, *, constants=PAPER):
@@ -214,16 +382,17 @@ def upper_bound_ball(n, h, l=None, *, constants=PAPER):
 
     c = constants
     rule = l is None
-    l = paper_degree_ball(n, h, c.strip) if rule else l
+    l = paper_degree_ball(n, h, Fraction(1, 2) if c.strip == "best" else c.strip) if rule else l
     if l is None:
         return None
     old = ctx.prec
     ctx.prec = 212
     try:
-        th = theta_ball(h, c.strip)
         nb, d = arb(int(n)), arb((l + 1) ** 2)
-        B = _B_ball(th, c)
-        approx_sq = B**2 / nb**4 if rule else B**2 * th ** (-2 * l)
+        if rule and c.strip != "best":
+            approx_sq = _B_ball(theta_ball(h, c.strip), c, l) ** 2 / nb**4
+        else:  # at the best strip (with the rule: at most the rule's theta(h/2)^-2l <= n^-4 form, see _approx_sq)
+            approx_sq = _eps_ball(h, l, c) ** 2
         s4 = 2 * (5 * approx_sq + (_arb(c.c406) * d * (3 * nb).log() + _arb(c.c408)) / nb).sqrt()
         r2 = _arb(c.step5_range) ** 2
         t = ((r2 * d * (6 * nb).log() + r2 * arb(2).log() / 2) / nb).sqrt()
@@ -239,7 +408,6 @@ def infimum_ball(h, l, *, constants=PAPER):
     old = ctx.prec
     ctx.prec = 212
     try:
-        th = theta_ball(h, constants.strip)
-        return 2 * arb(5).sqrt() * _B_ball(th, constants) * th ** (-l)
+        return 2 * arb(5).sqrt() * _eps_ball(h, l, constants)
     finally:
         ctx.prec = old

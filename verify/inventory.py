@@ -93,9 +93,9 @@ STATEMENTS = [
     S("prop-main-d", "Proposition 'thm:main'", "d = (l+1)^2 = O(log^2 n)", "rate", "degree-rule"),
     S("prop-main-const", "Proposition 'thm:main'", "The constant depends on h ... but not on the score distribution",
       "constant", "approx-corollary", "on the full strip M = sup |eta| is not bounded by 1 (certified |eta| = 31.7 "
-      "in the check); on a sub-strip |Im z| <= f h pi/2 the cone bound |eta| <= 1/cos(f pi/2) holds for every "
-      "distribution (M = sqrt 2 at f = 1/2, certified), so a distribution-free constant exists at the cost of a "
-      "smaller theta"),
+      "in the check); the sharpest distribution-free bound at |Im z| = f h pi/2 is M(f) = 1 for f <= 1/2 and "
+      "1/sin(f pi) above (certified, with witnesses that approach it), so a distribution-free constant exists at the "
+      "cost of a smaller theta, the strip chosen per degree"),
     S("prop-main-mc", "Proposition 'thm:main'", "the rate, observed", "rate", "main-bound-mc"),
     S("remark-ce1", "Remark 'First-Order Calibration'", "estimating CE1 ... yielding the same near-1/sqrt(n) rate",
       "rate", None, "stated without proof; the 1-D analogue of the argument (d = l + 1) is not written out in the "
@@ -187,6 +187,10 @@ STATEMENTS = [
     S("exp3-gain-mean", "Section 7, Experiment 3 (line 651)", "g(theta) = 2 theta^2 - 2 theta + 0.5 - c has "
       "conditional mean 2 eta2(S) - 2 eta1(S) + 0.5 - c", "setup", "exp3-cohort-moments", "an identity (linearity), "
       "sympy"),
+    S("exp3-refer-no-one", "Section 7, Experiment 3 (line 660)", "First-order methods cannot separate the "
+      "subpopulations and refer essentially no one", "experimental number", "reproduce:decision",
+      "computed by socal.experiments.decision.shape_checks ('first-order methods refer almost no one (tau >= 0)': the "
+      "largest referral fraction of raw m and the 1-D and 2-D first-order Platt maps at tau >= 0, held at <= 0.05)"),
     S("exp3-recal-promise", "Section 7, Experiment 3 (line 660)", "The lesson is exactly what Proposition thm:recal "
       "promises", "comparison", "experiments-as-run", "Prop. thm:recal is about the true eta1, eta2; Exp 3 fits "
       "them (ridge, degree 4/6) on unperturbed scores, where neither it nor Cor. approx_recal applies"),
@@ -201,24 +205,28 @@ STATEMENTS = [
       "inequality", "posreal"),
     S("analytic-bound", "App. C.2", "|sech((z - s)/h)| <= 1/cos(b/h) <= 1/cos(pi/2 - delta/h)", "inequality",
       "analytic-1d", "|cosh(a + ib)|^2 = sinh^2 a + cos^2 b, an identity (sympy, in analytic-1d's 'decided by')"),
-    S("step1-fstar", "Prop. 'main', Step 1 (line 1492)", "f* in P_l (the clipped best polynomial approximation "
+    S("step1-fstar", "Prop. 'main', Step 1 (line 1492)", "f* in F_l (the clipped best polynomial approximation "
       "to eta) with ||f* - eta||_inf <= eps_l = O(theta^{-m}) = O(n^{-2})", "inequality", "degree-rule",
       "theta^-l <= n^-2 certified; clipping to [0, 1] cannot move q_l away from eta in [0, 1]; eps_l itself rests on "
       "approx-corollary's M"),
     S("step2a", "Prop. 'main', Step 2(a) (lines 1497-1500)", "E[h_f | S] = (f - f*)(f + f* - 2 eta) = (f - eta)^2 "
       "- (f* - eta)^2", "inequality", "main-bound", "an identity, proved by sympy (main-bound's 'decided by')"),
     S("aux-net-2n", "Lemma 'lem-aux-1', proof (lines 1311-1318)", "P_n h_{g_fhat} <= P_n h_fhat + 2 delta_n <= "
-      "2/n", "inequality", "main-bound", "needs P_n h_fhat <= 0, i.e. an attained ERM over P_l: the infimum over "
-      "clipped polynomials need not be attained and clip(LS) is not it (exact rationals in main-bound)"),
+      "2/n", "inequality", "aux-lipschitz", "the term factor delta_n = 2/n is computed there (4/n with the sharp "
+      "factor); it needs P_n h_fhat <= 0, an attained ERM over F_l: the infimum over clipped polynomials need not be "
+      "attained and clip(LS) is not it (exact rationals in main-bound)"),
     S("aux-tail", "Lemma 'lem-aux-1', proof (lines 1455-1460)", "E[...] <= 4 eps_l^2 + 406 d log(3n)/n + 406 u/n",
       "constant", "aux-1", "the constants 1216/3 <= 406 and 408 = 2 + 406, exactly"),
+    S("aux-max-sum", "Lemma 'lem-aux-1', proof (lines 1437-1457)", "max{4/n, 4 eps_l^2, 406 (d log(3n) + u)/n} <= "
+      "4 eps_l^2 + 406 d log(3n)/n + 406 u/n", "inequality", "aux-1",
+      "each entry is at most the sum of the nonnegative terms; 4/n <= 406 d log(3n)/n since 406 log 3 >= 4 (exact)"),
     S("step4-degree", "Prop. 'main', Step 4 (line 1623)", "(l + 1) <= 2 log n / log theta + 2 in "
       "406 (2 log n/log theta + 2)^2 log(3n) + 408", "inequality", "degree-rule",
       "certified at 52 (n, h) pairs (balls at 50 digits)"),
     S("u-tail", "Prop. 'main', Step 5 (lines 1725-1745)", "||h - h'||_inf <= 1/n gives 2/n; P(U > t + 2/n) <= "
       "2 (6n)^{2(l+1)^2} exp(-n t^2/2)", "inequality", "covering", "the count (6n)^{2(l+1)^2} is (3/eps)^{(l+1)^2} "
-      "squared at eps = 1/(2n) (covering's arithmetic); the exponent needs Step 5's range 2 (step5-range refutes it) "
-      "and the cover exists for P_l only (main-bound)"),
+      "squared at eps = 1/(2n), and 2 ||h - h'|| = 2/n, both computed in covering (sympy); the exponent needs Step 5's "
+      "range 2 (step5-range refutes it) and the cover exists for P_l, not F_l (main-bound)"),
     S("analytic-D", "App. C.2", "Re D(t + ib) > 0, so D != 0 in the strip", "inequality", "analytic-1d"),
     S("hartogs", "App. C.2", "By Hartogs' theorem, separate analyticity implies joint analyticity", "inequality",
       "analytic-2d"),
