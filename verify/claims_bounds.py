@@ -312,8 +312,11 @@ def check_main_bound(*, quick, c406, c408, hoeffding):
                       f"{corrected.c406}, C + L = {corrected.c408}, R = {corrected.step5_range}) below "
                       f"n = {th16['sharp (P_l)']['n_nonvacuous']:.3g}, and with the repaired approximation step too, "
                       f"below n = {rep16['n_nonvacuous']:.3g}, or {rep16['n_nonvacuous (best degree)']:.3g} at the "
-                      f"best degree ({rep16['n_nonvacuous (best degree): l']}); every constant set in 'threshold "
-                      f"table'", role="conclusion"))
+                      f"best degree ({rep16['n_nonvacuous (best degree): l']}). Below 9/4 from n, degree rule / best "
+                      f"degree: " + "; ".join(
+                          f"{key}: " + ", ".join(f"{name} {row['n_nonvacuous']:.3g} / {row['n_nonvacuous (best degree)']:.3g}"
+                                                 for name, row in rows.items())
+                          for key, rows in thresholds.items()), role="conclusion"))
     failing = [f"{p.name.split(' (')[0]} {p.verdict.value}" for p in parts[1:-1] if p.verdict is not Verdict.HOLDS]
     return Result(combine(parts), "the inequalities of Steps 1-5 check with the constants as used, but the argument "
                                   "does not establish the rate for the computed estimator: " + "; ".join(failing)
