@@ -611,7 +611,7 @@ def project_simplex_covariance(m, v):
     tot = m.sum(axis=1, keepdims=True)
     m = np.where(tot > 0, m / np.where(tot > 0, tot, 1.0), 1.0 / m.shape[1])
     q = (m * (1 - m)).sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a tiny q: s is clipped to 1 below
         s = np.where(q > 0, np.asarray(v, dtype=float).sum(axis=1) / np.where(q > 0, q, 1.0), 0.0)
     s = np.clip(s, 0.0, 1.0)
     cov = s[:, None, None] * (m[:, :, None] * np.eye(m.shape[1])[None] - m[:, :, None] * m[:, None, :])
