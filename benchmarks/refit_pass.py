@@ -139,7 +139,8 @@ def main(argv=None):
     ap.add_argument("--degrees", default="12,44")
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--inner", action="store_true",
-                    help="time socal's pass with the inner level (BootstrapOptions(inner=True)) against without it instead")
+                    help="time socal's pass with the inner level (BootstrapOptions(inner=True)) against without it "
+                         "instead")
     a = ap.parse_args(argv)
     if a.inner:
         return inner_cost([int(float(s)) for s in a.sizes.split(",")], [int(s) for s in a.degrees.split(",")], a.reps)

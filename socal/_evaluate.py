@@ -16,9 +16,7 @@ from .bandwidth import DEFAULT_BANDWIDTH, BandwidthChoice, choose_bandwidth
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import (Rule, bool_rule, check_aligned, check_bandwidth, check_float, check_labels,
                           check_parameters, check_replicates, check_rng, check_scores, level_rule, replicates_rule)
-from .degrees import DEFAULT_FOLDS, DEFAULT_MAX_DEGREE
-from .estimators import ce2
-from .pipeline import estimate
+from .estimators import ce1, ce2
 from .sources import Rows
 from .perturb import perturb
 from .recalibrate import FirstOrderPlatt
@@ -324,7 +322,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
             raise ValueError(f"The 'raw_mean' parameter of {func} must have at least 10 items. Got {m.shape[0]} "
                              f"instead.")
         choice = choose_bandwidth(m, v)
-        h = check_bandwidth(choice.h, func, per_axis=True)  # the chosen pair, as a given one is held
+        h = choice.h  # a pair of floats, as a given h is held after its check
     cp = as_checkpoint(checkpoint, func)
     if cp is not None:
         if rng is None:
@@ -343,12 +341,11 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     pm, pv = perturb(m, v, h=h, rng=pert_rng, key=np.column_stack([a, k]))
     shift = float(np.median(np.abs(pv - v)))
     spread = float(np.subtract(*np.percentile(v, [75, 25])))
-    # the perturbed scores are feasible by construction (socal.perturb) and the labels were checked above
-    kw = dict(counts=None, chunks=None, h=h, degree=None, alpha=None, folds=DEFAULT_FOLDS, holdout=None,
-              max_degree=DEFAULT_MAX_DEGREE, ci=ci, upper=None, debias=True, n_boot=n_boot, rng=boot_rng,
-              progress=progress, search="greedy", checkpoint=cp)
-    r2 = estimate("ce2", 2, Rows(pm, pv, a, k), None, None, **kw) if choice is None or choice.keeps_var else None
-    r1 = estimate("ce1", 1, Rows(pm, None, a, k), None, None, **kw)
+    # the perturbed scores are feasible by construction (socal.perturb) and the labels were checked above: handed on
+    # as Rows, which ce2 and ce1 read as they are
+    kw = dict(h=h, ci=ci, n_boot=n_boot, rng=boot_rng, progress=progress, checkpoint=cp)
+    r2 = ce2(Rows(pm, pv, a, k), **kw) if choice is None or choice.keeps_var else None
+    r1 = ce1(Rows(pm, None, a, k), **kw)
     return Evaluation(test=test, ce2=r2, ce1=r1, reference=ref, mean=pm, var=pv, h=h,
                       seed=None if seed is None else int(seed), var_shift=shift, var_spread=spread,
                       bandwidth=choice)

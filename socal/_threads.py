@@ -15,12 +15,12 @@ pool alone gets most of the gain.  Child processes inherit the variable.
 
 finufft's wheel bundles its own OpenMP runtime (libgomp), whose idle threads also spin after each parallel region
 unless ``OMP_WAIT_POLICY`` is ``passive``.  A finufft call runs several parallel regions and its FFT in between, and
-on 2 cores a thread that is ready to run waits behind a spinning one for a scheduler slice (what that costs a
-moment transform: docs/numbers.md, "The measurements behind the code's constants").  :func:`passive_openmp` sets the policy only while finufft's library loads (libgomp reads it then,
-once), so it reaches finufft's runtime and no other library's, and no child process.  A policy already in the
-environment is kept; a finufft imported before socal first used it keeps the runtime it loaded with, and so does one
-whose runtime another library had already loaded.  The policy decides when idle threads sleep, not what any thread
-computes.
+on 2 cores a thread that is ready to run waits behind a spinning one for a scheduler slice (what that costs a moment
+transform: docs/numbers.md, "The measurements behind the code's constants").  :func:`passive_openmp` sets the policy
+only while finufft's library loads (libgomp reads it then, once), so it reaches finufft's runtime and no other
+library's, and no child process.  A policy already in the environment is kept; a finufft imported before socal first
+used it keeps the runtime it loaded with, and so does one whose runtime another library had already loaded.  The
+policy decides when idle threads sleep, not what any thread computes.
 """
 
 import contextlib

@@ -540,7 +540,8 @@ def bandwidth_rule(*, allow_none=False, per_axis=True):
 
 
 def replicates_rule():
-    """``n_boot``: an int in [20, 1e6] reaching the tails of the levels validated before it (:func:`check_replicates`)."""
+    """``n_boot``: an int in [20, 1e6] reaching the tails of the levels validated before it
+    (:func:`check_replicates`)."""
     return Rule(lambda x, name, func, got: check_replicates(x, func, ci=got.get("ci"), upper=got.get("upper")),
                 "an int in [20, 1000000], at least 2 / (1 - ci) and 1 / (1 - upper)")
 

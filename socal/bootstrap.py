@@ -26,7 +26,7 @@ from .world import WORLD_ROWS, LabelSetsPass, gaussian_right_hand_sides, world_r
 
 __all__ = ["bootstrap", "BootstrapOptions", "BootstrapResult", "bracket_interval", "shrunk_estimate"]
 
-LABEL_DRAWS = ("gaussian", "exact")
+LABEL_DRAW_MODES = ("gaussian", "exact")
 
 
 @dataclass(frozen=True)
@@ -55,8 +55,8 @@ class BootstrapOptions:
     inner: bool = False
 
     def __post_init__(self):
-        if self.label_draws not in LABEL_DRAWS:
-            raise ValueError(f"The 'label_draws' parameter of BootstrapOptions must be one of {LABEL_DRAWS}. Got "
+        if self.label_draws not in LABEL_DRAW_MODES:
+            raise ValueError(f"The 'label_draws' parameter of BootstrapOptions must be one of {LABEL_DRAW_MODES}. Got "
                              f"{self.label_draws!r} instead.")
         for name in ("refit_rows", "world_rows"):
             value = getattr(self, name)
@@ -89,13 +89,13 @@ def shrunk_estimate(est, truth, plug):
 
 @dataclass(frozen=True)
 class BootstrapResult:
-    """What :func:`bootstrap` found: the bias, the bias-corrected estimate, the interval and bound (None unless
-    asked for), the refits' deltas (plug-in minus world truth, one per replicate), the shrunken worlds' truth
-    and mean plug-in, one per threshold of :data:`socal.refits.THRESHOLDS` (the curve the shrunken-world correction reads), and,
-    only with ``BootstrapOptions(inner=True)`` (a measurement hook, off by default), ``inner``: each refit's delta less its own
-    one-step bias in closed form (:func:`socal.refits.gaussian_bias`, each row's noise Gaussian with the refits' SD), and that
-    closed-form one-step at the fitted map, so that the one-step-corrected estimate's own fluctuation can be
-    compared with the plug-in's (``benchmarks/interval_rules.py --inner``)."""
+    """What :func:`bootstrap` found: the bias, the bias-corrected estimate, the interval and bound (None unless asked
+    for), the refits' deltas (plug-in minus world truth, one per replicate), the shrunken worlds' truth and mean
+    plug-in, one per threshold of :data:`socal.refits.THRESHOLDS` (the curve the shrunken-world correction reads),
+    and, only with ``BootstrapOptions(inner=True)`` (a measurement hook, off by default), ``inner``: each refit's
+    delta less its own one-step bias in closed form (:func:`socal.refits.gaussian_bias`, each row's noise Gaussian
+    with the refits' SD), and that closed-form one-step at the fitted map, so that the one-step-corrected estimate's
+    own fluctuation can be compared with the plug-in's (``benchmarks/interval_rules.py --inner``)."""
 
     bias: float
     debiased: float
@@ -113,9 +113,9 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, world, duplicates, upper
     """Parametric-bootstrap bias correction, interval and upper bound for a plug-in CE estimate ``est`` from ``fit``.
 
     With D_b = (refit b's plug-in) - (its world's truth) in the world of the fitted functions, the one-step bias is
-    mean D_b; the shrunken worlds (:class:`socal.refits.RefitPass`) give the bias est - T(tau-hat), where tau-hat matches the world's
-    mean plug-in to ``est``.  The first sees too little bias (the fitted g-hat is noisier, so further from 0, than
-    g), the second too much (it shrinks real structure too); ``bias`` is their mean.
+    mean D_b; the shrunken worlds (:class:`socal.refits.RefitPass`) give the bias est - T(tau-hat), where tau-hat
+    matches the world's mean plug-in to ``est``.  The first sees too little bias (the fitted g-hat is noisier, so
+    further from 0, than g), the second too much (it shrinks real structure too); ``bias`` is their mean.
 
     The interval is the bracket interval.  Write b_lo <= b_hi for the two biases and N = D - mean D for the
     plug-in's fluctuation, with quantiles q_lo = q_{(1-level)/2}(N), q_hi = q_{(1+level)/2}(N).  The interval runs
@@ -131,12 +131,12 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, world, duplicates, upper
     bias-corrected estimate.
     ``seed`` fixes every draw: two calls with one seed share their label draws (coupled bootstraps, as the degree
     rule of :func:`socal.ce2` uses).  ``world``: the world's sums from the fused deviation pass
-    (:class:`socal.world.DeviationWorldPass`).  ``second``: in 1-D, the
-    world's E[f*^2 | mean] (:func:`socal.world.second_moment_fit`), so that items of one score differ in f* as the labels show;
-    None keeps f* = p1.  ``duplicates``: the keys more than one row carries under ``seed`` and their counts
+    (:class:`socal.world.DeviationWorldPass`).  ``second``: in 1-D, the world's E[f*^2 | mean]
+    (:func:`socal.world.second_moment_fit`), so that items of one score differ in f* as the labels show; None keeps
+    f* = p1.  ``duplicates``: the keys more than one row carries under ``seed`` and their counts
     (:meth:`socal.rowkeys.KeyCensus.duplicated`, from the same fused pass), so that the refit pass resamples those
-    rows as separate items (:class:`socal.refits.RefitPass`).  ``options``: :class:`BootstrapOptions`.  A replicate in which every item drew weight 0 (a
-    chance of e^-n with n items) has no resample and is left out.
+    rows as separate items (:class:`socal.refits.RefitPass`).  ``options``: :class:`BootstrapOptions`.  A replicate in
+    which every item drew weight 0 (a chance of e^-n with n items) has no resample and is left out.
 
     Returns a :class:`BootstrapResult`.
     """

@@ -17,6 +17,7 @@ from ._validation import check_bool, check_scores
 from .checkpoint import Checkpoint
 from .degrees import DEFAULT_FOLDS, DEFAULT_MAX_DEGREE
 from .pipeline import N_BOOT, data_source, estimate, estimator_settings, fit_from
+from .sources import Rows
 from .sufficient import SufficientStats
 
 __all__ = ["ce2", "ce1", "ce_with_options", "calibration_functions", "CalibrationFunctions"]
@@ -68,15 +69,15 @@ _ESTIMATOR_NOTES = """
     interval is joined with the confidence set of the point 0 that :func:`socal.calibration_test` gives on the
     same scores and labels (order 2 for CE2, 1 for CE1): where it does not reject CE = 0 at level 1 - ``level`` the
     lower end is 0 (``null_pvalue`` of the result; the test is run only where the candidates' interval stays above
-    0).  The union of two confidence sets, each valid under its own condition, covers with at least the level of
-    the one whose condition holds: at CE = 0 the test's (its size, measured), elsewhere the bracket's.  Scores
-    outside the feasible region var <= m (1 - m) give p = 0, as CE2 > 0 for them outright (E[f*^2 | S] <= m <
-    m^2 + var).  Both always contain the estimate.  They cover label noise (with the refit), the sampling of scores
-    in the final average (Poisson(1) weights per item, the mergeable form of resampling items; above
-    :data:`socal.refits.REFIT_ROWS` rows evaluated on a keyed subset with weights scaled to the full n), the bias correction's uncertainty and the degree
-    choice.  They do not model how the fitted polynomial moves with a fresh draw of scores.  What these rules
-    measure on populations with exact truth (coverage, bias, RMSE, width against RMSE, and why each rule is there)
-    is in docs/numbers.md, beside ``python benchmarks/coverage.py`` which regenerates it.
+    0).  The union of two confidence sets, each valid under its own condition, covers with at least the level of the
+    one whose condition holds: at CE = 0 the test's (its size, measured), elsewhere the bracket's.  Scores outside the
+    feasible region var <= m (1 - m) give p = 0, as CE2 > 0 for them outright (E[f*^2 | S] <= m < m^2 + var).  Both
+    always contain the estimate.  They cover label noise (with the refit), the sampling of scores in the final average
+    (Poisson(1) weights per item, the mergeable form of resampling items; above :data:`socal.refits.REFIT_ROWS` rows
+    evaluated on a keyed subset with weights scaled to the full n), the bias correction's uncertainty and the degree
+    choice.  They do not model how the fitted polynomial moves with a fresh draw of scores.  What these rules measure
+    on populations with exact truth (coverage, bias, RMSE, width against RMSE, and why each rule is there) is in
+    docs/numbers.md, beside ``python benchmarks/coverage.py`` which regenerates it.
 """
 
 
@@ -91,10 +92,9 @@ def _with_notes(func):
 @_with_notes
 def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None = None, labels: ArrayLike | None = None,
         *, counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
-        alpha: Alpha = None, folds: int = DEFAULT_FOLDS, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
-        ci: float | None = None, upper: float | None = None, debias: bool = True, n_boot: int = N_BOOT,
-        rng: Seed = None,
-        progress: bool = False, search: str = "greedy",
+        alpha: Alpha = None, folds: int = DEFAULT_FOLDS, holdout: float | None = None,
+        max_degree: int = DEFAULT_MAX_DEGREE, ci: float | None = None, upper: float | None = None, debias: bool = True,
+        n_boot: int = N_BOOT, rng: Seed = None, progress: bool = False, search: str = "greedy",
         checkpoint: str | os.PathLike | Checkpoint | None = None) -> CalibrationError:
     """Estimate the second-order calibration error CE2 of a sech-perturbed predictor.
 
@@ -194,7 +194,7 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
     """
     from .multiclass import multiclass_input
 
-    multi = None if chunks is not None or isinstance(mean, SufficientStats) else multiclass_input(mean, var)
+    multi = None if chunks is not None or isinstance(mean, (SufficientStats, Rows)) else multiclass_input(mean, var)
     if multi is not None:  # C >= 3 classes: each class one-vs-rest, a tuple in class order
         return _per_class("ce2", multi, labels, counts, dict(
             h=h, degree=degree, alpha=alpha, folds=folds, holdout=holdout, max_degree=max_degree, ci=ci,
@@ -211,10 +211,9 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
 @_with_notes
 def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | None = None, *,
         counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
-        alpha: Alpha = None, folds: int = DEFAULT_FOLDS, holdout: float | None = None, max_degree: int = DEFAULT_MAX_DEGREE,
-        ci: float | None = None, upper: float | None = None, debias: bool = True, n_boot: int = N_BOOT,
-        rng: Seed = None,
-        progress: bool = False, search: str = "greedy",
+        alpha: Alpha = None, folds: int = DEFAULT_FOLDS, holdout: float | None = None,
+        max_degree: int = DEFAULT_MAX_DEGREE, ci: float | None = None, upper: float | None = None, debias: bool = True,
+        n_boot: int = N_BOOT, rng: Seed = None, progress: bool = False, search: str = "greedy",
         checkpoint: str | os.PathLike | Checkpoint | None = None) -> CalibrationError:
     """Estimate the first-order calibration error CE1 = E abs(E[Y | m~] - m~) of a sech-perturbed predictor.
 
@@ -243,7 +242,7 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
     """
     from ._validation import ndim_of
 
-    if chunks is None and not isinstance(mean, SufficientStats) and ndim_of(mean) == 2:  # C >= 3 classes
+    if chunks is None and not isinstance(mean, (SufficientStats, Rows)) and ndim_of(mean) == 2:  # C >= 3 classes
         m = np.asarray(mean, dtype=float)  # validated with the rest by check_multiclass
         return _per_class("ce1", (m, np.zeros_like(m)), labels, counts, dict(
             h=h, degree=degree, alpha=alpha, folds=folds, holdout=holdout, max_degree=max_degree, ci=ci,

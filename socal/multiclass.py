@@ -41,8 +41,9 @@ import numpy as np
 from ._validation import check_array, check_rng
 from .pipeline import N_BOOT
 
-__all__ = ["multiclass_input", "check_multiclass", "class_counts", "project_simplex_covariance", "holm", "MulticlassTest", "MulticlassTestStats", "multiclass_test",
-           "MulticlassEvaluation", "evaluate_multiclass", "MulticlassPlatt", "MISSING_VOTE"]
+__all__ = ["multiclass_input", "check_multiclass", "class_counts", "project_simplex_covariance", "holm",
+           "MulticlassTest", "MulticlassTestStats", "multiclass_test", "MulticlassEvaluation", "evaluate_multiclass",
+           "MulticlassPlatt", "MISSING_VOTE"]
 
 MISSING_VOTE = -1  # the marker of a missing vote in an (n, k) array of class votes
 _TOL = 1e-6  # the rows of a mean must sum to 1, and a covariance's to 0, within this

@@ -14,7 +14,8 @@ __all__ = ["perturb", "perturb_mean", "MEAN_DOMAIN", "VAR_DOMAIN"]
 
 MEAN_DOMAIN = (0.0, 1.0)
 VAR_DOMAIN = (0.0, 0.25)
-_AXIS_SALTS = np.array([salt("perturbation", 0), salt("perturbation", 1)], dtype=np.uint64)  # the mean's and the var's draws
+# the mean's and the var's draws
+_AXIS_SALTS = np.array([salt("perturbation", 0), salt("perturbation", 1)], dtype=np.uint64)
 
 
 def _key_columns(key, n, func):

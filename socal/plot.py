@@ -335,7 +335,8 @@ def _fit_half(m, v, a, k, rng):
 
 
 def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,
-                      counts: Counts | None = None, h: float | None = None, n_boot: int = BAND_REPLICATES, rng: Seed = None) -> Any:
+                      counts: Counts | None = None, h: float | None = None, n_boot: int = BAND_REPLICATES,
+                      rng: Seed = None) -> Any:
     """The figure of ``socal evaluate --plot``: reliability before and after second-order Platt scaling (fitted
     on half the items, drawn on the other half: held-out), and the moment-residual map of the perturbed scores.
     The halves are drawn from uniforms keyed by the items' content, so the figure does not depend on the row

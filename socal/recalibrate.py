@@ -38,8 +38,9 @@ class _PlattBase(TransformerConventions):
     _params = ("ndim", "h", "degree", "alpha", "folds", "max_degree", "rng", "search")
     _second_order = True
 
-    def __init__(self, *, ndim: int = 2, h: float | None = None, degree: Any = None, alpha: Any = None, folds: int = DEFAULT_FOLDS,
-                 max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None, search: str = "greedy") -> None:
+    def __init__(self, *, ndim: int = 2, h: float | None = None, degree: Any = None, alpha: Any = None,
+                 folds: int = DEFAULT_FOLDS, max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None,
+                 search: str = "greedy") -> None:
         self.ndim = ndim
         self.h = h
         self.degree = degree
@@ -448,7 +449,8 @@ class FirstOrderPlatt(_PlattBase):
 
     _second_order = False
 
-    def __init__(self, *, ndim: int = 1, h: float | None = None, degree: Any = None, alpha: Any = None, folds: int = DEFAULT_FOLDS,
-                 max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None, search: str = "greedy") -> None:
+    def __init__(self, *, ndim: int = 1, h: float | None = None, degree: Any = None, alpha: Any = None,
+                 folds: int = DEFAULT_FOLDS, max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None,
+                 search: str = "greedy") -> None:
         super().__init__(ndim=ndim, h=h, degree=degree, alpha=alpha, folds=folds, max_degree=max_degree, rng=rng,
                          search=search)

@@ -152,8 +152,8 @@ class SufficientStats:
     (True, 4000)
     """
 
-    def __init__(self, *, max_degree: int = DEFAULT_MAX_DEGREE, ndim: int = 2, folds: int = DEFAULT_FOLDS, holdout: float | None = None,
-                 rng: Seed = None, responses: int | None = None) -> None:
+    def __init__(self, *, max_degree: int = DEFAULT_MAX_DEGREE, ndim: int = 2, folds: int = DEFAULT_FOLDS,
+                 holdout: float | None = None, rng: Seed = None, responses: int | None = None) -> None:
         func = "SufficientStats"
         self.max_degree = check_int(max_degree, "max_degree", func, 0, MAX_DEGREE)
         if isinstance(ndim, bool) or ndim not in (1, 2):
@@ -266,8 +266,8 @@ class SufficientStats:
 
     def _fold_counts(self, keys, c):
         """(keys, F) fold counts of the c items of each repeated content: Multinomial(c; the folds' shares), drawn
-        as sequential binomials by inverse CDF from the key's own uniforms (stream 'fold counts', fold), so that the same key
-        gets the same counts in any chunk."""
+        as sequential binomials by inverse CDF from the key's own uniforms (stream 'fold counts', fold), so that the
+        same key gets the same counts in any chunk."""
         from scipy import stats
 
         F = self.folds

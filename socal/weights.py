@@ -80,7 +80,8 @@ _WEIGHT_BLOCK = 2**15  # hashes per block of poisson_weights: 256 KB of uint64, 
 
 def poisson_weights(keys, seed, B):
     """Poisson(1) weights of shape (rows, B), uint8: row i's weight in replicate b is the inverse Poisson(1) CDF at
-    its keyed uniform (stream 'poisson weights', b), so it does not depend on the row's chunk or position.  (P(w >= 20) = 2e-19.)
+    its keyed uniform (stream 'poisson weights', b), so it does not depend on the row's chunk or position.  (P(w >=
+    20) = 2e-19.)
 
     The inverse CDF is read from a table on the uniform's top 16 bits, which settles it except in the few bins that
     hold a CDF value; there (a share of about 1e-4) it is computed from the whole uniform, so the weights are those

@@ -112,8 +112,8 @@ class LabelSetsPass:
             reps = min(block, B - start)
             for jb in range(reps):
                 b = start + jb  # replicate b's counts: keyed by content
-                a_b = law.draw(keyed_uniforms(draw_keys, salt("label sets", b)),
-                               keyed_uniforms(draw_keys, salt("label sets beyond the table", b)) if law.needs_second else None)
+                u2 = keyed_uniforms(draw_keys, salt("label sets beyond the table", b)) if law.needs_second else None
+                a_b = law.draw(keyed_uniforms(draw_keys, salt("label sets", b)), u2)
                 zs = [a_b / k_items] if R == 1 else list(targets(a_b, k_items))
                 for r, z in enumerate(zs):
                     out = Zt[R * jb + r]
@@ -185,16 +185,16 @@ def world_fraction(n, rows=WORLD_ROWS):
 
 def world_subset(keys, fraction):
     """The rows the world's covariance moments are summed over: each row with probability ``fraction``, from its
-    key's own uniform (stream 'world subset'), so the same rows in any order or chunking.  (Callers ask only when ``fraction``
-    < 1: the keys cost a hash of every row.)"""
+    key's own uniform (stream 'world subset'), so the same rows in any order or chunking.  (Callers ask only when
+    ``fraction`` < 1: the keys cost a hash of every row.)"""
     return np.flatnonzero(keyed_uniforms(keys, salt("world subset")) < fraction)
 
 
 def world_sums(calmap, raw, p, m, v, k, p2=None, angles=None, subset=None, fraction=1.0):
-    """One chunk's sums of the bootstrap world (:class:`DeviationWorldPass`): ``raw``, the map's polynomial at its rows, and
-    ``p``, the same projected onto the feasible set (the world's truth), both (n, R); ``p2``, in 1-D, the world's
-    E f*^2 per row (:func:`second_moment_values`; None: f* = p1); ``angles``, the rows' :class:`ScoreAngles` when
-    the map's evaluation made them (the covariance moments' NUFFT reads them).
+    """One chunk's sums of the bootstrap world (:class:`DeviationWorldPass`): ``raw``, the map's polynomial at its
+    rows, and ``p``, the same projected onto the feasible set (the world's truth), both (n, R); ``p2``, in 1-D, the
+    world's E f*^2 per row (:func:`second_moment_values`; None: f* = p1); ``angles``, the rows' :class:`ScoreAngles`
+    when the map's evaluation made them (the covariance moments' NUFFT reads them).
 
     The world's mean right-hand sides are W = sum_i phi_i p_i = G beta + sum_i phi_i (p_i - raw_i), since
     raw_i = phi_i' beta: the pass sums the correction over the rows the projection moved (1-6% of them on the toy
@@ -204,12 +204,12 @@ def world_sums(calmap, raw, p, m, v, k, p2=None, angles=None, subset=None, fract
     The covariance moments S = sum_i C_i T_a(u_i) T_b(w_i), up to twice the degree, are the pass's costliest sums
     (their share of the default call: docs/numbers.md, "The world's covariance moments on a keyed subset").  Given
     ``subset`` (:func:`world_subset`: rows kept independently with probability ``fraction``), they are summed over
-    those rows and divided by ``fraction``: the Horvitz-Thompson estimate, unbiased for every entry.  The mean W
-    stays exact over every row: the refits are centred on it, and the refit pass measures their deviations from the world's truth at each row,
-    so an error in W would enter every replicate as a bias.  An error in S only scales the draws' spread, by a
-    relative error of order 1 / sqrt(rows kept per coefficient) in any one direction (about 100 at the largest
-    degree, 2,025 coefficients per response, with WORLD_ROWS rows), and less in the average over rows that the
-    interval reads."""
+    those rows and divided by ``fraction``: the Horvitz-Thompson estimate, unbiased for every entry.  The mean W stays
+    exact over every row: the refits are centred on it, and the refit pass measures their deviations from the world's
+    truth at each row, so an error in W would enter every replicate as a bias.  An error in S only scales the draws'
+    spread, by a relative error of order 1 / sqrt(rows kept per coefficient) in any one direction (about 100 at the
+    largest degree, 2,025 coefficients per response, with WORLD_ROWS rows), and less in the average over rows that
+    the interval reads."""
     basis = calmap.basis
     R = 2 if calmap.ndim == 2 else 1
     p1 = p[:, 0]
@@ -265,13 +265,13 @@ class _DeviationsAndWorld:
 
 
 class DeviationWorldPass(CensusPass):
-    """The deviation pass (:class:`socal.deviations.DeviationPass`) and the bootstrap world's sums (:func:`world_sums`) of
-    one fitted map in one pass over the data: the map is evaluated once per row (its clipped prediction for the CE
-    average, the same values projected for the world), the costliest step of either at large n.  Returns
-    (DeviationStats, the world's sums for :func:`bootstrap`'s ``world``) after ``map_reduce``; with
-    ``census_seed``, also the rows' :class:`KeyCensus` under that seed (for :func:`bootstrap`'s ``duplicates``).
-    ``fraction`` < 1 (:func:`world_fraction`) sums the world's covariance moments over the keyed subset of the rows
-    (:func:`world_subset`, keyed under ``seed``)."""
+    """The deviation pass (:class:`socal.deviations.DeviationPass`) and the bootstrap world's sums
+    (:func:`world_sums`) of one fitted map in one pass over the data: the map is evaluated once per row (its clipped
+    prediction for the CE average, the same values projected for the world), the costliest step of either at large
+    n.  Returns (DeviationStats, the world's sums for :func:`socal.bootstrap.bootstrap`'s ``world``) after
+    ``map_reduce``; with ``census_seed``, also the rows' :class:`KeyCensus` under that seed (for
+    :func:`socal.bootstrap.bootstrap`'s ``duplicates``).  ``fraction`` < 1 (:func:`world_fraction`) sums the world's
+    covariance moments over the keyed subset of the rows (:func:`world_subset`, keyed under ``seed``)."""
 
     def __init__(self, calmap, second=None, census_seed=None, weights=None, fraction=1.0, seed=None):
         super().__init__()
@@ -324,15 +324,15 @@ def _fill_covariance(cov, S, basis, pairs):
 
 def gaussian_right_hand_sides(W, S, basis, n_boot, seed):
     """(d, B, R) right-hand sides b_b = E b + L xi_b, L L' the exact covariance of Phi' z in the world (blocks
-    assembled from the covariance moments S), xi_b standard normal from the stream 'gaussian right-hand sides' under ``seed``: the refits are
-    linear in the labels, so their noise has the exact label-redraw covariance, with a Gaussian shape (the sum of n
-    independent rows).  None when the computed covariance does not factor at any jitter: scores packed into a
-    sliver of the square (a predictor whose outputs barely vary) leave most coordinates' variances below the
-    moments' rounding (the NUFFT's relative 1e-13 of the whole sum), so the covariance assembled from them is not
-    positive definite; :func:`bootstrap` then draws every label set (:class:`LabelSetsPass`), which needs no
-    factorisation.  A jitter large enough to factor it, a share of the largest variance on every coordinate, is not
-    the remedy: it puts noise where the fit's Gram is nearly singular, which the Gram's inverse amplifies into the
-    refits (docs/numbers.md, "Why each rule of the estimator is there").
+    assembled from the covariance moments S), xi_b standard normal from the stream 'gaussian right-hand sides' under
+    ``seed``: the refits are linear in the labels, so their noise has the exact label-redraw covariance, with a
+    Gaussian shape (the sum of n independent rows).  None when the computed covariance does not factor at any jitter:
+    scores packed into a sliver of the square (a predictor whose outputs barely vary) leave most coordinates'
+    variances below the moments' rounding (the NUFFT's relative 1e-13 of the whole sum), so the covariance assembled
+    from them is not positive definite; :func:`socal.bootstrap.bootstrap` then draws every label set
+    (:class:`LabelSetsPass`), which needs no factorisation.  A jitter large enough to factor it, a share of the
+    largest variance on every coordinate, is not the remedy: it puts noise where the fit's Gram is nearly singular,
+    which the Gram's inverse amplifies into the refits (docs/numbers.md, "Why each rule of the estimator is there").
 
     The covariance is factorised in the tensor layout of the Chebyshev coefficients and the draws are permuted to
     the basis' order after (the same law: P L xi has covariance P L L' P').  Everything is float64: the moments S

@@ -958,3 +958,16 @@ def test_scores_packed_into_a_sliver_get_an_interval(monkeypatch):
     m, v = 0.5 + 1e-3 * rng.uniform(size=n), 0.1 + 1e-4 * rng.uniform(size=n)
     res = socal.ce2(m, v, y, ci=0.9, n_boot=40)
     assert not drawn and res.ci.low <= 0.05 <= res.ci.high  # the covariance factors: Gaussian draws
+
+
+@pytest.mark.parametrize("kw,match", [(dict(label_draws="gauss"), "'label_draws' parameter of BootstrapOptions"),
+                                      (dict(refit_rows=0), "'refit_rows' parameter"),
+                                      (dict(world_rows=True), "'world_rows' parameter"),
+                                      (dict(inner=1), "'inner' parameter")])
+def test_bootstrap_options_refuse_what_they_cannot_mean(kw, match):
+    """BootstrapOptions names a bad knob before any work; the defaults are the library's (a control: they give the
+    default call's numbers, test_the_refit_subset_is_keyed_by_row_content)."""
+    with pytest.raises(ValueError, match=match):
+        BootstrapOptions(**kw)
+    assert BootstrapOptions() == BootstrapOptions(label_draws="gaussian", refit_rows=refits.REFIT_ROWS,
+                                                  world_rows=world.WORLD_ROWS, inner=False)

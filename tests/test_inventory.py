@@ -106,3 +106,33 @@ def test_every_rate_and_comparison_states_its_sides_and_is_checked_in_every_para
     ids = {s.id for s in STATEMENTS}
     assert named <= ids, f"rate-dependence names unknown statements: {sorted(named - ids)}"
     assert about_bounds <= named, f"rate statements not checked in every parameter: {sorted(about_bounds - named)}"
+
+
+def test_the_audit_page_quotes_every_experiments_bound_per_constant_set():
+    """docs/audit.md's table of the bound at each experiment, per constant set, is the pinned quick audit's numbers
+    (the bound at the experiment's n, then from which n it is non-vacuous at that degree or its floor), regenerated
+    here cell by cell, not typed."""
+    import json
+
+    readme = (TESTS.parent / "docs" / "audit.md").read_text()
+    base = {c["id"]: c for c in json.loads((TESTS / "audit_baseline.json").read_text())["claims"]}
+    ex = base["experiments-as-run"]["evidence"]
+
+    def short(x):
+        mant, exp = f"{x:.3g}".split("e")
+        return f"{mant}e{int(exp)}"
+
+    def num(x):
+        return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+    labels = {"Exp 1, h=1/16 (cap 44)": "Exp 1, h = 1/16, cap 44", "Exp 1, h=1/64 (cap 88)": "Exp 1, h = 1/64, cap 88",
+              "Exp 2 (degree 12, h=1/64)": "Exp 2, h = 1/64, degree 12"}
+    at_n = "bound at the experiment's n"
+    for key, label in labels.items():
+        cells = []
+        for e in ex[key]["per constant set"].values():
+            n_c, floor = e["non-vacuous (< 9/4) from n"], e["floor (inf over n at this degree)"]
+            cells.append(f"{e[at_n]:.1f}; "
+                         + (f"from {short(n_c)}" if n_c else f"never (floor {num(floor)})"))
+        row = f"| {label} | " + " | ".join(cells) + " |"
+        assert row in readme, row

@@ -47,8 +47,9 @@ from functools import lru_cache
 from socal.degrees import paper_degree, theta
 from socal.deviations import CE_RANGE
 
-__all__ = ["Constants", "PAPER", "sharp_m", "lebesgue_bound", "best_strip", "upper_bound", "upper_bound_ball", "paper_degree_ball", "step4", "step5",
-           "lower_bound", "READINGS", "threshold_n", "best_degree", "threshold_best", "constant_sets", "infimum_over_n", "infimum_ball", "theta_ball", "LB_CONSTANT", "CE2_RANGE"]
+__all__ = ["Constants", "PAPER", "READINGS", "sharp_m", "lebesgue_bound", "best_strip", "constant_sets", "upper_bound",
+           "upper_bound_ball", "paper_degree_ball", "step4", "step5", "lower_bound", "threshold_n", "best_degree",
+           "threshold_best", "infimum_over_n", "infimum_ball", "theta_ball", "LB_CONSTANT", "CE2_RANGE"]
 
 LB_CONSTANT = 1.0 / (48.0 * math.sqrt(2.0))
 # the one reading of each of the paper's objects that two claims could read two ways; every claim uses these
@@ -184,13 +185,11 @@ PAPER = Constants("paper", Fraction(4), Fraction(16), Fraction(2), Fraction(2), 
 
 
 def _approx_sq(n, h, l, rule, c):
-    """eps_l^2 <= B^2 theta^-2l; at the rule's degree the paper bounds theta^-2l by n^-4 and states that form (with
-    the strip chosen per degree, the rule's theta(h/2) gives theta(h/2)^-2l <= n^-4 at M = 1, and the best strip's
-    bound is at most that one's)."""
-    if not rule:
+    """eps_l^2 <= B^2 theta^-2l; at the rule's degree the paper bounds theta^-2l by n^-4 and states that form.  With
+    the strip chosen per degree the bound at the best strip is used as it is: the grid holds s = 1/2, whose bound at
+    the rule's degree is already at most B^2 n^-4 (theta(h/2)^-2l <= n^-4), so the best is no larger."""
+    if not rule or c.strip == "best":
         return c.eps(h, l) ** 2
-    if c.strip == "best":
-        return min(c.eps(h, l) ** 2, c.B(c.theta(h), l, Fraction(1, 2)) ** 2 * n**-4.0)
     return c.B(c.theta(h), l) ** 2 * n**-4.0
 
 

@@ -602,6 +602,7 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
                              "constant / paper's constant at that strip": (1 + lebesgue_bound(l)) * 2 * sharp_m(sb)})
     ev["tensor_2d"]["separate analyticity"] = sep_rows
     r44 = next(r for r in sep_rows if r["h"] == H_VALUES[0] and r["l"] == 44)
+    ratio44 = r44["constant / paper's constant at that strip"]
     parts.append(Part("the 2-D tensor constant", Verdict.GAP,
                       (f"{tensor_constant} is not what the 1-D bound gives: from |c_jk| <= 4 M theta^-(j+k) the "
                        f"square truncation constant is 4(theta+1)/(theta-1)^2, {ratio_max:.1f}x larger"
@@ -609,10 +610,10 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
                       + "; and |c_jk| <= 4 M theta^-(j+k) itself needs eta jointly analytic on the product of strips, "
                         "which analytic-2d refutes.  Separate analyticity (certified there) gives the tensor "
                         "interpolant's (1 + Lambda_l) 4 M/(theta - 1), Lambda_l <= 1 + (2/pi) log(l + 1): "
-                        f"at h = {H_VALUES[0]:g}, l = 44, with the strip chosen for that degree (s = {r44['best strip s']}, "
-                        f"M = {r44['M(s)']:.3g}), eps_l <= {r44['eps_l, best strip']:.3g} (strip 1/2: "
-                        f"{r44['eps_l, strip 1/2 (M = 1)']:.3g}), {r44['constant / paper' + chr(39) + 's constant at that strip']:.1f}x "
-                        "the paper's constant at that strip; the paper omits this argument"))
+                        f"at h = {H_VALUES[0]:g}, l = 44, with the strip chosen for that degree "
+                        f"(s = {r44['best strip s']}, M = {r44['M(s)']:.3g}), eps_l <= {r44['eps_l, best strip']:.3g} "
+                        f"(strip 1/2: {r44['eps_l, strip 1/2 (M = 1)']:.3g}), {ratio44:.1f}x the paper's constant at "
+                        "that strip; the paper omits this argument"))
     above = sum(r["coeffs above the bound (certified)"] for r in decay)
     unsure = sum(r["within round-off where the bound exceeds it"] for r in decay)
     k_dec = min(r["decided up to k"] for r in decay)
