@@ -134,21 +134,22 @@ def phases(sizes, degrees, reps):
                       flush=True)
 
 
-# evaluate's stages, as _PHASES; the first three run in evaluate itself, CE2 and CE1 mark whose the rest are
-_EVALUATE_PHASES = (("socal.testing", "calibration_test", "test on the raw scores"),
-                    ("socal.perturb", "perturb", "perturbation"),
-                    ("socal.truth", "checked_reference", "calibrated reference"),
-                    ("socal.estimators", "ce2", "CE2"),
-                    ("socal.estimators", "ce1", "CE1"),
-                    ("socal.pipeline", "fit_from", "statistics and cross-validation"),
-                    ("socal.lepski", "finer_fits", "Lepski's finer fits (a ridge search each)"),
-                    ("socal.lepski", "select_and_fit", "  of which one degree's", "here"),
-                    ("socal.world", "DeviationWorldPass.__call__", "deviation-and-world pass"),
-                    ("socal.world", "gaussian_right_hand_sides", "Gaussian draws"),
-                    ("socal.world", "cholesky_lower", "  of which the covariance's factorisation", "here"),
-                    ("socal.refits", "RefitPass.__call__", "refit pass"))
+# evaluate's stages, as _PHASES: its own, then CE2's and CE1's (which mark whose the estimators' stages are), then the
+# estimators' stages
+_EVALUATE_OWN = (("socal.testing", "calibration_test", "test on the raw scores"),
+                 ("socal.perturb", "perturb", "perturbation"),
+                 ("socal.truth", "checked_reference", "calibrated reference"))
 _TOP = ("CE2", "CE1")
-_ESTIMATOR_STAGES = {stage[2] for stage in _EVALUATE_PHASES[5:]}  # what runs inside CE2 and CE1
+_ESTIMATOR_PHASES = (("socal.pipeline", "fit_from", "statistics and cross-validation"),
+                     ("socal.lepski", "finer_fits", "Lepski's finer fits (a ridge search each)"),
+                     ("socal.lepski", "select_and_fit", "  of which one degree's", "here"),
+                     ("socal.world", "DeviationWorldPass.__call__", "deviation-and-world pass"),
+                     ("socal.world", "gaussian_right_hand_sides", "Gaussian draws"),
+                     ("socal.world", "cholesky_lower", "  of which the covariance's factorisation", "here"),
+                     ("socal.refits", "RefitPass.__call__", "refit pass"))
+_EVALUATE_PHASES = (_EVALUATE_OWN + tuple(("socal.estimators", top.lower(), top) for top in _TOP)
+                    + _ESTIMATOR_PHASES)
+_ESTIMATOR_STAGES = {stage[2] for stage in _ESTIMATOR_PHASES}
 _BY_DEGREE = {"deviation-and-world pass": lambda a, kw: a[0].calmap.degree,
               "refit pass": lambda a, kw: a[0].calmap.degree, "Gaussian draws": lambda a, kw: a[2].degree,
               "  of which one degree's": lambda a, kw: kw["degrees"][0]}
