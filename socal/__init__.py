@@ -20,13 +20,15 @@ from .perturb import perturb, perturb_mean
 from .recalibrate import FirstOrderPlatt, NotFittedError, SecondOrderPlatt
 from .deviations import DeviationStats
 from .sufficient import SufficientStats
-from .testing import CalibrationTest, CalibrationTestStats, calibration_test
+from .testing import CalibrationTest, CalibrationTestStats, VoteCheck, calibration_test, vote_check
 
 __all__ = [
     "calibration_test",
     "Checkpoint",
     "CalibrationTest",
     "CalibrationTestStats",
+    "vote_check",
+    "VoteCheck",
     "evaluate",
     "Evaluation",
     "evaluate_recalibrated",

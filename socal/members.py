@@ -25,8 +25,12 @@ def from_members(probabilities: ArrayLike, *, ddof: int = 1) -> tuple[np.ndarray
     A C-class ensemble, ``probabilities`` of shape (n, M, C) with C >= 3 (each member's probability vector),
     gives the mean vector and the members' covariance matrix: mean (n, C) and cov (n, C, C) =
     sum_j (p_j - m)(p_j - m)^T / (M - ddof), positive semidefinite with rows summing to 0 (each p_j sums to 1);
-    where a class variance exceeds m_c (1 - m_c) (``ddof=1``), the whole matrix is scaled down to meet it, which
-    keeps both properties.  That is the input of the multiclass functions (:mod:`socal.multiclass`).
+    where a class variance exceeds m_c (1 - m_c), or a pair of classes gets m_c m_d + cov_cd < 0 (both only with
+    ``ddof=1``), the whole matrix is scaled down to meet the bound, which keeps both properties.  The rule: the
+    pair law P(c, d) = m_c m_d + cov_cd of two votes of one item must be a probability law, as it is for the members'
+    own covariance (``ddof=0``: m m^T + cov = the members' average p p^T >= 0), and the unbiased estimate scales
+    that by M / (M - 1), which can make an off-diagonal pair negative; the scale kept is the largest in
+    [(M - 1) / M, 1] that keeps every pair >= 0, so the result never has less spread than ``ddof=0`` gives.  That is the input of the multiclass functions (:mod:`socal.multiclass`).
 
     Parameters
     ----------
@@ -97,6 +101,8 @@ def _multiclass_members(probabilities, ddof, func):
     cov = np.einsum("ijc,ijd->icd", d, d) / (M - ddof)
     cap = m * (1.0 - m)
     diag = np.diagonal(cov, axis1=1, axis2=2)
+    pair = m[:, :, None] * m[:, None, :]  # the pair law m_c m_d + cov_cd must stay >= 0 (negative cov_cd only)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(diag > cap, cap / np.where(diag > 0, diag, 1.0), 1.0).min(axis=1)
-    return m, cov * ratio[:, None, None]
+        ratio_pair = np.where(cov < -pair, pair / np.where(cov < 0, -cov, 1.0), 1.0).min(axis=(1, 2))
+    return m, cov * np.minimum(ratio, ratio_pair)[:, None, None]

@@ -87,6 +87,9 @@ def check_multiclass(mean, cov, labels=None, *, counts=None, func="multiclass_te
         raise ValueError(f"The 'mean' parameter of {func} must have rows summing to 1 (a probability vector per "
                          f"item). Got {int((off > _TOL).sum())} row(s) that do not, e.g. row {i} sums to "
                          f"{m[i].sum():.6g} instead.")
+    if cov is not None and np.asarray(cov).dtype.kind not in "iufb":  # strings parsed as numbers tested another null
+        raise ValueError(f"The 'cov' parameter of {func} must be an array of real numbers. Got an array of dtype "
+                         f"{np.asarray(cov).dtype} instead.")
     c = np.asarray(cov, dtype=float) if cov is not None else None
     if c is None:
         raise ValueError(f"The 'cov' parameter of {func} must be an (n, C, C) covariance or (n, C) class variances. "
@@ -120,6 +123,16 @@ def check_multiclass(mean, cov, labels=None, *, counts=None, func="multiclass_te
                              f"{int((low < -1e-10).sum())} item(s) with a negative eigenvalue, e.g. item "
                              f"{int(low.argmin())} ({low.min():.3g}).")
         v = np.clip(np.diagonal(Sigma, axis1=1, axis2=2).copy(), 0.0, None)
+        # the pair law: two votes of one item are classes (c, d) with probability m_c m_d + Sigma_cd, so the null
+        # can describe the votes only where that is >= 0 (from_members keeps it so)
+        pair = m[:, :, None] * m[:, None, :] + Sigma
+        neg = pair < -1e-12
+        if neg.any():
+            i, a, b = map(int, np.argwhere(neg)[0])
+            raise ValueError(f"The 'cov' parameter of {func} must give every pair of classes a probability m_c m_d "
+                             f"+ cov_cd >= 0 (the law of two votes of one item under calibration). Got "
+                             f"{int(neg.any(axis=(1, 2)).sum())} item(s) where it is negative, e.g. item {i}, classes "
+                             f"({a}, {b}): m_c m_d + cov_cd = {pair[i, a, b]:.3g}.")
     cap = m * (1 - m)
     over = v > cap + 1e-12
     if over.any():
@@ -331,6 +344,10 @@ class MulticlassTest:
 
         names = names or [str(c) for c in range(self.C)]
         lines = [f"Multiclass calibration test ({self.C} classes, n = {self.n} items)"]
+        if self.impossible:
+            lines.append(f"  {self.impossible} item(s) have a pair of votes that cannot occur if the scores are "
+                         f"calibrated (two votes for classes (c, d) where m_c m_d + Sigma_cd = 0): the joint and trace "
+                         f"p-values are 0 for that reason alone; their statistics describe the other items.")
         if self.joint is not None:
             drawn = " (two votes drawn per item)" if self.pairs_drawn else ""
             lines.append(f"  joint (canonical: E[f*] = m, E[f* f*^T] = m m^T + Sigma){drawn}: "

@@ -12,7 +12,7 @@ from .truth import CE2_PANELS, discrete_calibration_functions, discrete_ce1, dis
 
 __all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population",
            "beta_calibrated_sample", "ZooMember", "validation_zoo", "sharp_population", "SHARP_KINDS",
-           "EnsembleLikePopulation", "DirichletEnsemble"]
+           "EnsembleLikePopulation", "DirichletEnsemble", "RareEventPopulation", "RARE_KINDS"]
 
 
 @dataclass(frozen=True)
@@ -331,6 +331,62 @@ class EnsembleLikePopulation:
                                                                            self.var_factor, 1.0)
         vr = np.minimum(v * factor, mr * (1.0 - mr))
         return mr, vr, f, labels
+
+
+RARE_KINDS = ("beta(0.5, 20)", "beta(1, 50)", "log-uniform", "ties")
+
+
+@dataclass(frozen=True)
+class RareEventPopulation:
+    """Calibrated binary predictors with rare events, where the calibration test's chi-square reference is light
+    (docs/calibration_test.md, "The tail").  f* given the reported scores is Beta with exactly the reported mean and
+    variance, so the predictor is second-order calibrated; its errors are ``var_factor`` (the reported variance is
+    the true one times it) and ``mean_shift`` (added to the reported mean), both off by default.
+
+    ``kind``: the means m ~ Beta(0.5, 20) ('beta(0.5, 20)') or Beta(1, 50) ('beta(1, 50)') with relative variances
+    var / (m (1 - m)) ~ Uniform(0.02, 0.5); the same means with log-uniform relative variances on [1e-4, 1]
+    ('log-uniform'); or tree-like ties, 30 leaves with log-uniform means on [0.001, 0.1] and one relative variance
+    each ('ties').  ``k``: labels per item, an int or 'mixed' (each item's k drawn from {2, 3, 5, 10, 100})."""
+
+    kind: str = "beta(0.5, 20)"
+    k: int | str = 2
+    var_factor: float = 1.0
+    mean_shift: float = 0.0
+
+    def __post_init__(self):
+        func = "RareEventPopulation"
+        if self.kind not in RARE_KINDS:
+            raise ValueError(f"The 'kind' parameter of {func} must be one of {', '.join(map(repr, RARE_KINDS))}. "
+                             f"Got {self.kind!r} instead.")
+        if self.k != "mixed":
+            check_int(self.k, "k", func, 2, 10**6)
+        check_float(self.var_factor, "var_factor", func, 0.0, 1e6, lo_open=True)
+        check_float(self.mean_shift, "mean_shift", func, -0.5, 0.5)
+
+    def sample_counts(self, n, *, rng=None):
+        """Reported means and variances, f* and the votes as counts (positives, trials), each of shape (n,)."""
+        func = "RareEventPopulation.sample_counts"
+        n = check_int(n, "n", func, 1, 10**9)
+        rng = check_rng(rng, func)
+        if self.kind == "ties":
+            leaves = np.exp(rng.uniform(np.log(1e-3), np.log(0.1), 30))
+            rel = rng.uniform(0.02, 0.5, 30)
+            leaf = rng.integers(0, 30, n)
+            m, t = leaves[leaf], rel[leaf]
+        else:
+            a, b = (1.0, 50.0) if self.kind == "beta(1, 50)" else (0.5, 20.0)
+            m = np.clip(rng.beta(a, b, n), 1e-4, 1.0 - 1e-4)
+            t = 10.0 ** rng.uniform(-4.0, 0.0, n) * 0.999 if self.kind == "log-uniform" else rng.uniform(0.02, 0.5, n)
+        v = t * m * (1.0 - m)
+        f = m.copy()
+        pos = v > 1e-15
+        s = m[pos] * (1.0 - m[pos]) / v[pos] - 1.0  # alpha + beta: Beta with mean m and variance v
+        f[pos] = rng.beta(m[pos] * s, (1.0 - m[pos]) * s)
+        k = rng.choice([2, 3, 5, 10, 100], n) if self.k == "mixed" else np.full(n, int(self.k))
+        votes = rng.binomial(k, f).astype(float)
+        mr = np.clip(m + self.mean_shift, 1e-4, 1.0 - 1e-4)
+        vr = np.minimum(v * self.var_factor, mr * (1.0 - mr))
+        return mr, vr, f, (votes, k.astype(float))
 
 
 class GaussianMixtureTask:

@@ -65,13 +65,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .reference import GroupSums, effective_events, group_laws, simulate_columns
 from .snapshots import beta_moments, target_covariance
 from .sources import ArraySource, ChunkSource, DaskSource, Rows, check_rows, is_dask, is_empty_chunk
 from ._typing import ArrayLike, Chunks, Counts
-from ._validation import (FEASIBILITY_SLACK, bool_rule, check_float, check_parameters, check_scores, choice_rule,
-                          int_rule, level_rule)
+from ._validation import (FEASIBILITY_SLACK, Rule, bool_rule, check_float, check_parameters, check_rng,
+                          check_scores, choice_rule, int_rule, level_rule)
 
-__all__ = ["calibration_test", "CalibrationTest", "CalibrationTestStats", "TestPart", "Region", "default_degree"]
+__all__ = ["calibration_test", "CalibrationTest", "CalibrationTestStats", "TestPart", "Region", "default_degree",
+           "vote_check", "VoteCheck", "grid_bins"]
 
 GRID_MEAN = 512  # bins of the mean on [0, 1]
 GRID_RELVAR = 128  # bins of var / (m (1 - m)): one below 1e-6, the rest log-uniform on [1e-6, 1]
@@ -79,8 +81,10 @@ _RELVAR_FLOOR = 1e-6
 _RANK_TOL = 1e-9  # eigenvalues of the standardized V below this fraction of the largest: numerically zero
 # columns of the per-cell sums
 _COLS2 = ("count", "r1", "r2", "c11", "c12", "c22", "var", "mean", "temper", "temper_m",
-          "p12", "p22", "e12", "e22", "many", "r1_many", "w_many")  # from p12: rows with k >= 3
-_COLS1 = ("count", "r1", "aleatoric", "epi_weight", "epi", "temper")
+          "p12", "p22", "e12", "e22", "many", "r1_many", "w_many",  # from p12: rows with k >= 3
+          "msum", "u", "cuu", "epi_u", "epi_q", "u_many", "u2_many", "cuu_many")  # the parts' own conditions
+_LABEL_COLS2 = ("r1", "r2", "u", "epi_u", "p12", "p22", "r1_many", "w_many", "u_many", "u2_many")  # set by the votes
+_COLS1 = ("count", "r1", "aleatoric", "epi_weight", "epi", "temper", "msum")
 _C2 = {name: j for j, name in enumerate(_COLS2)}  # the order-2 columns, read by name
 _C1 = {name: j for j, name in enumerate(_COLS1)}  # the order-1 columns, read by name
 _COLUMNS = {1: _C1, 2: _C2}
@@ -90,6 +94,13 @@ _POOL_ROWS, _POOL_BINS = 1000, 10  # order 1, k >= 2: Var f* / (m (1 - m)) poole
 # mean with at least ~1,000 rows each (at most 10): a small bin's estimate correlates with its own rows' residuals
 _ATOM_ROWS = 50  # order 2, k >= 3: a grid cell with this many such rows (an atom of the scores) pools on its own
 _REGION_MIN_ROWS = 30  # a region with fewer rows reports no standardized residual
+_ITEMS_KEPT = 10  # the impossible items named by position: the first this many
+EVENTS_MIN = 1000.0  # the chi-square reference where every basis direction collects at least this many effective
+# votes (socal.reference.effective_events); fewer: the simulated reference (docs/calibration_test.md, "The tail")
+N_SIM = 999  # the simulated reference's replicates at most: p-values resolve to 1 / 1000, so level 0.001 is exact
+SIM_GATE = 0.2  # the reference is simulated only where a chi-square p-value is below this (module notes)
+SIM_BATCH = 100  # replicates drawn at a time; the draws stop once every statistic has SIM_HITS exceedances
+SIM_HITS = 20
 DETECTABLE_POWER = 0.8
 # the declarative table of the test's options, checked before its pass over the data
 TEST_PARAMETERS = {
@@ -97,8 +108,21 @@ TEST_PARAMETERS = {
     "alpha": level_rule(),
     "degree": int_rule(0, 20, allow_none=True),
     "covariance": choice_rule("null", "sandwich", words="'null' or 'sandwich'"),
+    "reference": choice_rule("auto", "chi2", "simulated", words="'auto', 'chi2' or 'simulated'"),
+    "rng": Rule(lambda x, name, func, _: (check_rng(x, func, name), x)[1],
+                "a numpy.random.Generator, an int seed >= 0 or None"),
     "progress": bool_rule(),
 }
+
+
+def reference_rng(rng):
+    """The simulated reference's generator: a Generator as given; a seed (None: 0, so that the same data give the
+    same p-value) through the stream 'test reference' of :data:`socal.weights.STREAMS`."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    from .weights import stream_seed
+
+    return np.random.default_rng(stream_seed(0 if rng is None else int(rng), "test reference"))
 
 
 def default_degree(n: int, order: int = 2) -> int:
@@ -129,13 +153,19 @@ class TestPart:
 
 @dataclass(frozen=True)
 class Region:
-    """A region of the scores and its standardized residual (a z-score: positive when the outcomes exceed the claim).
+    """A region of the scores: what the votes say there against what the scores claim, and how strongly.
 
-    ``part`` is 'mean' (E[Y] against m) or 'variance' (E[f*^2] against m^2 + var, adjusted for the mean residual).
-    The regions are the 3 x 3 terciles of the ranks of the mean and of the relative variance var / (m (1 - m)), so
-    each holds a fair share of the items; they are described by what they hold in absolute terms: ``mean_range``
-    and ``var_range`` bound the region's means and variances (from the grid cells its items fall in), ``var_mean``
-    is their average variance (NaN at order 1, where the variances are not read).
+    ``part`` is 'mean' (the votes' frequency of 1 against the reported means) or 'variance' (the votes' variance of
+    f* against the reported variances).  ``reported`` and ``observed`` are those two numbers averaged over the
+    region's items (for 'variance', ``observed`` is mean(z2 - 2 m z1 + m^2) - mean(z1 - m)^2 from the votes: the
+    spread of f* about the means, less the region's average error of the means), and ``z`` their difference in
+    standard errors under calibration (positive when the votes exceed the claim).  :func:`vote_check` recounts both
+    from the rows, so the sentence can be checked by hand.
+
+    The regions are the 3 x 3 terciles of the ranks of the mean and of the relative variance var / (m (1 - m)) over
+    the test's grid, so each holds a fair share of the items: ``mean_bins`` and ``relvar_bins`` are the first and
+    last grid bins it spans (its exact membership, :func:`grid_bins`), ``mean_range`` and ``var_range`` bound its
+    means and variances, ``var_mean`` is its average variance (NaN at order 1).
     """
 
     part: str
@@ -144,21 +174,62 @@ class Region:
     mean_range: tuple[float, float]
     var_mean: float
     var_range: tuple[float, float] = (float("nan"), float("nan"))
+    reported: float = float("nan")
+    observed: float = float("nan")
+    mean_bins: tuple[int, int] = (0, GRID_MEAN - 1)
+    relvar_bins: tuple[int, int] = (0, GRID_RELVAR - 1)
 
-    def describe(self) -> str:
-        """The region in words: its ranges of m and var, which way the outcomes depart from the claim, z, items."""
+    @property
+    def factor(self) -> float:
+        """observed / reported (inf where the claim is 0 and the votes are not; NaN where both are)."""
+        if self.reported > 0:
+            return self.observed / self.reported
+        return math.inf if self.observed > 0 else float("nan")
+
+    @property
+    def direction(self) -> str:
+        """'too small' or 'too large' (the claim against the votes: variances) or 'too low' / 'too high' (means),
+        from the sign of observed - reported, which is the sign of ``z``."""
+        over = self.observed > self.reported
+        if self.part == "mean":
+            return "too low" if over else "too high"
+        return "too small" if over else "too large"
+
+    def where_words(self) -> str:
         lo, hi = self.mean_range
         mid = (lo + hi) / 2
         where = f"m {lo:.2f}-{hi:.2f}" if hi - lo >= 0.02 else f"m near {mid:.2f}" if 0.01 <= mid <= 0.99 else \
             f"m near {mid:.2g}"
         if math.isfinite(self.var_mean):
             where += f" and var {_fmt_range(*self.var_range)} (mean {_sig(self.var_mean)})"
+        return where
+
+    def describe(self) -> str:
+        """The region in words: where, which way and by how much the claim departs from the votes, z, items."""
+        f = self.factor
+        times = (f"x{f:.2g}" if f < 10 else f"x{f:.0f}") if math.isfinite(f) and f > 0 else None
         if self.part == "mean":
-            what = "outcomes are more often 1 than the means say" if self.z > 0 else \
-                "outcomes are more often 0 than the means say"
+            what = (f"the means are {self.direction}: the votes are 1 in {_pct(self.observed)} against a mean of "
+                    f"{_pct(self.reported)}")
+        elif self.observed <= 0:
+            what = (f"the reported variances are too large: the votes show no spread of f* (estimate "
+                    f"{_sig(self.observed)}) against {_sig(self.reported)} reported")
         else:
-            what = "the reported variances are too small" if self.z > 0 else "the reported variances are too large"
-        return f"at {where}: {what} (z = {self.z:+.1f}, {self.n} items)"
+            by = ""
+            if times is not None:
+                by = f" by x{1 / f:.2g}" if f < 1 and 1 / f < 10 else f" by x{1 / f:.0f}" if f < 1 else \
+                    f" by {times}"
+            what = (f"the reported variances are {self.direction}{by}: the votes' Var f* is {_sig(self.observed)} "
+                    f"against {_sig(self.reported)} reported")
+        return f"at {self.where_words()}: {what} (z = {self.z:+.1f}, {self.n} items)"
+
+
+def _pct(x):
+    """A frequency as a percentage with two significant digits: 9.0%, 0.31%, 45%."""
+    p = 100.0 * x
+    if p == 0:
+        return "0%"
+    return f"{p:.0f}%" if abs(p) >= 10 else f"{p:.2g}%"
 
 
 def _sig(x):
@@ -209,6 +280,17 @@ class CalibrationTest:
     var_mean : float
         The items' average reported variance (NaN at order 1): the summary turns the variance factor that would
         likely pass unseen into true variances at this level.
+    impossible_items : tuple of int
+        The positions of the first 10 impossible rows (arrays in memory; empty for a stream of chunks, whose rows
+        are counted, not numbered).
+    rest_pvalue : float
+        The p-value of the other rows (equal to ``pvalue`` when no row is impossible).
+    n_sim : int
+        0 where the p-values are chi-square tails; otherwise the number of replicates of the votes drawn under the
+        null that they come from (the simulated reference, :mod:`socal.reference`).
+    events : float
+        The fewest effective votes any basis direction collects (:func:`socal.reference.effective_events`): below
+        ``EVENTS_MIN`` the chi-square is light and the reference is simulated (inf at order 1 and for the sandwich).
     """
 
     statistic: float
@@ -224,6 +306,10 @@ class CalibrationTest:
     alpha: float | None = None
     impossible: int = 0
     var_mean: float = float("nan")
+    impossible_items: tuple = ()
+    rest_pvalue: float = float("nan")
+    n_sim: int = 0
+    events: float = math.inf
 
     __test__ = False
 
@@ -240,15 +326,26 @@ class CalibrationTest:
 
     @property
     def null(self) -> str:
-        return (f"chi-square with {self.df} degrees of freedom (score test of {self.df} moment conditions, "
-                f"tensor-Chebyshev degree {self.degree} on the scores' ranks)")
+        what = (f"score test of {self.df} moment conditions, tensor-Chebyshev degree {self.degree} on the scores' "
+                f"ranks")
+        if self.n_sim:
+            return (f"the statistic's law under {self.n_sim} simulations of the votes under the null ({what}; the "
+                    f"chi-square is light here: {self.events:.3g} effective votes in the sparsest direction)")
+        return f"chi-square with {self.df} degrees of freedom ({what})"
+
+    @property
+    def reference(self) -> str:
+        """'chi-square' or 'simulated' (:attr:`n_sim` replicates): where the p-values come from."""
+        return "simulated" if self.n_sim else "chi-square"
 
     def where(self) -> Region | None:
-        """The region with the largest standardized residual in the part with the stronger evidence."""
-        part = "mean"
-        if self.variance_part is not None and self.variance_part.pvalue < self.mean_part.pvalue:
-            part = "variance"
-        cands = [r for r in self.regions if r.part == part]
+        """The region with the largest standardized residual in the part with the stronger evidence (in either part
+        where their p-values tie, as simulated ones at their floor do)."""
+        parts = {"mean"}
+        if self.variance_part is not None:
+            pm, pv = self.mean_part.pvalue, self.variance_part.pvalue
+            parts = {"variance"} if pv < pm else {"mean"} if pm < pv else {"mean", "variance"}  # a tie: both
+        cands = [r for r in self.regions if r.part in parts]
         return max(cands, key=lambda r: abs(r.z)) if cands else None
 
     def summary(self, alpha: float | None = None) -> str:
@@ -263,23 +360,36 @@ class CalibrationTest:
         what = "second-order calibration" if self.order == 2 else "first-order calibration (of the means)"
         p = fmt_p(self.pvalue)
         lines = []
+        floor = 1.0 / (1 + self.n_sim) if self.n_sim else 0.0
+        fp = (lambda x: fmt_p(x, floor))
+        rest = self.rest_pvalue if math.isfinite(self.rest_pvalue) else self.pvalue
         if self.impossible:
-            lines.append(f"{what} rejected, p = 0: {self.impossible} item(s) have labels that cannot occur if the "
-                         f"scores are calibrated (a positive label at mean 0, a negative at mean 1, or disagreeing "
-                         f"labels where var = m (1 - m)).  The other items:")
-            p = fmt_p(chi2_sf(self.statistic, self.df))
-        if chi2_sf(self.statistic, self.df) < level:
-            head = f"{what} rejected at level {level:g}, {p} (T = {self.statistic:.1f} on {self.df} df)"
+            named = ""
+            if self.impossible_items:
+                more = self.impossible > len(self.impossible_items)
+                named = (" (item" + ("s" if self.impossible > 1 else "") + " " +
+                         ", ".join(str(i) for i in self.impossible_items) + (", ..." if more else "") + ")")
+            lines.append(f"{what} rejected, p = 0: {self.impossible} item(s){named} have labels that cannot occur "
+                         f"if the scores are calibrated (a positive label at mean 0, a negative at mean 1, or "
+                         f"disagreeing labels where var = m (1 - m)); one such item alone sets p to 0.  The other "
+                         f"items:")
+            p = fp(rest)
+        else:
+            p = fp(self.pvalue)
+        ref = (f"; p-values from {self.n_sim:,} simulations of the votes under calibration, as the chi-square is "
+               f"light here" if self.n_sim else "")
+        if rest < level:
+            head = f"{what} rejected at level {level:g}, {p} (T = {self.statistic:.1f} on {self.df} df{ref})"
             reg = self.where()
             if self.variance_part is not None:
-                head += (f"; means: {fmt_p(self.mean_part.pvalue)}, variances given the means: "
-                         f"{fmt_p(self.variance_part.pvalue)}")
+                head += (f"; means: {fp(self.mean_part.pvalue)}, variances: "
+                         f"{fp(self.variance_part.pvalue)}")
             lines.append(head + ".")
             if reg is not None:
                 lines.append(f"The evidence is strongest in the {reg.part}s {reg.describe()}.")
         else:
             lines.append(f"No evidence against {what} at level {level:g} ({p}, T = {self.statistic:.1f} on "
-                         f"{self.df} df).  That is not a proof of calibration: the test sees only errors large "
+                         f"{self.df} df{ref}).  That is not a proof of calibration: the test sees only errors large "
                          f"enough for n = {self.n}.")
         power = "80% power" if level == own else f"80% power at level {own:g}"
         lines.append(f"Likely unseen at this n ({power}): " + self.unseen() + ".")
@@ -330,10 +440,125 @@ class CalibrationTest:
         return {"order": self.order, "n": self.n, "statistic": self.statistic, "df": self.df, "pvalue": self.pvalue,
                 "degree": self.degree, "alpha": self.alpha, "rejected": self.rejected, "impossible": self.impossible,
                 "var_mean": self.var_mean if math.isfinite(self.var_mean) else None,
+                "impossible_items": list(self.impossible_items), "reference": self.reference, "n_sim": self.n_sim,
+                "events": self.events if math.isfinite(self.events) else None,
                 "mean_part": part(self.mean_part), "variance_part": part(self.variance_part),
                 "where": None if reg is None else reg.describe(),
                 # strict JSON has no Infinity: a direction no effect of which is detectable at this n is None
                 "detectable": {k: (float(d) if math.isfinite(d) else None) for k, d in self.detectable.items()}}
+
+
+def grid_bins(mean: np.ndarray, var: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's bin of the test's grid: the mean's (512 equal bins of [0, 1]) and the relative variance's
+    (var / (m (1 - m)): bin 0 below 1e-6, then 127 log-uniform bins up to 1).  The test sums every row into its cell,
+    and a :class:`Region` is a rectangle of these bins."""
+    m, v = np.asarray(mean, float), np.asarray(var, float)
+    mi = np.minimum((m * GRID_MEAN).astype(np.intp), GRID_MEAN - 1)
+    q = m * (1.0 - m)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(q > 0, v / np.where(q > 0, q, 1.0), 0.0)
+    logt = np.log10(np.maximum(t, _RELVAR_FLOOR))  # in [-6, 0]
+    ti = np.where(t < _RELVAR_FLOOR, 0, 1 + ((logt + 6.0) / 6.0 * (GRID_RELVAR - 1)).astype(np.intp))
+    return mi, np.minimum(ti, GRID_RELVAR - 1)
+
+
+@dataclass(frozen=True)
+class VoteCheck:
+    """What the votes say about a set of items, counted directly (:func:`vote_check`).
+
+    ``mean`` and ``frequency``: the reported means' average and the votes' frequency of 1 (sum of a / k over the
+    items, / n); ``var`` and ``votes_var``: the reported variances' average and the votes' variance of f*,
+    mean(z2 - 2 m z1 + m^2) - mean(z1 - m)^2 with z1 = a / k and z2 = a (a - 1) / (k (k - 1)) (unbiased for
+    E[(f* - m)^2] less the items' average error of the means).  ``mean_factor`` and ``var_factor`` are the votes'
+    over the claim's."""
+
+    n: int
+    mean: float
+    frequency: float
+    var: float
+    votes_var: float
+
+    @property
+    def mean_factor(self) -> float:
+        return self.frequency / self.mean if self.mean > 0 else float("nan")
+
+    @property
+    def var_factor(self) -> float:
+        return self.votes_var / self.var if self.var > 0 else float("nan")
+
+    def __str__(self):
+        return (f"{self.n} items: votes 1 in {_pct(self.frequency)} against a mean of {_pct(self.mean)} (x"
+                f"{self.mean_factor:.3g}); the votes' Var f* {_sig(self.votes_var)} against {_sig(self.var)} "
+                f"reported (x{self.var_factor:.3g})")
+
+
+def vote_check(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *, counts: Counts | None = None,
+               region: Region | None = None, mean_range: tuple[float, float] | None = None,
+               var_range: tuple[float, float] | None = None) -> VoteCheck:
+    """Count what the votes say about the items of a region, directly from the rows: the check of a sentence the
+    calibration test prints ("the reported variances are too small by x29 ...", :meth:`Region.describe`).
+
+    Parameters
+    ----------
+    mean, var : array_like, shape (n,)
+        The raw scores, as given to :func:`calibration_test`.
+    labels : array_like, shape (n, k), or counts=(positives, trials)
+        The votes (k >= 2).
+    region : Region, optional
+        A region of a test's :attr:`CalibrationTest.regions`: its items exactly (the rows in its grid bins,
+        :func:`grid_bins`); the numbers equal the region's ``reported`` and ``observed`` up to rounding.
+    mean_range, var_range : (low, high), optional
+        Instead of ``region``: the items with mean and variance in these closed ranges (all items when none is
+        given).
+
+    Examples
+    --------
+    >>> import numpy as np, socal
+    >>> m, v, f, y = socal.synthetic.overconfident_population().sample_raw(5000, rng=0)
+    >>> test = socal.calibration_test(m, v, y)
+    >>> r = [r for r in test.regions if r.part == "variance"][0]
+    >>> check = socal.vote_check(m, v, y, region=r)
+    >>> bool(np.isclose(check.votes_var, r.observed)), bool(np.isclose(check.var, r.reported))
+    (True, True)
+    """
+    func = "vote_check"
+    m, v, a, k = check_rows(func, 2, mean, var, labels, counts, 2, raw=True)
+    if region is not None and (mean_range is not None or var_range is not None):
+        raise ValueError(f"Pass either 'region' or 'mean_range' / 'var_range' to {func}, not both.")
+    keep = np.ones(m.shape[0], bool)
+    if region is not None:
+        if not isinstance(region, Region):
+            raise ValueError(f"The 'region' parameter of {func} must be a Region of a CalibrationTest. Got "
+                             f"{type(region).__name__} instead.")
+        mi, ti = grid_bins(m, v)
+        keep = ((mi >= region.mean_bins[0]) & (mi <= region.mean_bins[1]) & (ti >= region.relvar_bins[0])
+                & (ti <= region.relvar_bins[1]))
+    for rng_, x, name in ((mean_range, m, "mean_range"), (var_range, v, "var_range")):
+        if rng_ is not None:
+            lo, hi = (check_float(b, name, func, -math.inf, math.inf) for b in rng_)
+            keep &= (x >= lo) & (x <= hi)
+    n = int(keep.sum())
+    if n == 0:
+        raise ValueError(f"{func}: no item lies in the region or ranges given.")
+    keep &= ~impossible_rows(m, v, a, k)  # as the test's statistics, which count them apart
+    n = int(keep.sum())
+    if n == 0:
+        raise ValueError(f"{func}: every item in the region or ranges given has votes the null calls impossible.")
+    m, v, a, k = m[keep], v[keep], a[keep], k[keep]
+    z1, z2 = a / k, _falling(a, k, 2)
+    r1 = float(np.mean(z1 - m))
+    spread = float(np.mean(z2 - 2.0 * m * z1 + m * m))
+    return VoteCheck(n=n, mean=float(m.mean()), frequency=float(z1.mean()), var=float(v.mean()),
+                     votes_var=spread - r1 * r1)
+
+
+def impossible_rows(m, v, a, k):
+    """Rows whose votes cannot occur under second-order calibration: a positive vote at mean 0, a negative at mean
+    1, disagreeing votes where var = m (1 - m) (f* is then 0 or 1), or a variance above m (1 - m)."""
+    q = m * (1.0 - m)
+    bad = ((m == 0) & (a > 0)) | ((m == 1) & (a < k))
+    bad |= (q > 0) & (v >= q * (1.0 - 1e-12)) & (a > 0) & (a < k)
+    return bad | (v > q + FEASIBILITY_SLACK)
 
 
 def chi2_sf(t, df):
@@ -343,8 +568,11 @@ def chi2_sf(t, df):
     return float(stats.chi2.sf(t, df)) if df > 0 else 1.0
 
 
-def fmt_p(p):
-    """'p = 0.003', 'p = 1.6e-33', or 'p < 1e-300' where the chi-square tail underflows."""
+def fmt_p(p, floor=0.0):
+    """'p = 0.003', 'p = 1.6e-33', or 'p < 1e-300' where the chi-square tail underflows; with a simulated reference
+    whose smallest count-based p-value is ``floor`` (1 / (1 + replicates)), 'p <= 0.001' at that floor."""
+    if floor and p == floor:  # at the replicates' floor (below it: the moment-matched tail, printed as a value)
+        return f"p <= {floor:.2g}"
     return "p < 1e-300" if p == 0 else f"p = {p:.2g}" if p < 0.001 else f"p = {p:.3f}"
 
 
@@ -415,6 +643,8 @@ class CalibrationTestStats:
         cells = GRID_MEAN * (GRID_RELVAR if self.order == 2 else 1)
         self.sums = np.zeros((len(cols), cells))
         self.impossible = 0
+        self.impossible_items = ()  # the first _ITEMS_KEPT such rows' positions
+        self.groups = GroupSums()  # order 2, null covariance: per (cell, k) sums for the simulated reference
 
     @property
     def n(self) -> int:
@@ -434,8 +664,10 @@ class CalibrationTestStats:
         return self.add_validated(*rows)
 
     def add_validated(self, m: np.ndarray, v: np.ndarray | None, a: np.ndarray,
-                      k: np.ndarray) -> CalibrationTestStats:
-        """Accumulate validated float arrays (the pass of :func:`calibration_test` over any source)."""
+                      k: np.ndarray, offset: int | None = 0) -> CalibrationTestStats:
+        """Accumulate validated float arrays (the pass of :func:`calibration_test` over any source); ``offset`` is
+        the position of the first row in the whole data (the items named as impossible are counted from it; None: not
+        known, and no item is named)."""
         if m.shape[0] == 0:
             return self
         z1 = a / k
@@ -455,17 +687,13 @@ class CalibrationTestStats:
             w = 1.0 - 1.0 / k
             r1 = z1 - m
             cols = dict(count=np.ones_like(m), r1=r1, aleatoric=q / k, epi_weight=w * q,
-                        epi=w * (_falling(a, k, 2) - 2.0 * m * z1 + m * m), temper=g)
+                        epi=w * (_falling(a, k, 2) - 2.0 * m * z1 + m * m), temper=g, msum=m)
             if self.covariance == "sandwich":  # the row's own squared residual, no pooled epistemic part
                 cols.update(aleatoric=r1 ** 2, epi_weight=np.zeros_like(m), epi=np.zeros_like(m))
             cell = mi
         else:
             q = m * (1.0 - m)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t = np.where(q > 0, v / np.where(q > 0, q, 1.0), 0.0)
-            logt = np.log10(np.maximum(t, _RELVAR_FLOOR))  # in [-6, 0]
-            ti = np.where(t < _RELVAR_FLOOR, 0, 1 + ((logt + 6.0) / 6.0 * (GRID_RELVAR - 1)).astype(np.intp))
-            ti = np.minimum(ti, GRID_RELVAR - 1)
+            mi, ti = grid_bins(m, v)
             cell = mi * GRID_RELVAR + ti
             mu2 = m * m + v  # the null's E[f*^2 | S]
             z2 = _falling(a, k, 2)
@@ -475,9 +703,24 @@ class CalibrationTestStats:
             c22 = mu2 - mu2 * mu2
             # where var = m (1 - m), f* is 0 or 1: disagreeing labels are impossible; and a score with var above
             # m (1 - m) (a perturbed one: raw scores are refused there) cannot be calibrated, as E[f*^2 | S] <= m
-            bad |= (q > 0) & (v >= q * (1.0 - 1e-12)) & (a > 0) & (a < k)
-            bad |= v > q + FEASIBILITY_SLACK
+            bad |= impossible_rows(m, v, a, k)
             r1, r2 = z1 - m, z2 - mu2
+            # the variance's own condition: u = z2 - 2 m z1 + m^2 - var estimates E[(f* - m)^2 | S] - var, which is
+            # Var(f* | S) - var when the means are right; its null variance from the targets' covariance (exact for
+            # k = 2; the Beta law's moments for k >= 3, as for w below)
+            u = z2 - 2.0 * m * z1 + m * m - v
+            three = k >= 3
+            if three.any():
+                _, t12, t22 = target_covariance(*beta_moments(m, mu2), k)
+                t12, t22 = np.where(three, t12, c12), np.where(three, t22, c22)
+            else:
+                t12, t22 = c12, c22
+            cuu = np.maximum(t22 - 4.0 * m * t12 + 4.0 * m * m * c11, 0.0)
+            epi = 1.0 - 1.0 / k
+            manyf = three.astype(float)
+            extra = dict(msum=m, u=u, cuu=cuu, epi_u=epi * u, epi_q=epi * q, u_many=manyf * u,
+                         u2_many=manyf * u * u, cuu_many=manyf * cuu)
+            beta_g = np.zeros_like(m)
             mb = m  # m - beta / 2 (below)
             p12 = p22 = e12 = e22 = many = r1m = wm = None  # no row with k >= 3: those sums stay 0 (not added)
             if self.covariance == "sandwich":  # the rows' own residual products: consistent under any k, estimated
@@ -485,6 +728,7 @@ class CalibrationTestStats:
             elif (k >= 3).any():
                 three = k >= 3
                 beta, w, cond = _decorrelate(m, mu2, k, c11, r1, r2)
+                beta_g = np.where(three, beta, 0.0)
                 # the rows' residual products, and the Beta law's Var w and sqrt(C11 Var w): the pooled ratios'
                 # parts (_many_label_covariance); the cells' Cov(r1, w) and Var w are the Beta law's until then
                 p12, p22, e12, e22 = r1 * w, w * w, np.sqrt(np.maximum(c11, 0.0) * cond), cond
@@ -500,10 +744,19 @@ class CalibrationTestStats:
             # the alternatives' directions (1, 2 m) and g (1, 2 m) read, for w = r2 - beta r1, 2 m - beta and
             # g (2 m - beta): the columns hold m - beta / 2 (m itself for k = 2)
             cols = dict(count=np.ones_like(m), r1=r1, r2=r2, c11=c11, c12=c12, c22=c22, var=v, mean=mb, temper=g,
-                        temper_m=mb * g, p12=p12, p22=p22, e12=e12, e22=e22, many=many, r1_many=r1m, w_many=wm)
+                        temper_m=mb * g, p12=p12, p22=p22, e12=e12, e22=e22, many=many, r1_many=r1m, w_many=wm,
+                        **extra)
+            if self.covariance == "null":  # the law the simulated reference draws from (socal.reference)
+                group_cols = (np.ones_like(m), m, mu2, beta_g, beta_g * m, m * m - v)
         size = self.sums.shape[1]
+        if self.order == 2 and self.covariance == "null":
+            ok = ~bad
+            self.groups.add(cell[ok], k[ok], [c[ok] for c in group_cols])
         if bad.any():  # counted apart: they decide the p-value (0) but would distort the statistic of the rest
             ok = ~bad
+            if offset is not None:  # positions are known for arrays in memory, not for a stream of chunks
+                where = np.flatnonzero(bad)[:_ITEMS_KEPT] + offset
+                self.impossible_items = tuple(sorted(set(self.impossible_items) | set(map(int, where))))[:_ITEMS_KEPT]
             cell, cols = cell[ok], {name: None if w is None else w[ok] for name, w in cols.items()}
         index = _COLUMNS[self.order]
         for name, w in cols.items():
@@ -517,10 +770,13 @@ class CalibrationTestStats:
         2, most of them empty; an empty cell's sums are all 0, so the state is exact."""
         occ = np.flatnonzero(self.sums[_COLUMNS[self.order]["count"]])
         return {"order": self.order, "covariance": self.covariance, "impossible": self.impossible,
-                "cells": self.sums.shape[1], "occ": occ, "sums": self.sums[:, occ]}
+                "impossible_items": self.impossible_items, "cells": self.sums.shape[1], "occ": occ,
+                "sums": self.sums[:, occ], "groups": self.groups}
 
     def __setstate__(self, state):
         self.order, self.covariance, self.impossible = state["order"], state["covariance"], state["impossible"]
+        self.impossible_items = tuple(state.get("impossible_items", ()))
+        self.groups = state.get("groups") or GroupSums()
         self.sums = np.zeros((state["sums"].shape[0], state["cells"]))
         self.sums[:, state["occ"]] = state["sums"]
 
@@ -537,6 +793,8 @@ class CalibrationTestStats:
         out = CalibrationTestStats(order=self.order, covariance=self.covariance)
         out.sums = self.sums + other.sums
         out.impossible = self.impossible + other.impossible
+        out.impossible_items = tuple(sorted(set(self.impossible_items) | set(other.impossible_items)))[:_ITEMS_KEPT]
+        out.groups = self.groups.merged(other.groups)
         return out
 
     __add__ = merge
@@ -547,22 +805,29 @@ class CalibrationTestStats:
             return self.merge(CalibrationTestStats(order=self.order, covariance=self.covariance))
         return NotImplemented
 
-    def test(self, *, alpha: float | None = None, degree: int | None = None) -> CalibrationTest:
+    def test(self, *, alpha: float | None = None, degree: int | None = None, reference: str = "auto",
+             rng: int | np.random.Generator | None = None) -> CalibrationTest:
         """The test from these statistics (see :func:`calibration_test`)."""
-        return self._test("CalibrationTestStats.test", alpha, degree)
+        return self._test("CalibrationTestStats.test", alpha, degree, reference=reference, rng=rng)
 
-    def _test(self, func, alpha, degree, checked=False):
-        """:meth:`test`, with ``func`` (the caller the user called) in the messages; ``checked``: ``alpha`` and
-        ``degree`` were validated by the caller (:data:`TEST_PARAMETERS`, before its pass)."""
+    def _test(self, func, alpha, degree, checked=False, reference="auto", rng=None):
+        """:meth:`test`, with ``func`` (the caller the user called) in the messages; ``checked``: ``alpha``,
+        ``degree``, ``reference`` and ``rng`` were validated by the caller (:data:`TEST_PARAMETERS`, before its
+        pass)."""
         if not checked:
-            got = check_parameters(TEST_PARAMETERS, func, dict(alpha=alpha, degree=degree))
+            got = check_parameters(TEST_PARAMETERS, func, dict(alpha=alpha, degree=degree, reference=reference,
+                                                                 rng=rng))
             alpha, degree = got["alpha"], got["degree"]
         n = self.n + self.impossible
         if n < 10:
             what = "the statistics hold" if func.startswith("CalibrationTestStats") else "the data hold"
             raise ValueError(f"{func} needs at least 10 items; {what} {n}.")
         degree = default_degree(n, self.order) if degree is None else degree
-        return _score_test(self, n, degree, alpha)
+        if reference == "simulated" and (self.order != 2 or self.covariance != "null"):
+            raise ValueError(f"The 'reference' parameter of {func} can be 'simulated' only for order=2 with "
+                             f"covariance='null' (the simulation draws the votes under the null's law of a label "
+                             f"pair). Got order={self.order}, covariance={self.covariance!r}.")
+        return _score_test(self, n, degree, alpha, reference, reference_rng(rng))
 
     def __repr__(self):
         return f"CalibrationTestStats(order={self.order}, n={self.n})"
@@ -641,7 +906,7 @@ def _pooled_variance(S, occ):
     return np.maximum(aleatoric + cell_rho * S[C["epi_weight"], occ], 0.5 * aleatoric)
 
 
-def _centered_products(S, occ, x, y, degree):
+def _centered_products(So, x, y, degree):
     """Order 2, rows with k >= 3 labels: per occupied cell, the sums of (r1 - r1^) (w - w^) and (w - w^)^2, with the
     residuals centred at estimates of their conditional means given the scores, and the atoms' flags.
 
@@ -659,9 +924,9 @@ def _centered_products(S, occ, x, y, degree):
     fit removes the part of the misfit that is smooth in the scores, which includes everything the test's own basis
     (degree ``degree``) can see."""
     C = _C2
-    many = S[C["many"], occ]
-    R1, W = S[C["r1_many"], occ], S[C["w_many"], occ]
-    P12, P22 = S[C["p12"], occ], S[C["p22"], occ]
+    many = So[C["many"]]
+    R1, W = So[C["r1_many"]], So[C["w_many"]]
+    P12, P22 = So[C["p12"]], So[C["p22"]]
     atom = many >= _ATOM_ROWS
     safe = np.where(atom, many, 2.0)
     own = np.where(atom, safe / (safe - 1.0), 0.0)  # an atom's rows, centred at its own means: n_c / (n_c - 1)
@@ -691,7 +956,7 @@ def _centered_products(S, occ, x, y, degree):
     return q12, q22, atom
 
 
-def _many_label_covariance(S, occ, x, y, degree):
+def _many_label_covariance(So, mi, x, y, degree):
     """Order 2, rows with k >= 3 labels: the cells' Cov(r1, w) and Var w (w the decorrelated variance residual,
     :func:`_decorrelate`), as the Beta law's scaled by the ratio of the rows' centred residual products
     (:func:`_centered_products`) to it, pooled; each cell's 2 x 2 block then made positive semidefinite.
@@ -712,15 +977,14 @@ def _many_label_covariance(S, occ, x, y, degree):
     (a Schur complement): the split is nested.
     Returns the cells' C12 and C22 (k = 2 rows' exact parts included)."""
     C = _C2
-    c11, c12, c22 = S[C["c11"], occ], S[C["c12"], occ], S[C["c22"], occ]
-    many = S[C["many"], occ]
+    c11, c12, c22 = So[C["c11"]], So[C["c12"]], So[C["c22"]]
+    many = So[C["many"]]
     if not many.sum() > 0:
         return c12, c22
-    q12, q22, atom = _centered_products(S, occ, x, y, degree)
-    e12, e22 = S[C["e12"], occ], S[C["e22"], occ]
-    t12, t22 = np.zeros(occ.size), np.ones(occ.size)
+    q12, q22, atom = _centered_products(So, x, y, degree)
+    e12, e22 = So[C["e12"]], So[C["e22"]]
+    t12, t22 = np.zeros(x.size), np.ones(x.size)
     rest = np.where(atom, 0.0, 1.0)
-    mi = occ // GRID_RELVAR
     col = lambda w: np.bincount(mi, weights=rest * w, minlength=GRID_MEAN)  # the other cells, per mean bin
     cnt = col(many)
     if cnt.sum() > 0:
@@ -758,65 +1022,286 @@ def _noncentrality(df, alpha, power):
     return optimize.brentq(f, 1e-9, hi, xtol=1e-10)
 
 
-def _score_test(stats, n, degree, alpha):
+def _score_test(stats, n, degree, alpha, reference="auto", rng=None):
+    if stats.order == 2:
+        return _score_test2(stats, n, degree, alpha, reference, rng)
     S = stats.sums
-    order = stats.order
-    col = _COLUMNS[order]
+    col = _C1
     cnt = S[col["count"]]
-    if order == 2:
+    xm = _mid_ranks(cnt)
+    occ = np.flatnonzero(cnt > 0)
+    x = xm[occ]
+    P = np.polynomial.chebyshev.chebvander(x, degree)
+    R = S[col["r1"], occ][None]
+    C = _pooled_variance(S, occ)[None, None]
+    dirs = {"mean_shift": cnt[occ][None], "temperature": S[col["temper"], occ][None]}
+    g = (R @ P).ravel()
+    V = (P * C[0, 0][:, None]).T @ P
+    E, lam = pinv_parts(V)
+    T, df = quad_form(g, E, lam), int(lam.size)
+    pval = 0.0 if stats.impossible else chi2_sf(T, df)
+    detectable = _detectable(dirs, P, E, lam, df, alpha)
+    regions = _regions1(S, occ, x, C[0, 0])
+    return CalibrationTest(statistic=T, df=df, pvalue=pval, order=1, n=n, degree=degree,
+                           mean_part=TestPart(T, df, chi2_sf(T, df)), variance_part=None, regions=regions,
+                           detectable=detectable, alpha=alpha, impossible=stats.impossible,
+                           impossible_items=stats.impossible_items, rest_pvalue=chi2_sf(T, df))
+
+
+def _detectable(dirs, P, E, lam, df, alpha):
+    """The smallest effect of each named alternative that the joint statistic detects with 80% power at ``alpha``
+    (0.05 when None): the noncentrality of chi-square(df) for that power over the effect's per-unit noncentrality."""
+    out = {}
+    if df > 0:
+        lam_star = _noncentrality(df, 0.05 if alpha is None else alpha, DETECTABLE_POWER)
+        for name, D in dirs.items():
+            q = quad_form((D @ P).ravel(), E, lam)
+            out[name] = math.sqrt(lam_star / q) if q > 0 else math.inf
+    return out
+
+
+def _pinv_quad(g, V):
+    """g' V^+ g and rank V for a batch: g (b, d), V (d, d) or (b, d, d)."""
+    if V.ndim == 2:
+        E, lam = pinv_parts(V)
+        proj = g @ E
+        return (proj * proj / lam).sum(axis=1), int(lam.size)
+    out = np.empty(g.shape[0])
+    df = 0
+    for i in range(g.shape[0]):
+        E, lam = pinv_parts(V[i])
+        proj = E.T @ g[i]
+        out[i], df = float(np.sum(proj * proj / lam)), int(lam.size)
+    return out, df
+
+
+class _Order2:
+    """The order-2 statistics: what the scores alone set, computed once, and the three statistics from the cell sums
+    the votes set (the observed ones, or a batch of simulated replicates': :func:`socal.reference.simulate_columns`).
+
+    The joint statistic T (the verdict) is the score test of the module notes.  Its parts each test their own
+    condition:
+
+    * the means part reads the mean conditions E[(z1 - m) phi(S)] = 0 with a covariance that does not take the
+      reported variances at their word: Var(z1 | S) = m (1 - m)/k + (1 - 1/k) Var(f* | S), the last term the
+      reported var plus the votes' excess over it, (1 - 1/k) rho m (1 - m), with rho >= 0 pooled over the pools of
+      :meth:`pools` (the votes' E[(f* - m)^2] - var per unit of m (1 - m)).  A variance error alone then leaves the
+      means part at its level (docs/calibration_test.md, "Each part tests its own condition");
+    * the variances part reads u = z2 - 2 m z1 + m^2 - var, whose conditional mean is Var(f* | S) - var +
+      (E[Y | S] - m)^2, with the last term removed by the means' own fit on the basis: per cell,
+      n_c (d_c^2 - Var d_c) with d = the least-squares fit of z1 - m on the basis.  A means error alone then leaves
+      it at its level.  Its covariance is the null's Var u (exact for k = 2; for k >= 3 the Beta law's, scaled by the
+      pooled ratio of the rows' centred u^2 to it, as the joint statistic's w).
+    """
+
+    def __init__(self, S, degree):
+        col = _C2
+        self.S, self.degree = S, degree
+        cnt = S[col["count"]]
         grid = cnt.reshape(GRID_MEAN, GRID_RELVAR)
         xm, xt = _mid_ranks(grid.sum(axis=1)), _mid_ranks(grid.sum(axis=0))
         occ = np.flatnonzero(cnt > 0)
-        x, y = xm[occ // GRID_RELVAR], xt[occ % GRID_RELVAR]
-        P = (np.polynomial.chebyshev.chebvander(x, degree)[:, :, None]
-             * np.polynomial.chebyshev.chebvander(y, degree)[:, None, :]).reshape(occ.size, (degree + 1) ** 2)
-        R = np.stack([S[col["r1"], occ], S[col["r2"], occ]])
-        c12, c22 = _many_label_covariance(S, occ, x, y, degree)
-        C = np.array([[S[col["c11"], occ], c12], [c12, c22]])
-        dirs = {"variance_factor": np.stack([np.zeros(occ.size), S[col["var"], occ]]),
-                "mean_shift": np.stack([cnt[occ], 2.0 * S[col["mean"], occ]]),
-                "temperature": np.stack([S[col["temper"], occ], 2.0 * S[col["temper_m"], occ]])}
-    else:
-        xm = _mid_ranks(cnt)
-        occ = np.flatnonzero(cnt > 0)
-        x, y = xm[occ], None
-        P = np.polynomial.chebyshev.chebvander(x, degree)
-        R = S[col["r1"], occ][None]
-        C = _pooled_variance(S, occ)[None, None]
-        dirs = {"mean_shift": cnt[occ][None], "temperature": S[col["temper"], occ][None]}
-    nr, dphi = R.shape[0], P.shape[1]
-    g = (R @ P).ravel()  # g[(r, a)] = sum_cells R_r phi_a
-    V = np.zeros((nr * dphi, nr * dphi))
-    for r in range(nr):
-        for s in range(r, nr):
-            block = (P * C[r, s][:, None]).T @ P
-            V[r * dphi:(r + 1) * dphi, s * dphi:(s + 1) * dphi] = block
-            if s != r:
-                V[s * dphi:(s + 1) * dphi, r * dphi:(r + 1) * dphi] = block.T
-    E, lam = pinv_parts(V)
-    T, df = quad_form(g, E, lam), int(lam.size)
-    E1, lam1 = pinv_parts(V[:dphi, :dphi])
-    T1, df1 = quad_form(g[:dphi], E1, lam1), int(lam1.size)
-    sf = chi2_sf
-    pval = 0.0 if stats.impossible else sf(T, df)  # T, its parts and the regions describe the other rows
-    mean_part = TestPart(T1, df1, sf(T1, df1))
-    var_part = None
-    if order == 2:
-        T2, df2 = max(T - T1, 0.0), df - df1
-        var_part = TestPart(T2, df2, sf(T2, df2))
-    level = 0.05 if alpha is None else alpha
-    detectable = {}
-    if df > 0:
-        lam_star = _noncentrality(df, level, DETECTABLE_POWER)
-        for name, D in dirs.items():
-            q = quad_form((D @ P).ravel(), E, lam)
-            detectable[name] = math.sqrt(lam_star / q) if q > 0 else math.inf
-    regions = _regions(S, occ, x, y, order, C)
-    return CalibrationTest(statistic=T, df=df, pvalue=pval, order=order, n=n, degree=degree, mean_part=mean_part,
-                           variance_part=var_part, regions=regions, detectable=detectable, alpha=alpha,
-                           var_mean=(float(S[col["var"], occ].sum() / cnt[occ].sum()) if order == 2 and occ.size else
-                                     float("nan")),
-                           impossible=stats.impossible)
+        self.occ = occ
+        self.x, self.y = xm[occ // GRID_RELVAR], xt[occ % GRID_RELVAR]
+        P = (np.polynomial.chebyshev.chebvander(self.x, degree)[:, :, None]
+             * np.polynomial.chebyshev.chebvander(self.y, degree)[:, None, :]).reshape(occ.size, (degree + 1) ** 2)
+        self.P = P
+        self.count = cnt[occ]
+        self.So = S[:, occ]  # the occupied cells' sums
+        self.c11 = S[col["c11"], occ]
+        self.many = S[col["many"], occ]
+        self.has_many = bool(self.many.sum() > 0)
+        self.pool, self.npool = self.pools(grid.sum(axis=1), occ, self.y)
+        pool_sum = (lambda w: np.bincount(self.pool, weights=w, minlength=self.npool))
+        self.pool_sum = pool_sum
+        blocks = (lambda w: np.stack([(P * (w * (self.pool == j))[:, None]).T @ P for j in range(self.npool)]))
+        epi_q = S[col["epi_q"], occ]
+        self.epi_q = epi_q
+        self.epi_q_pool = pool_sum(epi_q)
+        self.V11 = (P * self.c11[:, None]).T @ P
+        self.A = blocks(epi_q)
+        cuu, cuum = S[col["cuu"], occ], S[col["cuu_many"], occ]
+        self.cuu2, self.cuum = cuu - cuum, cuum
+        self.Vu2 = (P * self.cuu2[:, None]).T @ P
+        self.B = blocks(cuum) if self.has_many else None
+        self.cuum_pool, self.many_pool = pool_sum(cuum), pool_sum(self.many)
+        G = (P * self.count[:, None]).T @ P
+        Eg, lg = pinv_parts(G)
+        Ginv = (Eg / lg) @ Eg.T
+        self.fit = Ginv @ P.T  # d x occ: the means' coefficients from the cells' sums of z1 - m
+        HV = Ginv @ self.V11 @ Ginv
+        self.var_fit = np.einsum("ij,jk,ik->i", P, HV, P)  # Var of the fitted mean residual per cell, under the null
+        if not self.has_many:  # k = 2 only: the joint covariance is the scores' alone
+            self.C = np.array([[self.c11, S[col["c12"], occ]], [S[col["c12"], occ], S[col["c22"], occ]]])
+            self.E, self.lam = pinv_parts(self._joint_V(self.C))
+
+    @staticmethod
+    def pools(mean_counts, occ, y):
+        """Each occupied cell's pool for the parts' pooled ratios: equal-count bins of the mean (at least _POOL_ROWS
+        rows each, at most _POOL_BINS; :func:`_mirror_bins`) times terciles of the relative variance's ranks."""
+        if not mean_counts.sum() > 0:  # no row left (every item's votes impossible under its scores)
+            return np.zeros(occ.size, np.intp), 1
+        bins = int(min(_POOL_BINS, max(1, mean_counts.sum() // _POOL_ROWS)))
+        b, _, _ = _mirror_bins(mean_counts, bins)
+        tercile = np.digitize(y, [-1 / 3, 1 / 3])
+        return b[occ // GRID_RELVAR] * 3 + tercile, bins * 3
+
+    def _joint_V(self, C):
+        P, dphi = self.P, self.P.shape[1]
+        V = np.zeros((2 * dphi, 2 * dphi))
+        for r in range(2):
+            for s_ in range(r, 2):
+                block = (P * C[r, s_][:, None]).T @ P
+                V[r * dphi:(r + 1) * dphi, s_ * dphi:(s_ + 1) * dphi] = block
+                if s_ != r:
+                    V[s_ * dphi:(s_ + 1) * dphi, r * dphi:(r + 1) * dphi] = block.T
+        return V
+
+    def joint_C(self, L=None):
+        """The cells' 2 x 2 covariance blocks of (z1, z2 or w): the null's for k = 2; rows with k >= 3 pooled from
+        the votes (:func:`_many_label_covariance`), from the observed sums or a replicate's ``L``."""
+        if not self.has_many:
+            return self.C
+        So = self.So
+        if L is not None:
+            So = So.copy()
+            for name, vals in L.items():
+                So[_C2[name]] = vals
+        c12, c22 = _many_label_covariance(So, self.occ // GRID_RELVAR, self.x, self.y, self.degree)
+        return np.array([[self.c11, c12], [c12, c22]])
+
+    def rho(self, epi_u):
+        """The votes' excess of E[(f* - m)^2] over the reported var per unit of m (1 - m), pooled, in [0, 1]."""
+        return np.clip(_ratio(self.pool_sum(epi_u), self.epi_q_pool, 0.0), 0.0, 1.0)
+
+    def lam_u(self, u_many, u2_many):
+        """Rows with k >= 3: per pool, their centred sum of u^2 over the Beta law's sum of Var u (1 without such
+        rows)."""
+        N = self.many_pool
+        su, su2 = self.pool_sum(u_many), self.pool_sum(u2_many)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            centred = np.where(N > 1, (su2 - su * su / np.where(N > 0, N, 1.0)) * N / np.where(N > 1, N - 1.0, 1.0),
+                               0.0)
+        return np.where(N > 1, np.maximum(_ratio(centred, self.cuum_pool, 1.0), 0.0), 1.0)
+
+    def cell_covariances(self, L):
+        """The cells' Var z1 for the means part and Var u for the variances part (observed sums ``L``)."""
+        rho, lam = self.rho(L["epi_u"]), self.lam_u(L["u_many"], L["u2_many"])
+        return self.c11 + rho[self.pool] * self.epi_q, self.cuu2 + lam[self.pool] * self.cuum
+
+    def statistics(self, L):
+        """(T, df), (T_mean, df), (T_var, df) for a batch: each value of ``L`` is (b, occ)."""
+        P = self.P
+        r1 = L["r1"]
+        b = r1.shape[0]
+        # the means part
+        rho = np.stack([self.rho(x) for x in L["epi_u"]])
+        V1 = self.V11[None] + np.einsum("bj,jde->bde", rho, self.A)
+        T1, df1 = _pinv_quad(r1 @ P, V1)
+        # the variances part: u less the means' fitted misfit
+        d = (r1 @ self.fit.T) @ P.T  # (b, occ)
+        u = L["u"] - self.count[None, :] * (d * d - self.var_fit[None, :])
+        if self.has_many:
+            lam = np.stack([self.lam_u(x, y) for x, y in zip(L["u_many"], L["u2_many"])])
+            Vu = self.Vu2[None] + np.einsum("bj,jde->bde", lam, self.B)
+        else:
+            Vu = self.Vu2
+        Tu, dfu = _pinv_quad(u @ P, Vu)
+        # the joint statistic
+        g = np.concatenate([r1 @ P, L["r2"] @ P], axis=1)
+        if not self.has_many:
+            proj = g @ self.E
+            T, df = (proj * proj / self.lam).sum(axis=1), int(self.lam.size)
+        else:
+            T = np.empty(b)
+            for i in range(b):
+                C = self.joint_C({name: L[name][i] for name in _LABEL_COLS2})
+                E, lam = pinv_parts(self._joint_V(C))
+                proj = E.T @ g[i]
+                T[i], df = float(np.sum(proj * proj / lam)), int(lam.size)
+        return (T, df), (T1, df1), (Tu, dfu)
+
+
+def _score_test2(stats, n, degree, alpha, reference, rng):
+    S = stats.sums
+    col = _C2
+    ctx = _Order2(S, degree)
+    occ = ctx.occ
+    obs = {name: S[col[name], occ][None, :] for name in _LABEL_COLS2}
+    (T, df), (T1, df1), (Tu, dfu) = ctx.statistics(obs)
+    T, T1, Tu = float(T[0]), float(T1[0]), float(Tu[0])
+    p = [chi2_sf(T, df), chi2_sf(T1, df1), chi2_sf(Tu, dfu)]
+    events, n_sim = math.inf, 0
+    groups = stats.groups if stats.covariance == "null" else None
+    if groups is not None and occ.size and groups.keys.size:
+        cell_index = np.searchsorted(occ, groups.cells)
+        events = effective_events(groups, cell_index, ctx.P)
+        simulate = reference == "simulated" or (reference == "auto" and events < EVENTS_MIN and min(p) < SIM_GATE)
+        if simulate:
+            p, n_sim = _simulated_pvalues(ctx, groups, cell_index, (T, T1, Tu), rng)
+    elif reference == "simulated":
+        raise ValueError("The 'reference' parameter of calibration_test can be 'simulated' only with "
+                         "covariance='null' (the simulation draws the votes under the null's law). Got "
+                         "covariance='sandwich'.")
+    C = ctx.joint_C()
+    E, lam = pinv_parts(ctx._joint_V(C))
+    dirs = {"variance_factor": np.stack([np.zeros(occ.size), S[col["var"], occ]]),
+            "mean_shift": np.stack([ctx.count, 2.0 * S[col["mean"], occ]]),
+            "temperature": np.stack([S[col["temper"], occ], 2.0 * S[col["temper_m"], occ]])}
+    detectable = _detectable(dirs, ctx.P, E, lam, int(lam.size), alpha)
+    c11s, cuus = ctx.cell_covariances({name: v[0] for name, v in obs.items()})
+    regions = _regions2(S, occ, ctx.x, ctx.y, c11s, cuus)
+    var_mean = float(S[col["var"], occ].sum() / ctx.count.sum()) if occ.size else float("nan")
+    return CalibrationTest(statistic=T, df=df, pvalue=0.0 if stats.impossible else p[0], order=2, n=n,
+                           degree=degree, mean_part=TestPart(T1, df1, p[1]), variance_part=TestPart(Tu, dfu, p[2]),
+                           regions=regions, detectable=detectable, alpha=alpha, impossible=stats.impossible,
+                           var_mean=var_mean, impossible_items=stats.impossible_items, rest_pvalue=p[0],
+                           n_sim=n_sim, events=events)
+
+
+def _simulated_pvalues(ctx, groups, cell_index, observed, rng):
+    """Monte Carlo p-values of (T, T_mean, T_var) under the groups' laws (:mod:`socal.reference`): (1 + X) / (1 + L)
+    with X the replicates at or above the observed value among L drawn, in batches of SIM_BATCH until every statistic
+    has SIM_HITS exceedances or N_SIM replicates are drawn; a statistic beyond every replicate gets the smaller of
+    1 / (1 + L) and the replicates' moment-matched chi-square tail (:func:`_moment_matched_sf`).  With the law exact the p-value is valid at every level
+    (the observed statistic is then one more draw of the same law: P(p <= a) <= a; stopping early only makes it
+    larger than Besag and Clifford's sequential p-value h / L, which is valid too)."""
+    laws = group_laws(groups)
+    hits = np.zeros(3, np.int64)
+    drawn = 0
+    obs = np.array(observed)
+    tol = 1e-9 * np.maximum(np.abs(obs), 1.0)  # a tie counts as an exceedance
+    values = [[], [], []]
+    while drawn < N_SIM:
+        b = min(SIM_BATCH, N_SIM - drawn)
+        L = simulate_columns(groups, laws, cell_index, ctx.occ.size, b, rng)
+        sims = ctx.statistics({name: L[name] for name in _LABEL_COLS2})
+        for j, (vals, _) in enumerate(sims):
+            hits[j] += int(np.count_nonzero(vals >= obs[j] - tol[j]))
+            values[j].append(np.asarray(vals, float))
+        drawn += b
+        if (hits >= SIM_HITS).all():
+            break
+    out = []
+    for j, h in enumerate(hits):
+        p = (1 + h) / (1 + drawn)
+        if h == 0:  # beyond every replicate: the replicates' moment-matched chi-square tail, below 1 / (1 + drawn)
+            p = min(p, _moment_matched_sf(obs[j], np.concatenate(values[j])))
+        out.append(float(p))
+    return out, drawn
+
+
+def _moment_matched_sf(t, sims):
+    """The tail at ``t`` of c chi-square(nu) with the simulated statistics' mean and variance (c = var / (2 mean),
+    nu = 2 mean^2 / var): what the simulated reference reports beyond its last replicate, so that a statistic far in
+    the tail keeps a p-value that says how far.  Only p-values below 1 / (1 + replicates) come from it, so a level
+    of 1 / (1 + replicates) or more is decided by the replicates alone."""
+    from scipy import stats
+
+    mu, var = float(np.mean(sims)), float(np.var(sims))
+    if not (mu > 0 and var > 0):
+        return 0.0
+    return float(stats.chi2.sf(t * 2.0 * mu / var, 2.0 * mu * mu / var))
 
 
 def _cell_var_bounds(cells):
@@ -834,37 +1319,72 @@ def _cell_var_bounds(cells):
     return t_lo * q_lo, t_hi * q_hi
 
 
-def _regions(S, occ, x, y, order, C):
-    """Standardized residuals in 3 x 3 regions (terciles of the mean's and the relative variance's ranks); ``C``:
-    the cells' covariance blocks, as the statistic's."""
-    col = _COLUMNS[order]
-    bm = np.digitize(x, [-1 / 3, 1 / 3])
-    bt = np.digitize(y, [-1 / 3, 1 / 3]) if order == 2 else np.zeros_like(bm)
-    lo_edges = (occ // GRID_RELVAR if order == 2 else occ) / GRID_MEAN
+def _region_cells(x, y):
+    """The 3 x 3 regions of the occupied cells: terciles of the mean's and of the relative variance's ranks."""
+    return np.digitize(x, [-1 / 3, 1 / 3]), (np.zeros(x.size, np.intp) if y is None else np.digitize(y, [-1 / 3, 1 / 3]))
+
+
+def _region_bounds(cells, order):
+    """The region's grid bins: (first and last bin of the mean, first and last of the relative variance)."""
+    mi = cells // GRID_RELVAR if order == 2 else cells
+    ti = cells % GRID_RELVAR if order == 2 else np.zeros_like(cells)
+    return (int(mi.min()), int(mi.max())), (int(ti.min()), int(ti.max()))
+
+
+def _regions1(S, occ, x, c11):
+    """Order 1: the means' standardized residual in the terciles of the mean's ranks, with the votes' frequency."""
+    col = _C1
+    bm, _ = _region_cells(x, None)
     out = []
     for i in range(3):
-        for j in range(3 if order == 2 else 1):
+        sel = bm == i
+        cells = occ[sel]
+        cnt = S[col["count"], cells].sum()
+        if cnt < _REGION_MIN_ROWS or not c11[sel].sum() > 0:
+            continue
+        mb, tb = _region_bounds(cells, 1)
+        r1, msum = S[col["r1"], cells].sum(), S[col["msum"], cells].sum()
+        out.append(Region("mean", float(r1 / math.sqrt(c11[sel].sum())), int(round(cnt)),
+                          (mb[0] / GRID_MEAN, (mb[1] + 1) / GRID_MEAN), float("nan"), reported=float(msum / cnt),
+                          observed=float((r1 + msum) / cnt), mean_bins=mb, relvar_bins=tb))
+    return tuple(sorted(out, key=lambda r: -abs(r.z)))
+
+
+def _regions2(S, occ, x, y, c11s, cuus):
+    """Order 2, per region: the votes' frequency of 1 against the mean, and the votes' variance of f* against the
+    reported one, each with its standardized residual (``c11s``, ``cuus``: the cells' variances of z1 and u, as the
+    parts' statistics use them).
+
+    The votes' variance of f* in a region is mean(z2 - 2 m z1 + m^2) - mean(z1 - m)^2: the first term is unbiased
+    for E[(f* - m)^2], the second removes the region's average error of the means, so that means that are off do not
+    read as variance (the spread of that error within the region stays in it).  Its z is (that - mean var) n / sd,
+    so its sign is the sign of the difference the sentence states: the words are what :func:`vote_check` counts."""
+    col = _C2
+    bm, bt = _region_cells(x, y)
+    out = []
+    for i in range(3):
+        for j in range(3):
             sel = (bm == i) & (bt == j)
             cells = occ[sel]
             cnt = S[col["count"], cells].sum()
             if cnt < _REGION_MIN_ROWS:
                 continue
-            mr = (float(lo_edges[sel].min()), float(lo_edges[sel].max() + 1.0 / GRID_MEAN))
-            r1 = S[col["r1"], cells].sum()
-            c11 = float(C[0, 0][sel].sum())
-            vmean, vr = float("nan"), (float("nan"), float("nan"))
-            if order == 2:
-                vmean = float(S[col["var"], cells].sum() / cnt)
-                v_lo, v_hi = _cell_var_bounds(cells)
-                vr = (float(v_lo.min()), float(v_hi.max()))
+            mb, tb = _region_bounds(cells, 2)
+            mr = (mb[0] / GRID_MEAN, (mb[1] + 1) / GRID_MEAN)
+            vmean = float(S[col["var"], cells].sum() / cnt)
+            v_lo, v_hi = _cell_var_bounds(cells)
+            vr = (float(v_lo.min()), float(v_hi.max()))
+            r1, msum, u = S[col["r1"], cells].sum(), S[col["msum"], cells].sum(), S[col["u"], cells].sum()
+            shared = dict(mean_bins=mb, relvar_bins=tb)
+            c11 = float(c11s[sel].sum())
             if c11 > 0:
-                out.append(Region("mean", float(r1 / math.sqrt(c11)), int(round(cnt)), mr, vmean, vr))
-            if order == 2:
-                r2, c12, c22 = S[col["r2"], cells].sum(), float(C[0, 1][sel].sum()), float(C[1, 1][sel].sum())
-                cond = c22 - (c12 * c12 / c11 if c11 > 0 else 0.0)
-                if cond > 0:
-                    z = (r2 - (c12 / c11 * r1 if c11 > 0 else 0.0)) / math.sqrt(cond)
-                    out.append(Region("variance", float(z), int(round(cnt)), mr, vmean, vr))
+                out.append(Region("mean", float(r1 / math.sqrt(c11)), int(round(cnt)), mr, vmean, vr,
+                                  reported=float(msum / cnt), observed=float((r1 + msum) / cnt), **shared))
+            votes = float((u + vmean * cnt) / cnt - (r1 / cnt) ** 2)
+            cuu = float(cuus[sel].sum())
+            if cuu > 0:
+                out.append(Region("variance", float((votes - vmean) * cnt / math.sqrt(cuu)), int(round(cnt)), mr,
+                                  vmean, vr, reported=vmean, observed=votes, **shared))
     return tuple(sorted(out, key=lambda r: -abs(r.z)))
 
 
@@ -877,6 +1397,7 @@ class TestPass:
 
     def __init__(self, order, checked=False, covariance="null"):
         self.order, self.checked, self.covariance = order, checked, covariance
+        self.whole = False  # set by ArraySource: one chunk holds every row, and impossible items are named by position
 
     def __call__(self, index, m, v, a, k):
         if self.order == 2 and not self.checked and m.shape[0]:  # an empty chunk or partition adds nothing
@@ -887,13 +1408,14 @@ class TestPass:
             if outside:  # p = 0 whatever the other rows hold: their sums are not needed (nor paid for)
                 stats.impossible = outside
                 return stats
-        return stats.add_validated(m, v, a, k)
+        return stats.add_validated(m, v, a, k, offset=0 if self.whole else None)
 
 
 def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: ArrayLike | None = None,
                      labels: ArrayLike | None = None, *, counts: Counts | None = None, order: int = 2,
                      alpha: float | None = None, degree: int | None = None, chunks: Chunks | None = None,
-                     covariance: str = "null", progress: bool = False,
+                     covariance: str = "null", reference: str = "auto",
+                     rng: int | np.random.Generator | None = None, progress: bool = False,
                      checkpoint: str | os.PathLike | Any | None = None) -> CalibrationTest:
     """Test whether a predictor's raw (mean, variance) are calibrated, and say where they are not.
 
@@ -973,8 +1495,13 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
                              f"'order', 'alpha', 'degree', 'covariance' and 'checkpoint' are for binary scores.")
         return multiclass_test(*multi, labels, counts=counts)
     got = check_parameters(TEST_PARAMETERS, func, dict(order=order, alpha=alpha, degree=degree,
-                                                         covariance=covariance, progress=progress))
+                                                         covariance=covariance, reference=reference, rng=rng,
+                                                         progress=progress))
     alpha, degree = got["alpha"], got["degree"]
+    if reference == "simulated" and (order != 2 or covariance != "null"):
+        raise ValueError(f"The 'reference' parameter of {func} can be 'simulated' only for order=2 with "
+                         f"covariance='null' (the simulation draws the votes under the null's law of a label pair). "
+                         f"Got order={order}, covariance={covariance!r}.")
     ndim = order
     if isinstance(mean, CalibrationTestStats):
         if any(x is not None for x in (var, labels, counts, chunks)):
@@ -983,7 +1510,7 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
         if mean.order != order:
             raise ValueError(f"The 'order' parameter of {func} must match the statistics' order ({mean.order}). "
                              f"Got {order} instead.")
-        return mean._test(func, alpha, degree, checked=True)
+        return mean._test(func, alpha, degree, checked=True, reference=reference, rng=rng)
     if order == 1 and var is not None:
         raise ValueError(f"The 'var' parameter of {func} must be None for order=1 (the means alone are tested). "
                          f"Got an array instead.")
@@ -1008,4 +1535,4 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
             ChunkSource.from_arrays(*rows, func, ndim, order, rows=cp.rows, checkpoint=cp)
     stats = source.map_reduce(TestPass(order, isinstance(source, ArraySource), covariance), progress=progress,
                            desc=f"calibration test (order {order})")
-    return stats._test(func, alpha, degree, checked=True)
+    return stats._test(func, alpha, degree, checked=True, reference=reference, rng=rng)

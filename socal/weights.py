@@ -37,6 +37,7 @@ STREAMS = {
     "world subset": (8, 0),  # the rows the world's covariance moments are summed over, above world_rows
     "plot split": (9, 0),  # the halves of the level-set plot
     "baseline holdout": (10, 0),  # the held-out items of the baselines
+    "test reference": (11,),  # the calibration test's simulated reference (socal.reference)
 }
 
 

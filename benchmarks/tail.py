@@ -1,0 +1,174 @@
+"""The calibration test where people act on it: its size in the tail on sparse data, its parts against each other's
+errors, and the rate of "above the reference" on calibrated predictors (docs/calibration_test.md, "The tail").
+
+    python benchmarks/tail.py --size            # size at 0.05 / 0.01 / 0.005 / 0.001: rare events, ties, mixed k
+    python benchmarks/tail.py --cross           # a variance error alone against the means part, and the reverse
+    python benchmarks/tail.py --above           # "CE2 above the reference" on calibrated predictors (socal.evaluate)
+    python benchmarks/tail.py --size --reps 200 --quick   # a reduced run (what the default test suite reads)
+
+Populations with exact truth: socal.synthetic.RareEventPopulation (f* given the scores is Beta with exactly the
+reported moments; means from Beta(0.5, 20), Beta(1, 50), log-uniform relative variances, or 30 tied leaves on
+[0.001, 0.1]; k = 2 labels, or k drawn per item from {2, 3, 5, 10, 100}) and socal.synthetic.EnsembleLikePopulation
+(the smooth ensemble-like population of benchmarks/size_power.py).  Replicate r of cell c draws from
+numpy.random.default_rng([7300, c, r]); every replicate runs the default test (reference='auto').  Each table prints
+the rejection rate per level, with the chi-square reference's rates beside it on the same draws (--size).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+import socal
+from socal.synthetic import EnsembleLikePopulation, RareEventPopulation
+
+LEVELS = (0.05, 0.01, 0.005, 0.001)
+
+
+def size_cells(quick):
+    if quick:
+        return [("beta(0.5, 20)", 2, 2000), ("ties", "mixed", 2000)]
+    return [("beta(0.5, 20)", 2, 500), ("beta(0.5, 20)", 2, 2000), ("beta(0.5, 20)", 2, 20000),
+            ("beta(1, 50)", 2, 2000), ("log-uniform", 2, 2000), ("log-uniform", 2, 100000), ("ties", 2, 2000),
+            ("beta(0.5, 20)", "mixed", 2000), ("ties", "mixed", 2000), ("beta(0.5, 20)", 10, 2000)]
+
+
+def _size_cell(args):
+    c, (kind, k, n), reps = args
+    pop = RareEventPopulation(kind, k=k)
+    out = np.empty((reps, 6))
+    for r in range(reps):
+        m, v, _, counts = pop.sample_counts(n, rng=np.random.default_rng([7300, c, r]))
+        res = socal.calibration_test(m, v, counts=counts)
+        chi = socal.calibration_test(m, v, counts=counts, reference="chi2")
+        out[r] = (res.pvalue, res.mean_part.pvalue, res.variance_part.pvalue, chi.pvalue, chi.mean_part.pvalue,
+                  chi.variance_part.pvalue)
+    return out
+
+
+def _rates(p):
+    return " / ".join(f"{np.mean(p <= a):.3f}" for a in LEVELS)
+
+
+def _map(fn, tasks, jobs):
+    if jobs == 1:
+        return [fn(t) for t in tasks]
+    with ProcessPoolExecutor(jobs) as ex:
+        return list(ex.map(fn, tasks))
+
+
+def size(reps, jobs, quick):
+    cells = size_cells(quick)
+    t0 = time.time()
+    res = _map(_size_cell, [(c, cell, reps) for c, cell in enumerate(cells)], jobs)
+    print(f"Rejection rate of calibrated rare-event populations at {' / '.join(map(str, LEVELS))}, {reps} replicates "
+          f"per cell (asked: within 1.3 alpha; 1.3 alpha = {' / '.join(f'{1.3 * a:.4g}' for a in LEVELS)}):\n")
+    print("| population | k | n | verdict (socal) | means part | variances part | verdict, chi-square reference |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for (kind, k, n), p in zip(cells, res):
+        print(f"| {kind} | {k} | {n:,} | {_rates(p[:, 0])} | {_rates(p[:, 1])} | {_rates(p[:, 2])} | "
+              f"{_rates(p[:, 3])} |")
+    print(f"\n({time.time() - t0:.0f} s)")
+    return cells, res
+
+
+def cross_cells():
+    """(name, population, sampler kind, k, n, which part should stay at its level)."""
+    return [("variances x0.2 (means exact)", EnsembleLikePopulation(0.01, var_factor=0.2), 10, 2000, "mean"),
+            ("variances x0.2 (means exact)", EnsembleLikePopulation(0.01, var_factor=0.2), 10, 10000, "mean"),
+            ("variances x0.2 (means exact)", EnsembleLikePopulation(0.01, var_factor=0.2), 2, 10000, "mean"),
+            ("variances x5 (means exact)", EnsembleLikePopulation(0.01, var_factor=5.0), 10, 10000, "mean"),
+            ("rare, variances x0.2", RareEventPopulation(var_factor=0.2, k=10), None, 2000, "mean"),
+            ("means +0.05 (variances exact)", EnsembleLikePopulation(0.01, mean_shift=0.05), 2, 10000, "variance"),
+            ("means +0.05 (variances exact)", EnsembleLikePopulation(0.01, mean_shift=0.05), 10, 10000, "variance"),
+            ("means tempered T = 1.5", EnsembleLikePopulation(0.01, temperature=1.5), 2, 10000, "variance"),
+            ("means tempered T = 1.5", EnsembleLikePopulation(0.01, temperature=1.5), 10, 2000, "variance"),
+            ("rare, means +0.01", RareEventPopulation(mean_shift=0.01, k=10), None, 2000, "variance")]
+
+
+def _cross_cell(args):
+    c, (name, pop, k, n, _), reps = args
+    out = np.empty((reps, 3))
+    for r in range(reps):
+        rng = np.random.default_rng([7301, c, r])
+        if isinstance(pop, RareEventPopulation):
+            m, v, _, counts = pop.sample_counts(n, rng=rng)
+            res = socal.calibration_test(m, v, counts=counts)
+        else:
+            m, v, _, y = pop.sample_raw(n, k=k, rng=rng)
+            res = socal.calibration_test(m, v, y)
+        out[r] = (res.pvalue, res.mean_part.pvalue, res.variance_part.pvalue)
+    return out
+
+
+def cross(reps, jobs):
+    cells = cross_cells()
+    res = _map(_cross_cell, [(c, cell, reps) for c, cell in enumerate(cells)], jobs)
+    print(f"Each part against the other's error alone: rejection rate at 0.05, {reps} replicates per cell (asked: the "
+          f"part whose condition holds stays within 0.05 + 0.015):\n")
+    print("| error | k | n | part that should stay at its level | its rate | the other part (power) | verdict |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for (name, pop, k, n, part), p in zip(cells, res):
+        hold, other = (p[:, 1], p[:, 2]) if part == "mean" else (p[:, 2], p[:, 1])
+        kk = k if k is not None else pop.k
+        print(f"| {name} | {kk} | {n:,} | {part}s | {np.mean(hold <= 0.05):.3f} | {np.mean(other <= 0.05):.3f} | "
+              f"{np.mean(p[:, 0] <= 0.05):.3f} |")
+    return cells, res
+
+
+def _above_cell(args):
+    c, (name, pop, n), reps = args
+    said, rejected = 0, 0
+    for r in range(reps):
+        rng = np.random.default_rng([7302, c, r])
+        if isinstance(pop, RareEventPopulation):
+            m, v, _, counts = pop.sample_counts(n, rng=rng)
+            ev = socal.evaluate(m, v, counts=counts, rng=r)
+        else:
+            m, v, _, y = pop.sample_raw(n, rng=rng)
+            ev = socal.evaluate(m, v, y, rng=r)
+        said += "The perturbed CE2 is above the reference" in ev.summary()
+        rejected += ev.test.pvalue <= 0.05
+    return said, rejected
+
+
+def above(reps, jobs):
+    cells = [("rare, beta(0.5, 20)", RareEventPopulation(), 2000), ("rare, ties", RareEventPopulation("ties"), 2000),
+             ("ensemble-like Var f* 0.01", EnsembleLikePopulation(0.01), 2000),
+             ("ensemble-like Var f* 0.01", EnsembleLikePopulation(0.01), 20000)]
+    res = _map(_above_cell, [(c, cell, reps) for c, cell in enumerate(cells)], jobs)
+    print(f"'The perturbed CE2 is above the reference' printed by socal.evaluate on calibrated predictors, {reps} "
+          f"runs per cell (asked: at most 0.05 for a 90% interval):\n")
+    print("| population | n | 'above the reference' | test rejects at 0.05 |")
+    print("| --- | --- | --- | --- |")
+    for (name, _, n), (said, rej) in zip(cells, res):
+        print(f"| {name} | {n:,} | {said / reps:.3f} | {rej / reps:.3f} |")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size", action="store_true")
+    ap.add_argument("--cross", action="store_true")
+    ap.add_argument("--above", action="store_true")
+    ap.add_argument("--reps", type=int, default=None)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args(argv)
+    if a.size:
+        size(a.reps or 1000, a.jobs, a.quick)
+    if a.cross:
+        cross(a.reps or 400, a.jobs)
+    if a.above:
+        above(a.reps or 400, a.jobs)
+    if not (a.size or a.cross or a.above):
+        ap.print_help()
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
