@@ -4,7 +4,8 @@ errors, and the rate of "above the reference" on calibrated predictors (docs/cal
     python benchmarks/tail.py --size            # size at 0.05 / 0.01 / 0.005 / 0.001: rare events, ties, mixed k
     python benchmarks/tail.py --cross           # a variance error alone against the means part, and the reverse
     python benchmarks/tail.py --above           # "CE2 above the reference" on calibrated predictors (socal.evaluate)
-    python benchmarks/tail.py --size --reps 200 --quick   # a reduced run (what the default test suite reads)
+    python benchmarks/tail.py --regions         # region sentences beside a direct count of the votes (three cases)
+    python benchmarks/tail.py --size --reps 200 --quick   # a reduced run
 
 Populations with exact truth: socal.synthetic.RareEventPopulation (f* given the scores is Beta with exactly the
 reported moments; means from Beta(0.5, 20), Beta(1, 50), log-uniform relative variances, or 30 tied leaves on
@@ -149,6 +150,58 @@ def above(reps, jobs):
         print(f"| {name} | {n:,} | {said / reps:.3f} | {rej / reps:.3f} |")
 
 
+def _region_lines(name, m, v, counts):
+    res = socal.calibration_test(m, v, counts=counts)
+    print(f"\n### {name} (n = {len(m):,})\n")
+    print("```text")
+    print(res.summary())
+    print("```\n")
+    print("| region | part | the sentence says | direct count of the votes (socal.vote_check) | agree |")
+    print("| --- | --- | --- | --- | --- |")
+    for r in sorted(res.regions, key=lambda r: -abs(r.z))[:4]:
+        c = socal.vote_check(m, v, counts=counts, region=r)
+        if r.part == "mean":
+            said, got = f"{r.direction}: votes {r.observed:.4g} vs mean {r.reported:.4g}", \
+                f"frequency {c.frequency:.4g} vs mean {c.mean:.4g} ({c.n} items)"
+            agree = (c.frequency > c.mean) == (r.direction == "too low")
+        else:
+            said, got = f"{r.direction}: Var f* {r.observed:.3g} vs var {r.reported:.3g} (x{r.factor:.3g})", \
+                f"Var f* {c.votes_var:.3g} vs var {c.var:.3g} (x{c.var_factor:.3g}; {c.n} items)"
+            agree = (c.votes_var > c.var) == (r.direction == "too small")
+        print(f"| {r.where_words()} | {r.part} | {said} (z = {r.z:+.1f}) | {got} | {'yes' if agree else 'NO'} |")
+
+
+def regions(data_dir):
+    """The issue's three cases: its synthetic twin, the RoBERTa ChaosNLI ensemble (SNLI, one class against the
+    rest) and a sharp CIFAR-10H ensemble (socal.experiments.real_models.cifar10h_sharp_ensemble)."""
+    rng = np.random.default_rng(0)
+    n, k = 3000, 5
+    m = rng.beta(0.8, 4, n)
+    var = 0.05 * m * (1 - m) * rng.uniform(0.2, 1, n)
+    hard = rng.random(n) < np.clip(0.1 + 0.5 * m, 0, 1)
+    f = np.where(hard, rng.beta(7, 3, n), rng.beta(0.5, 12, n))
+    _region_lines("synthetic twin (means too low, f* bimodal)", m, var,
+                  (rng.binomial(k, f).astype(float), np.full(n, float(k))))
+    import os
+
+    from socal.datasets import load_chaosnli_predictions, load_cifar10h
+    from socal.experiments.real_models import cifar10h_sharp_ensemble, one_vs_rest
+
+    if not os.path.isdir(os.path.join(data_dir, "chaosnli_predictions")):
+        print(f"\n(no data at {data_dir}: the real-data cases are skipped)")
+        return
+    ens = load_chaosnli_predictions(f"{data_dir}/chaosnli_predictions", f"{data_dir}/chaosnli", "snli")
+    for c, cname in enumerate(ens.votes.classes):
+        mm, vv, a, kk = one_vs_rest(ens.probs, ens.votes.counts, c)
+        _region_lines(f"ChaosNLI SNLI, RoBERTa x3, {cname} against the rest", mm, vv, (a, kk))
+    cif = load_cifar10h(f"{data_dir}/cifar10h")
+    probs, judge = cifar10h_sharp_ensemble(cif.counts)
+    for c in (1, 3):
+        mm, vv, a, kk = one_vs_rest(probs, judge, c)
+        _region_lines(f"CIFAR-10H sharp ensemble (5 members), class {cif.classes[c]} against the rest", mm, vv,
+                      (a, kk))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", action="store_true")
@@ -157,6 +210,8 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=None)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--regions", action="store_true")
+    ap.add_argument("--data", default="../shared/data")
     a = ap.parse_args(argv)
     if a.size:
         size(a.reps or 1000, a.jobs, a.quick)
@@ -164,7 +219,9 @@ def main(argv=None):
         cross(a.reps or 400, a.jobs)
     if a.above:
         above(a.reps or 400, a.jobs)
-    if not (a.size or a.cross or a.above):
+    if a.regions:
+        regions(a.data)
+    if not (a.size or a.cross or a.above or a.regions):
         ap.print_help()
         return 2
     return 0

@@ -43,11 +43,15 @@ in any order).  After the pass, each axis is mapped to its marginal mid-rank in 
 is a function of the scores.  The degree l is fixed by n in advance (:func:`default_degree`), not chosen from the data:
 a larger degree sees narrower miscalibration but spreads the same evidence over more degrees of freedom.
 
-Decomposition.  T = T_mean + T_var, where T_mean uses the mean conditions alone (df = rank of its block) and T_var
-is what the variance conditions add given them; under the null the two parts are asymptotically independent
-chi-squares.  Where: the scores are cut into 3 x 3 regions (terciles of the mean and of the relative variance) and
-each region's standardized residual is reported; the region with the largest one is the place to look (a
+Parts.  Besides T (the verdict), a means part and a variances part each test their own condition (:class:`_Order2`):
+a variance error alone leaves the means part at its level, and a means error alone the variances part.  Where: the
+scores are cut into 3 x 3 regions (terciles of the mean and of the relative variance), each reporting what its votes
+say against the claim (:class:`Region`, recounted by :func:`vote_check`); the strongest is the place to look (a
 description, not a second test).
+
+Reference.  T and the parts are chi-square in the limit; where a score-only count of effective votes says the limit
+is far (rare events, few labels), the p-values come from the statistics' parametric bootstrap under the null's law of
+the votes (:mod:`socal.reference`, docs/calibration_test.md, "The tail").
 
 Power.  For a named alternative whose residual means are :math:`\\delta\\,d(S)` (variances off by a factor
 1 + delta: d = (0, var); means shifted by delta: d = (1, 2m); tempered means, m -> sigmoid(logit(m)/T) with
@@ -263,7 +267,8 @@ class CalibrationTest:
     degree : int
         Basis degree per axis.
     mean_part, variance_part : TestPart
-        T_mean (the mean conditions alone) and T_var = T - T_mean (``variance_part`` is None for order 1).
+        The means part and the variances part, each a test of its own condition (``variance_part`` is None for
+        order 1; they do not sum to T).
     regions : tuple of Region
         Standardized residuals by region, largest absolute z first.
     detectable : dict
