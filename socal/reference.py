@@ -67,23 +67,28 @@ class GroupSums:
 
     @property
     def keys(self):
+        """The groups' sorted keys (cell * 2^32 + k)."""
         self._consolidate()
         return self._keys
 
     @property
     def sums(self):
+        """The groups' sums, one row per GROUP_COLS."""
         self._consolidate()
         return self._sums
 
     @property
     def cells(self):
+        """Each group's grid cell."""
         return (self.keys // _KEY).astype(np.intp)
 
     @property
     def k(self):
+        """Each group's number of labels per item."""
         return (self.keys % _KEY).astype(np.int64)
 
     def merged(self, other):
+        """These sums and ``other``'s, added by key (a new object; neither is changed)."""
         out = GroupSums()
         out._parts = [(self.keys, self.sums), (other.keys, other.sums)]
         out._consolidate()

@@ -200,6 +200,7 @@ class Region:
         return "too small" if over else "too large"
 
     def where_words(self) -> str:
+        """The region's place in words: its range of m and of var (and their average)."""
         lo, hi = self.mean_range
         mid = (lo + hi) / 2
         where = f"m {lo:.2f}-{hi:.2f}" if hi - lo >= 0.02 else f"m near {mid:.2f}" if 0.01 <= mid <= 0.99 else \
