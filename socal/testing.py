@@ -755,7 +755,7 @@ class CalibrationTestStats:
             if self.covariance == "null":  # the law the simulated reference draws from (socal.reference)
                 group_cols = (np.ones_like(m), m, mu2, beta_g, beta_g * m, m * m - v)
         size = self.sums.shape[1]
-        if self.order == 2 and self.covariance == "null":
+        if self.groups is not None and self.order == 2 and self.covariance == "null":
             ok = ~bad
             self.groups.add(cell[ok], k[ok], [c[ok] for c in group_cols])
         if bad.any():  # counted apart: they decide the p-value (0) but would distort the statistic of the rest
@@ -782,7 +782,7 @@ class CalibrationTestStats:
     def __setstate__(self, state):
         self.order, self.covariance, self.impossible = state["order"], state["covariance"], state["impossible"]
         self.impossible_items = tuple(state.get("impossible_items", ()))
-        self.groups = state.get("groups") or GroupSums()
+        self.groups = state.get("groups")
         self.sums = np.zeros((state["sums"].shape[0], state["cells"]))
         self.sums[:, state["occ"]] = state["sums"]
 
@@ -800,7 +800,7 @@ class CalibrationTestStats:
         out.sums = self.sums + other.sums
         out.impossible = self.impossible + other.impossible
         out.impossible_items = tuple(sorted(set(self.impossible_items) | set(other.impossible_items)))[:_ITEMS_KEPT]
-        out.groups = self.groups.merged(other.groups)
+        out.groups = None if self.groups is None or other.groups is None else self.groups.merged(other.groups)
         return out
 
     __add__ = merge
@@ -1120,7 +1120,8 @@ class _Order2:
         self.pool, self.npool = self.pools(grid.sum(axis=1), occ, self.y)
         pool_sum = (lambda w: np.bincount(self.pool, weights=w, minlength=self.npool))
         self.pool_sum = pool_sum
-        blocks = (lambda w: np.stack([(P * (w * (self.pool == j))[:, None]).T @ P for j in range(self.npool)]))
+        members = [np.flatnonzero(self.pool == j) for j in range(self.npool)]
+        blocks = (lambda w: np.stack([(P[i] * w[i, None]).T @ P[i] for i in members]))  # each pool's P' diag(w) P
         epi_q = S[col["epi_q"], occ]
         self.epi_q = epi_q
         self.epi_q_pool = pool_sum(epi_q)
@@ -1239,6 +1240,9 @@ def _score_test2(stats, n, degree, alpha, reference, rng):
     p = [chi2_sf(T, df), chi2_sf(T1, df1), chi2_sf(Tu, dfu)]
     events, n_sim = math.inf, 0
     groups = stats.groups if stats.covariance == "null" else None
+    if groups is None and reference == "simulated":
+        raise ValueError("The 'reference' parameter can be 'simulated' only for statistics that kept the votes' law "
+                         "(CalibrationTestStats made with the default covariance='null').")
     if groups is not None and occ.size and groups.keys.size:
         cell_index = np.searchsorted(occ, groups.cells)
         events = effective_events(groups, cell_index, ctx.P)
@@ -1401,14 +1405,16 @@ class TestPass:
 
     __test__ = False
 
-    def __init__(self, order, checked=False, covariance="null"):
-        self.order, self.checked, self.covariance = order, checked, covariance
+    def __init__(self, order, checked=False, covariance="null", groups=True):
+        self.order, self.checked, self.covariance, self.groups = order, checked, covariance, groups
         self.whole = False  # set by ArraySource: one chunk holds every row, and impossible items are named by position
 
     def __call__(self, index, m, v, a, k):
         if self.order == 2 and not self.checked and m.shape[0]:  # an empty chunk or partition adds nothing
             m, v = check_scores(m, v, "calibration_test", raw=True)  # sources check var <= 1/4; raw needs m (1 - m)
         stats = CalibrationTestStats(order=self.order, covariance=self.covariance)
+        if not self.groups:  # a caller that reads the chi-square reference only: no law to keep
+            stats.groups = None
         if self.order == 2 and self.checked:
             outside = int(np.count_nonzero(v > m * (1.0 - m) + FEASIBILITY_SLACK))
             if outside:  # p = 0 whatever the other rows hold: their sums are not needed (nor paid for)
