@@ -92,6 +92,15 @@ def tfidf_ensemble(texts, counts, *, members=8, folds=DEFAULT_FOLDS, rng=0):
     return out
 
 
+def _agrees(region, check):
+    """'agrees' where the recount's direction is the sentence's, else 'DISAGREES' (a sentence is a result)."""
+    if region.part == "mean":
+        same = (check.frequency > check.mean) == (region.direction == "too low")
+    else:
+        same = (check.votes_var > check.var) == (region.direction == "too small")
+    return "agrees" if same else "DISAGREES"
+
+
 def cifar10h_sharp_ensemble(counts, *, members=5, temperature=0.5, rng=0):
     """(probs (n, members, 10), judging counts (n, 10)): half of each image's votes build the members, the other
     half judges them (:func:`socal.datasets.thin_counts` draws the halves)."""
@@ -123,15 +132,24 @@ def report(data_dir, *, rng=0, quick=False):
             models["TF-IDF LR x8"] = tfidf_ensemble(ens.votes.texts, ens.votes.counts, rng=rng)
         for name, probs in models.items():
             out(f"\n## ChaosNLI {subset.upper()}, {name} ({len(ens.votes.items)} items)\n")
-            out("| class | votes | T (df) | T_mean | T_var | p (means) | p (variances given means) |")
-            out("| --- | --- | --- | --- | --- | --- | --- |")
+            out("| class | votes | T (df) | p | reference | T_mean | T_var | p (means) | p (variances) |")
+            out("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+            sentences = []
             for c, cname in enumerate(ens.votes.classes):
                 m, v, a, k = one_vs_rest(probs, ens.votes.counts, c)
                 for votes, aa, kk in (("100", a, k), ("2 of 100", two[:, c].astype(float), np.full(len(a), 2.0))):
                     t = socal.calibration_test(m, v, counts=(aa, kk))
-                    out(f"| {cname} | {votes} | {t.statistic:.1f} ({t.df}) | {t.mean_part.statistic:.1f} | "
-                        f"{t.variance_part.statistic:.1f} | {t.mean_part.pvalue:.2g} | "
-                        f"{t.variance_part.pvalue:.2g} |")
+                    out(f"| {cname} | {votes} | {t.statistic:.1f} ({t.df}) | {t.pvalue:.2g} | {t.reference} | "
+                        f"{t.mean_part.statistic:.1f} | {t.variance_part.statistic:.1f} | "
+                        f"{t.mean_part.pvalue:.2g} | {t.variance_part.pvalue:.2g} |")
+                    r = t.where()
+                    if r is not None:
+                        sentences.append(f"- {cname}, {votes} votes: {r.describe()}.  Recount: "
+                                         f"{socal.vote_check(m, v, counts=(aa, kk), region=r)}; "
+                                         f"{_agrees(r, socal.vote_check(m, v, counts=(aa, kk), region=r))}.")
+            out("\nWhere the evidence is strongest, beside a direct count of the region's votes "
+                "(socal.vote_check):\n")
+            lines.extend(sentences)
             m, v, a, k = one_vs_rest(probs, ens.votes.counts, 0)
             out(f"\nDirect check, class {ens.votes.classes[0]} (quintiles of the reported mean):\n")
             out("| mean range | reported mean | crowd mean | implied Var f* | crowd Var f* | items |")
