@@ -349,7 +349,8 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     pert_rng, boot_rng = check_rng(rng, "evaluate").spawn(2)
     # first: an h narrower than the reference resolves is refused before the work (socal.truth)
     ref = checked_reference(m, v, h, "auto", func)
-    test = calibration_test(Rows(m, v, a, k), progress=progress, checkpoint=cp)
+    # the test's simulated reference (where votes are rare) is seeded by the same int seed (a Generator: seed 0)
+    test = calibration_test(Rows(m, v, a, k), progress=progress, checkpoint=cp, rng=seed)
     # keyed by the scores and the label counts: the same items give the same perturbed scores in any order, and
     # items with equal scores but other labels keep their own draws
     pm, pv = perturb(m, v, h=h, rng=pert_rng, key=np.column_stack([a, k]))

@@ -99,7 +99,7 @@ _POOL_ROWS, _POOL_BINS = 1000, 10  # order 1, k >= 2: Var f* / (m (1 - m)) poole
 _ATOM_ROWS = 50  # order 2, k >= 3: a grid cell with this many such rows (an atom of the scores) pools on its own
 _REGION_MIN_ROWS = 30  # a region with fewer rows reports no standardized residual
 _ITEMS_KEPT = 10  # the impossible items named by position: the first this many
-EVENTS_MIN = 1000.0  # the chi-square reference where every basis direction collects at least this many effective
+EVENTS_MIN = 500.0  # the chi-square reference where every basis direction collects at least this many effective
 # votes (socal.reference.effective_events); fewer: the simulated reference (docs/calibration_test.md, "The tail")
 N_SIM = 999  # the simulated reference's replicates at most: p-values resolve to 1 / 1000, so level 0.001 is exact
 SIM_GATE = 0.2  # the reference is simulated only where a chi-square p-value is below this (module notes)
