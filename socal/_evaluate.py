@@ -14,7 +14,7 @@ from .checkpoint import as_checkpoint, rng_fingerprint
 from ._results import CalibrationError
 from .bandwidth import DEFAULT_BANDWIDTH, BandwidthChoice, choose_bandwidth
 from ._typing import ArrayLike, Counts, Seed
-from ._validation import (Rule, bool_rule, check_aligned, check_bandwidth, check_float, check_labels,
+from ._validation import (Rule, bool_rule, choice_rule, check_aligned, check_bandwidth, check_float, check_labels,
                           check_parameters, check_replicates, check_rng, check_scores, level_rule, replicates_rule)
 from .estimators import ce1, ce2
 from .sources import Rows
@@ -43,6 +43,7 @@ EVALUATE_PARAMETERS = {
     "ci": level_rule(allow_none=False),
     "n_boot": replicates_rule(),  # reads ci
     "progress": bool_rule(),
+    "reference": choice_rule("auto", "chi2", "simulated", words="'auto', 'chi2' or 'simulated'"),
 }
 
 
@@ -231,7 +232,7 @@ def _fmt_h(h):
 
 def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None = None, *, counts: Counts | None = None,
              h: float | tuple[float, float] | str = "auto", ci: float = 0.9, n_boot: int = N_BOOT, rng: Seed = 0,
-             progress: bool = False, checkpoint: Any = None) -> Evaluation:
+             progress: bool = False, checkpoint: Any = None, reference: str = "auto") -> Evaluation:
     """Evaluate a predictor's (mean, variance) for second-order calibration, the guided way.
 
     0. Test second-order calibration of the raw scores (:func:`socal.calibration_test`): a p-value, where the
@@ -285,6 +286,9 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     progress : bool
         Progress bars on stderr counting the work done (rows read, rows of the bootstrap world, rows evaluated under
         the refits), kept with their elapsed time; tqdm's when it is installed, a plain counter otherwise.
+    reference : {'auto', 'chi2', 'simulated'}
+        The test's reference law (:func:`socal.calibration_test`): 'auto' simulates the votes under calibration
+        where they are too rare for the chi-square (its seed: ``rng`` when an int, else 0).
     checkpoint : str, PathLike or socal.Checkpoint, optional
         Make the run resumable (:mod:`socal.checkpoint`): the test's, CE2's and CE1's passes share one checkpoint
         file, saved atomically as they go; the rows are split into chunks of ``Checkpoint.rows``.  A rerun with the
@@ -325,7 +329,8 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
                                    progress=progress)
     # the options first (the declarative table), then the rows, each once: the test, CE2 and CE1 below read them
     # as they are (socal.sources.Rows)
-    got = check_parameters(EVALUATE_PARAMETERS, func, dict(h=h, ci=ci, n_boot=n_boot, progress=progress))
+    got = check_parameters(EVALUATE_PARAMETERS, func, dict(h=h, ci=ci, n_boot=n_boot, progress=progress,
+                                                             reference=reference))
     h, ci, n_boot = got["h"], got["ci"], got["n_boot"]
     m, v = check_scores(raw_mean, raw_var, func, raw=True, names=("raw_mean", "raw_var"))
     check_aligned(func, (("raw_mean", raw_mean), ("labels", labels), ("counts", counts)))  # var: in check_scores
@@ -350,7 +355,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     # first: an h narrower than the reference resolves is refused before the work (socal.truth)
     ref = checked_reference(m, v, h, "auto", func)
     # the test's simulated reference (where votes are rare) is seeded by the same int seed (a Generator: seed 0)
-    test = calibration_test(Rows(m, v, a, k), progress=progress, checkpoint=cp, rng=seed)
+    test = calibration_test(Rows(m, v, a, k), progress=progress, checkpoint=cp, rng=seed, reference=reference)
     # keyed by the scores and the label counts: the same items give the same perturbed scores in any order, and
     # items with equal scores but other labels keep their own draws
     pm, pv = perturb(m, v, h=h, rng=pert_rng, key=np.column_stack([a, k]))
