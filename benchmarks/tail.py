@@ -163,12 +163,11 @@ def _region_lines(name, m, v, counts):
         if r.part == "mean":
             said, got = f"{r.direction}: votes {r.observed:.4g} vs mean {r.reported:.4g}", \
                 f"frequency {c.frequency:.4g} vs mean {c.mean:.4g} ({c.n} items)"
-            agree = (c.frequency > c.mean) == (r.direction == "too low")
         else:
             said, got = f"{r.direction}: Var f* {r.observed:.3g} vs var {r.reported:.3g} (x{r.factor:.3g})", \
                 f"Var f* {c.votes_var:.3g} vs var {c.var:.3g} (x{c.var_factor:.3g}; {c.n} items)"
-            agree = (c.votes_var > c.var) == (r.direction == "too small")
-        print(f"| {r.where_words()} | {r.part} | {said} (z = {r.z:+.1f}) | {got} | {'yes' if agree else 'NO'} |")
+        print(f"| {r.where_words()} | {r.part} | {said} (z = {r.z:+.1f}) | {got} | "
+              f"{'yes' if r.agrees(c) else 'NO'} |")
 
 
 def regions(data_dir):

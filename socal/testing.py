@@ -199,6 +199,12 @@ class Region:
             return "too low" if over else "too high"
         return "too small" if over else "too large"
 
+    def agrees(self, check: VoteCheck) -> bool:
+        """Whether a direct count of the votes (:func:`vote_check`) points the way this region's sentence does."""
+        if self.part == "mean":
+            return (check.frequency > check.mean) == (self.direction == "too low")
+        return (check.votes_var > check.var) == (self.direction == "too small")
+
     def where_words(self) -> str:
         """The region's place in words: its range of m and of var (and their average)."""
         lo, hi = self.mean_range

@@ -130,6 +130,10 @@ def test_region_sentence_of_the_issues_synthetic_twin_agrees_with_the_votes():
     for r in strong:
         check = socal.vote_check(m, var, counts=counts, region=r)
         assert check.votes_var > check.var and r.direction == "too small" and "too small" in r.describe()
+        assert r.agrees(check)
+    # negative control: a recount that points the other way is not agreement
+    flipped = socal.testing.VoteCheck(n=1, mean=0.5, frequency=0.5, var=1.0, votes_var=0.0)
+    assert not strong[0].agrees(flipped)
 
 
 def test_vote_check_refuses_what_it_cannot_count():

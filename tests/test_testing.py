@@ -193,7 +193,7 @@ def test_region_words_agree_with_the_votes(seed, k, shift, factor, n, mixed):
             assert (r.z > 0) == (r.observed > r.reported)
             word = ("too low" if r.observed > r.reported else "too high") if r.part == "mean" else \
                 ("too small" if r.observed > r.reported else "too large")
-            assert r.direction == word and (word in r.describe() or r.observed <= 0)
+            assert r.direction == word and (word in r.describe() or r.observed <= 0) and r.agrees(check)
 
 
 def test_merge_order_chunks_and_sources_agree():

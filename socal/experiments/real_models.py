@@ -92,15 +92,6 @@ def tfidf_ensemble(texts, counts, *, members=8, folds=DEFAULT_FOLDS, rng=0):
     return out
 
 
-def _agrees(region, check):
-    """'agrees' where the recount's direction is the sentence's, else 'DISAGREES' (a sentence is a result)."""
-    if region.part == "mean":
-        same = (check.frequency > check.mean) == (region.direction == "too low")
-    else:
-        same = (check.votes_var > check.var) == (region.direction == "too small")
-    return "agrees" if same else "DISAGREES"
-
-
 def cifar10h_sharp_ensemble(counts, *, members=5, temperature=0.5, rng=0):
     """(probs (n, members, 10), judging counts (n, 10)): half of each image's votes build the members, the other
     half judges them (:func:`socal.datasets.thin_counts` draws the halves)."""
@@ -144,9 +135,9 @@ def report(data_dir, *, rng=0, quick=False):
                         f"{t.mean_part.pvalue:.2g} | {t.variance_part.pvalue:.2g} |")
                     r = t.where()
                     if r is not None:
-                        sentences.append(f"- {cname}, {votes} votes: {r.describe()}.  Recount: "
-                                         f"{socal.vote_check(m, v, counts=(aa, kk), region=r)}; "
-                                         f"{_agrees(r, socal.vote_check(m, v, counts=(aa, kk), region=r))}.")
+                        check = socal.vote_check(m, v, counts=(aa, kk), region=r)
+                        sentences.append(f"- {cname}, {votes} votes: {r.describe()}.  Recount: {check}; "
+                                         f"{'agrees' if r.agrees(check) else 'DISAGREES'}.")
             out("\nWhere the evidence is strongest, beside a direct count of the region's votes "
                 "(socal.vote_check):\n")
             lines.extend(sentences)
