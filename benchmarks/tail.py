@@ -173,14 +173,7 @@ def _region_lines(name, m, v, counts):
 def regions(data_dir):
     """The issue's three cases: its synthetic twin, the RoBERTa ChaosNLI ensemble (SNLI, one class against the
     rest) and a sharp CIFAR-10H ensemble (socal.experiments.real_models.cifar10h_sharp_ensemble)."""
-    rng = np.random.default_rng(0)
-    n, k = 3000, 5
-    m = rng.beta(0.8, 4, n)
-    var = 0.05 * m * (1 - m) * rng.uniform(0.2, 1, n)
-    hard = rng.random(n) < np.clip(0.1 + 0.5 * m, 0, 1)
-    f = np.where(hard, rng.beta(7, 3, n), rng.beta(0.5, 12, n))
-    _region_lines("synthetic twin (means too low, f* bimodal)", m, var,
-                  (rng.binomial(k, f).astype(float), np.full(n, float(k))))
+    _region_lines("synthetic twin (means too low, f* bimodal)", *socal.synthetic.bimodal_twin(rng=0))
     import os
 
     from socal.datasets import load_chaosnli_predictions, load_cifar10h

@@ -12,7 +12,7 @@ from .truth import CE2_PANELS, discrete_calibration_functions, discrete_ce1, dis
 
 __all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population",
            "beta_calibrated_sample", "ZooMember", "validation_zoo", "sharp_population", "SHARP_KINDS",
-           "EnsembleLikePopulation", "DirichletEnsemble", "RareEventPopulation", "RARE_KINDS"]
+           "EnsembleLikePopulation", "DirichletEnsemble", "RareEventPopulation", "RARE_KINDS", "bimodal_twin"]
 
 
 @dataclass(frozen=True)
@@ -387,6 +387,19 @@ class RareEventPopulation:
         mr = np.clip(m + self.mean_shift, 1e-4, 1.0 - 1e-4)
         vr = np.minimum(v * self.var_factor, mr * (1.0 - mr))
         return mr, vr, f, (votes, k.astype(float))
+
+
+def bimodal_twin(n=3000, k=5, rng=0):
+    """Issue 73's synthetic twin of a real TF-IDF ensemble: means too low and f* bimodal (hard items f* ~ Beta(7, 3),
+    the rest Beta(0.5, 12)), variances reported at 0.05 m (1 - m) U(0.2, 1).  Returns (mean, var, (positives, trials))
+    with k votes per item.  The calibration test once read its variance regions as 'too large' where the votes'
+    E[f*^2] is ten times m^2 + var."""
+    rng = check_rng(rng, "bimodal_twin")
+    m = rng.beta(0.8, 4, n)
+    var = 0.05 * m * (1 - m) * rng.uniform(0.2, 1, n)
+    hard = rng.random(n) < np.clip(0.1 + 0.5 * m, 0, 1)
+    f = np.where(hard, rng.beta(7, 3, n), rng.beta(0.5, 12, n))
+    return m, var, (rng.binomial(k, f).astype(float), np.full(n, float(k)))
 
 
 class GaussianMixtureTask:

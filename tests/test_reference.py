@@ -117,13 +117,7 @@ def test_each_part_holds_its_level_under_the_others_error_reduced():
 def test_region_sentence_of_the_issues_synthetic_twin_agrees_with_the_votes():
     """The issue's twin (means too low, f* bimodal): it read 'too large (z = -76)' where the votes' E[f*^2] is ten
     times the claim; every variance region with |z| > 3 now says 'too small', as a direct count of its votes does."""
-    rng = np.random.default_rng(0)
-    n, k = 3000, 5
-    m = rng.beta(0.8, 4, n)
-    var = 0.05 * m * (1 - m) * rng.uniform(0.2, 1, n)
-    hard = rng.random(n) < np.clip(0.1 + 0.5 * m, 0, 1)
-    f = np.where(hard, rng.beta(7, 3, n), rng.beta(0.5, 12, n))
-    counts = (rng.binomial(k, f).astype(float), np.full(n, float(k)))
+    m, var, counts = synthetic.bimodal_twin(rng=0)
     res = socal.calibration_test(m, var, counts=counts)
     strong = [r for r in res.regions if r.part == "variance" and abs(r.z) > 3]
     assert strong
