@@ -276,10 +276,12 @@ def test_centred_covariance_is_the_same_in_any_order_chunking_or_dask_partitioni
 
 
 def _rejections(pop, n, reps, order=2, alpha=0.05, k=2):
+    """Rejections of the statistic read against the chi-square (reference='chi2'): these checks are of the statistic
+    and its covariance on votes that are not rare; the simulated reference's size is tests/test_reference.py's."""
     hits = 0
     for r in range(reps):
         m, v, _, y = pop.sample_raw(n, k=k, rng=np.random.default_rng([17, r]))
-        res = socal.calibration_test(m, v if order == 2 else None, y, order=order)
+        res = socal.calibration_test(m, v if order == 2 else None, y, order=order, reference="chi2")
         hits += res.pvalue < alpha
     return hits
 
