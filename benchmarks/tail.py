@@ -6,6 +6,7 @@ errors, and the rate of "above the reference" on calibrated predictors (docs/cal
     python benchmarks/tail.py --above           # "CE2 above the reference" on calibrated predictors (socal.evaluate)
     python benchmarks/tail.py --regions         # region sentences beside a direct count of the votes (three cases)
     python benchmarks/tail.py --size --reps 200 --quick   # a reduced run
+    python benchmarks/tail.py --size --reps 3000 --cells 2,6,9   # chosen cells of the size table (0-based rows)
 
 Populations with exact truth: socal.synthetic.RareEventPopulation (f* given the scores is Beta with exactly the
 reported moments; means from Beta(0.5, 20), Beta(1, 50), log-uniform relative variances, or 30 tied leaves on
@@ -62,10 +63,12 @@ def _map(fn, tasks, jobs):
         return list(ex.map(fn, tasks))
 
 
-def size(reps, jobs, quick):
+def size(reps, jobs, quick, only=None):
     cells = size_cells(quick)
     t0 = time.time()
-    res = _map(_size_cell, [(c, cell, reps) for c, cell in enumerate(cells)], jobs)
+    chosen = [c for c in range(len(cells)) if only is None or c in only]
+    res = _map(_size_cell, [(c, cells[c], reps) for c in chosen], jobs)
+    cells = [cells[c] for c in chosen]
     print(f"Rejection rate of calibrated rare-event populations at {' / '.join(map(str, LEVELS))}, {reps} replicates "
           f"per cell (asked: within 1.3 alpha; 1.3 alpha = {' / '.join(f'{1.3 * a:.4g}' for a in LEVELS)}):\n")
     print("| population | k | n | verdict (socal) | means part | variances part | verdict, chi-square reference |")
@@ -204,9 +207,10 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--regions", action="store_true")
     ap.add_argument("--data", default="../shared/data")
+    ap.add_argument("--cells", default=None, help="comma-separated rows of the size table to run (0-based)")
     a = ap.parse_args(argv)
     if a.size:
-        size(a.reps or 1000, a.jobs, a.quick)
+        size(a.reps or 1000, a.jobs, a.quick, None if a.cells is None else {int(c) for c in a.cells.split(",")})
     if a.cross:
         cross(a.reps or 400, a.jobs)
     if a.above:

@@ -124,17 +124,28 @@ def _law(m, mu2, k):
     return p / p.sum(axis=1, keepdims=True)
 
 
-def group_laws(groups):
-    """The groups' laws, by distinct k: {k: (index of the groups, pmf (G_k, k + 1), m-bar, mu2-bar, v-bar, beta-bar)}."""
+def group_laws(groups, shift=None):
+    """The groups' laws, by distinct k: {k: (index of the groups, pmf (G_k, k + 1), m-bar, mu2-bar, v-bar, beta-bar)}.
+
+    ``shift`` (one value per group, or None): draw the votes at the means m-bar + shift (clipped to [0, 1]) with the
+    reported variances, f*'s law of the partial null "variances right, means as the votes' fit says" that the
+    variances part is read against (:func:`socal.testing._simulated_pvalues`).  The returned scores stay the reported
+    ones: the statistic of a replicate is computed from them, as the observed one is."""
     S = groups.sums
     n = S[0]
     m, mu2 = S[1] / n, S[2] / n
     beta = S[3] / n
+    v = mu2 - m * m
+    if shift is None:
+        m_law, mu2_law = m, mu2
+    else:
+        m_law = np.clip(m + shift, 0.0, 1.0)
+        mu2_law = m_law * m_law + v
     out = {}
     ks = groups.k
     for k in np.unique(ks):
         idx = np.flatnonzero(ks == k)
-        out[int(k)] = (idx, _law(m[idx], mu2[idx], int(k)), m[idx], mu2[idx], mu2[idx] - m[idx] ** 2, beta[idx])
+        out[int(k)] = (idx, _law(m_law[idx], mu2_law[idx], int(k)), m[idx], mu2[idx], v[idx], beta[idx])
     return out
 
 
