@@ -16,6 +16,7 @@ from .chebyshev import ConditioningWarning, get_backend, set_backend
 from .estimators import CalibrationFunctions, calibration_functions, ce1, ce2
 from .kernels import SechKernel
 from .members import from_members
+from .pairs import PairScore, pair_score
 from .perturb import perturb, perturb_mean
 from .recalibrate import FirstOrderPlatt, NotFittedError, SecondOrderPlatt
 from .deviations import DeviationStats
@@ -29,6 +30,8 @@ __all__ = [
     "CalibrationTestStats",
     "vote_check",
     "VoteCheck",
+    "pair_score",
+    "PairScore",
     "evaluate",
     "Evaluation",
     "evaluate_recalibrated",
