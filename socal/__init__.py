@@ -17,6 +17,7 @@ from .estimators import CalibrationFunctions, calibration_functions, ce1, ce2
 from .kernels import SechKernel
 from .members import from_members
 from .pairs import PairScore, pair_score
+from .votes import votes_from_long, votes_from_wide
 from .perturb import perturb, perturb_mean
 from .recalibrate import FirstOrderPlatt, NotFittedError, SecondOrderPlatt
 from .deviations import DeviationStats
@@ -32,6 +33,8 @@ __all__ = [
     "VoteCheck",
     "pair_score",
     "PairScore",
+    "votes_from_long",
+    "votes_from_wide",
     "evaluate",
     "Evaluation",
     "evaluate_recalibrated",

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .tables import Tabular
 from .pipeline import N_BOOT
 from .checkpoint import as_checkpoint, rng_fingerprint
 from ._results import CalibrationError
@@ -48,7 +49,7 @@ EVALUATE_PARAMETERS = {
 
 
 @dataclass(frozen=True)
-class Evaluation:
+class Evaluation(Tabular):
     """What :func:`socal.evaluate` found: a test on the raw scores, then the size of the error after perturbation.
 
     Attributes
@@ -203,6 +204,19 @@ class Evaluation:
 
     def __str__(self) -> str:
         return self.summary()
+
+    def _rows(self):
+        """One row per quantity: the test's p-value, CE2 and CE1 with their intervals and calibrated references."""
+        out = [{"quantity": "test p-value (raw scores)", "value": self.test.pvalue, "ci_low": None, "ci_high": None,
+                "reference": None, "verdict": "rejected" if self.test.pvalue <= 0.05 else "not rejected at 0.05",
+                "n": self.n, "h": self.h}]
+        for name, r, ref in (("CE2 (perturbed)", self.ce2, self.reference.ce2.value),
+                             ("CE1 (perturbed)", self.ce1, self.reference.ce1.value)):
+            out.append({"quantity": name, "value": None if r is None else r.estimate,
+                        "ci_low": None if r is None or r.ci is None else r.ci.low,
+                        "ci_high": None if r is None or r.ci is None else r.ci.high, "reference": ref,
+                        "verdict": self.verdict if name.startswith("CE2") else "", "n": self.n, "h": self.h})
+        return out
 
     def to_dict(self) -> dict:
         """JSON-safe summary (without the perturbed scores)."""
@@ -372,7 +386,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
 
 
 @dataclass(frozen=True)
-class RecalibratedEvaluation:
+class RecalibratedEvaluation(Tabular):
     """What :func:`evaluate_recalibrated` found for recalibrated scores on held-out items.
 
     Attributes
@@ -433,6 +447,14 @@ class RecalibratedEvaluation:
 
     def __str__(self) -> str:
         return self.summary()
+
+    def _rows(self):
+        r = self.ce2
+        return [{"quantity": "test p-value (recalibrated scores)", "value": self.test.pvalue, "ci_low": None,
+                 "ci_high": None, "reference": None, "n": r.n, "in_sample": self.in_sample},
+                {"quantity": "CE2 (recalibrated)", "value": r.estimate, "ci_low": None if r.ci is None else r.ci.low,
+                 "ci_high": None if r.ci is None else r.ci.high, "reference": 0.0 if self.second_order else None,
+                 "n": r.n, "in_sample": self.in_sample}]
 
     def to_dict(self) -> dict:
         return {"n": self.ce2.n, "second_order": self.second_order, "reference": 0.0 if self.second_order else None,

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .tables import Tabular
+
 __all__ = ["ConfidenceInterval", "UpperBound", "CalibrationError", "DegreeEstimate", "SelectionReport"]
 
 
@@ -103,7 +105,7 @@ class DegreeEstimate:
 
 
 @dataclass(frozen=True)
-class CalibrationError:
+class CalibrationError(Tabular):
     """An estimate of CE2 (Eq. (cehat)) or CE1 (Remark "First-Order Calibration") with its ingredients.
 
     Attributes
@@ -163,6 +165,18 @@ class CalibrationError:
 
     def __format__(self, spec):  # f"CE2 = {result:.3f}" formats the estimate; an empty spec keeps the repr
         return format(float(self.estimate), spec) if spec else str(self)
+
+    def summary(self) -> str:
+        ci = "" if self.ci is None else (f", {int(round(self.ci.level * 100))}% interval [{self.ci.low:.4f}, "
+                                          f"{self.ci.high:.4f}]")
+        return f"{self.kind.upper()} = {self.estimate:.4f}{ci} (n = {self.n:,}, degree {self.degree}, h = {self.h})"
+
+    def _rows(self):
+        return [{"kind": self.kind, "estimate": self.estimate, "ci_low": None if self.ci is None else self.ci.low,
+                 "ci_high": None if self.ci is None else self.ci.high,
+                 "ci_level": None if self.ci is None else self.ci.level, "plugin": self.plugin,
+                 "mean_term": self.mean_term, "moment_term": self.moment_term, "bias": self.bias,
+                 "degree": self.degree, "h": self.h, "n": self.n, "null_pvalue": self.null_pvalue}]
 
     def to_dict(self) -> dict:
         """JSON-safe summary."""

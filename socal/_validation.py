@@ -129,8 +129,18 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
 
 
 def _from_pandas(x):
-    """pandas objects with extension dtypes (nullable Float64, Int64, boolean) as float arrays, pd.NA as NaN (then
+    """polars Series and DataFrames as numpy arrays; pandas objects with extension dtypes (nullable Float64, Int64, boolean) as float arrays, pd.NA as NaN (then
     refused, or read as a missing vote, by the caller's rule); other input unchanged."""
+    if type(x).__module__.split(".")[0] == "polars" and hasattr(x, "to_numpy"):
+        # a polars Series or DataFrame: its dtypes are polars' own (np.dtype reads them as object); to_numpy gives
+        # numbers as float or int (nulls as NaN, then refused by the caller's rule) and text as strings (refused)
+        out = x.to_numpy()
+        if out.dtype.kind == "O":
+            try:
+                out = out.astype(np.float64)
+            except (TypeError, ValueError):
+                out = out.astype(str)
+        return out
     dtype = getattr(x, "dtype", None)
     dtypes = getattr(x, "dtypes", None)  # a DataFrame: one dtype per column
     if dtype is None and dtypes is not None and hasattr(dtypes, "__iter__") and not isinstance(dtypes, np.dtype):

@@ -12,7 +12,7 @@ from ._validation import check_array, check_int, percent_hint
 __all__ = ["from_members"]
 
 
-def from_members(probabilities: ArrayLike, *, ddof: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def from_members(probabilities: ArrayLike, *, ddof: int = 1, member_axis: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """The mean and the epistemic variance of M members' probabilities P(Y = 1 | x), item by item.
 
     ``var`` is what socal means by the predictor's epistemic variance: the spread of the members' probabilities,
@@ -39,6 +39,9 @@ def from_members(probabilities: ArrayLike, *, ddof: int = 1) -> tuple[np.ndarray
         summing to 1 within 1e-6).  More members than items is read as given, with a warning (it is most often a
         transposed array).
     ddof : {1, 0}
+    member_axis : {1, 0}
+        The axis of the members: 1 (the default) for (n, M) and (n, M, C); 0 for members first, (M, n) and (M, n, C),
+        as cleanlab and the Neural Testbed (``enn``) stack them.
 
     Returns
     -------
@@ -56,6 +59,15 @@ def from_members(probabilities: ArrayLike, *, ddof: int = 1) -> tuple[np.ndarray
     """
     func = "from_members"
     ddof = check_int(ddof, "ddof", func, 0, 1)
+    member_axis = check_int(member_axis, "member_axis", func, 0, 1)
+    if member_axis == 0:
+        from ._validation import _from_pandas
+
+        arr = np.asarray(_from_pandas(probabilities))
+        if arr.ndim not in (2, 3):
+            raise ValueError(f"The 'probabilities' parameter of {func} must be (M, n) or (M, n, C) with "
+                             f"member_axis=0. Got an array of shape {arr.shape} instead.")
+        probabilities = np.swapaxes(arr, 0, 1)
     shape = np.shape(probabilities)
     if len(shape) == 3 and shape[-1] > 2:  # a multi-class ensemble: the mean vector and the covariance
         return _multiclass_members(probabilities, ddof, func)

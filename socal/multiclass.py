@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from .tables import Tabular
 from ._validation import check_array, check_rng
 from .pipeline import N_BOOT
 
@@ -298,7 +299,7 @@ class MulticlassTestStats:
 
 # -- the multiclass test --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class MulticlassTest:
+class MulticlassTest(Tabular):
     """What :func:`multiclass_test` found.
 
     Attributes
@@ -370,6 +371,24 @@ class MulticlassTest:
 
     def __str__(self):
         return self.summary()
+
+    def _rows(self, names=None):
+        """One row per part: joint, trace, each class (one-vs-rest, with its Holm-adjusted p-value), top label."""
+        names = names or [str(c) for c in range(self.C)]
+        out = []
+        for name, part in (("joint", self.joint), ("trace", self.trace)):
+            if part is not None:
+                out.append({"part": name, "class": "", "statistic": part.statistic, "df": part.df,
+                            "pvalue": part.pvalue, "holm": None, "means_p": None, "variances_p": None})
+        for c, t in enumerate(self.classes):
+            out.append({"part": "class", "class": names[c], "statistic": t.statistic, "df": t.df,
+                        "pvalue": t.pvalue, "holm": float(self.holm[c]), "means_p": t.mean_part.pvalue,
+                        "variances_p": None if t.variance_part is None else t.variance_part.pvalue})
+        t = self.top
+        out.append({"part": "top label", "class": "", "statistic": t.statistic, "df": t.df, "pvalue": t.pvalue,
+                    "holm": None, "means_p": t.mean_part.pvalue,
+                    "variances_p": None if t.variance_part is None else t.variance_part.pvalue})
+        return out
 
     def to_dict(self) -> dict:
         """JSON-safe summary."""
@@ -516,7 +535,7 @@ def _multiclass_test(m, Sigma, v, A, pair_rng):
 
 # -- the evaluation: per-class CE2 and CE1, top-label CE2 ------------------------------------------------------------
 @dataclass(frozen=True)
-class MulticlassEvaluation:
+class MulticlassEvaluation(Tabular):
     """What :func:`evaluate_multiclass` found: the multiclass test, then each class's (one-vs-rest) and the top
     label's :class:`socal.Evaluation` (CE2, CE1, their references, the perturbed scores).
 
@@ -575,6 +594,23 @@ class MulticlassEvaluation:
 
     def __str__(self):
         return self.summary()
+
+    def _rows(self):
+        """One row per class and the top label: the class-wise test, CE2 and CE1 with intervals and references."""
+        test_rows = {r["class"] if r["part"] == "class" else r["part"]: r
+                     for r in self.test._rows([str(x) for x in self.names])}
+        out = []
+        for name, e in list(zip(self.names, self.classes)) + [("top label", self.top)]:
+            t = test_rows.get(str(name), {})
+            out.append({"class": str(name), "test_p": e.test.pvalue, "holm_p": t.get("holm"),
+                        "means_p": e.test.mean_part.pvalue,
+                        "variances_p": None if e.test.variance_part is None else e.test.variance_part.pvalue,
+                        "ce2": None if e.ce2 is None else e.ce2.estimate,
+                        "ce2_low": None if e.ce2 is None else e.ce2.ci.low,
+                        "ce2_high": None if e.ce2 is None else e.ce2.ci.high, "ce2_reference": e.reference.ce2.value,
+                        "ce1": e.ce1.estimate, "ce1_low": e.ce1.ci.low, "ce1_high": e.ce1.ci.high,
+                        "ce1_reference": e.reference.ce1.value, "verdict": e.verdict})
+        return out
 
     def to_dict(self) -> dict:
         """JSON-safe summary."""

@@ -73,6 +73,7 @@ from .reference import GroupSums, effective_events, group_laws, simulate_columns
 from .snapshots import beta_moments, target_covariance
 from .sources import ArraySource, ChunkSource, DaskSource, Rows, check_rows, is_dask, is_empty_chunk
 from ._typing import ArrayLike, Chunks, Counts
+from .tables import Tabular
 from ._validation import (FEASIBILITY_SLACK, Rule, bool_rule, check_float, check_parameters, check_rng,
                           check_scores, choice_rule, int_rule, level_rule)
 
@@ -262,8 +263,9 @@ def _fmt_range(lo, hi):
 
 
 @dataclass(frozen=True)
-class CalibrationTest:
-    """What :func:`calibration_test` found.
+class CalibrationTest(Tabular):
+    """What :func:`calibration_test` found.  ``frame()``: one row per part (joint, means, variances) and per region
+    (:mod:`socal.tables`); in a notebook it shows as its summary above that table.
 
     Attributes
     ----------
@@ -445,6 +447,22 @@ class CalibrationTest:
         """``f"{test:.3g}"`` formats the p-value; an empty spec is str() (the summary)."""
         return format(float(self.pvalue), spec) if spec else str(self)
 
+    def _rows(self):
+        parts = [("joint (the verdict)", self.statistic, self.df, self.pvalue), ("means", self.mean_part.statistic,
+                                                                                 self.mean_part.df,
+                                                                                 self.mean_part.pvalue)]
+        if self.variance_part is not None:
+            parts.append(("variances", self.variance_part.statistic, self.variance_part.df,
+                          self.variance_part.pvalue))
+        out = [{"kind": "test", "part": name, "statistic": t, "df": df, "pvalue": p, "reference": self.reference,
+                "where": "", "direction": "", "reported": float("nan"), "observed": float("nan"),
+                "factor": float("nan"), "z": float("nan"), "items": self.n} for name, t, df, p in parts]
+        for r in self.regions:
+            out.append({"kind": "region", "part": r.part, "statistic": float("nan"), "df": None,
+                        "pvalue": float("nan"), "reference": "", "where": r.where_words(), "direction": r.direction,
+                        "reported": r.reported, "observed": r.observed, "factor": r.factor, "z": r.z, "items": r.n})
+        return out
+
     def to_dict(self) -> dict:
         """JSON-safe summary: the statistic and its parts, the verdict at ``alpha``, where the evidence is, and the
         detectable effects (None where none is detectable)."""
@@ -476,7 +494,7 @@ def grid_bins(mean: np.ndarray, var: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 @dataclass(frozen=True)
-class VoteCheck:
+class VoteCheck(Tabular):
     """What the votes say about a set of items, counted directly (:func:`vote_check`).
 
     ``mean`` and ``frequency``: the reported means' average and the votes' frequency of 1 (sum of a / k over the
@@ -498,6 +516,14 @@ class VoteCheck:
     @property
     def var_factor(self) -> float:
         return self.votes_var / self.var if self.var > 0 else float("nan")
+
+    def summary(self) -> str:
+        return (f"{self.n} items: votes' frequency {self.frequency:.4g} against the mean {self.mean:.4g}; votes' Var f* "
+                f"{self.votes_var:.3g} against var {self.var:.3g} (x{self.var_factor:.3g}).")
+
+    def _rows(self):
+        return [{"items": self.n, "mean": self.mean, "frequency": self.frequency, "mean_factor": self.mean_factor,
+                 "var": self.var, "votes_var": self.votes_var, "var_factor": self.var_factor}]
 
     def __str__(self):
         return (f"{self.n} items: votes 1 in {_pct(self.frequency)} against a mean of {_pct(self.mean)} (x"
