@@ -16,6 +16,7 @@ from .chebyshev import ConditioningWarning, get_backend, set_backend
 from .estimators import CalibrationFunctions, calibration_functions, ce1, ce2
 from .kernels import SechKernel
 from .members import from_members
+from . import page
 from .pairs import PairScore, pair_score
 from .votes import votes_from_long, votes_from_wide
 from .perturb import perturb, perturb_mean

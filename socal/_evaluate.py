@@ -48,6 +48,13 @@ EVALUATE_PARAMETERS = {
 }
 
 
+def _h_words(h):
+    """A bandwidth for a table cell: '0.0625' or '0.0625 (mean), 0.00181 (var)'."""
+    if isinstance(h, (tuple, list)):
+        return f"{h[0]:.3g} (mean), {h[1]:.3g} (var)"
+    return "" if h is None else f"{h:.3g}"
+
+
 @dataclass(frozen=True)
 class Evaluation(Tabular):
     """What :func:`socal.evaluate` found: a test on the raw scores, then the size of the error after perturbation.
@@ -209,13 +216,14 @@ class Evaluation(Tabular):
         """One row per quantity: the test's p-value, CE2 and CE1 with their intervals and calibrated references."""
         out = [{"quantity": "test p-value (raw scores)", "value": self.test.pvalue, "ci_low": None, "ci_high": None,
                 "reference": None, "verdict": "rejected" if self.test.pvalue <= 0.05 else "not rejected at 0.05",
-                "n": self.n, "h": self.h}]
+                "n": self.n, "h": _h_words(self.h)}]
         for name, r, ref in (("CE2 (perturbed)", self.ce2, self.reference.ce2.value),
                              ("CE1 (perturbed)", self.ce1, self.reference.ce1.value)):
             out.append({"quantity": name, "value": None if r is None else r.estimate,
                         "ci_low": None if r is None or r.ci is None else r.ci.low,
                         "ci_high": None if r is None or r.ci is None else r.ci.high, "reference": ref,
-                        "verdict": self.verdict if name.startswith("CE2") else "", "n": self.n, "h": self.h})
+                        "verdict": self.verdict if name.startswith("CE2") else "", "n": self.n,
+                        "h": _h_words(self.h)})
         return out
 
     def to_dict(self) -> dict:

@@ -195,6 +195,9 @@ def build_parser():
                                   ".parquet; .gz, .bz2 or .xz compresses a text file)")
     ev.add_argument("--plot", metavar="FILE.png", help="also draw second-order reliability diagrams (before and "
                     "after recalibration) and a residual map to this image file (needs matplotlib)")
+    ev.add_argument("--report", metavar="FILE.html", help="also write one self-contained HTML page to share: the "
+                    "verdict, the tables, the figures (embedded) and the command and versions that reproduce them "
+                    "(needs matplotlib)")
     ev.add_argument("--json", action="store_true", help="print JSON")
     ev.set_defaults(func=evaluate_command)
     d = sub.add_parser("demo", help="try socal on a built-in synthetic predictor whose true calibration error is "
@@ -291,7 +294,9 @@ def main(argv=None):
     """Run the ``socal`` command line on ``argv`` (default: sys.argv[1:]) and return its exit status: 0 when the
     command ran, 2 when an input was refused; a command may add its own (``socal audit``: 1 when a number moved from
     ``--baseline``, 2 when a claim raised)."""
-    args = build_parser().parse_args(_attach_negative_fractions(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(_attach_negative_fractions(argv))
+    args.argv = argv  # as typed: the report's "reproduce" section quotes it
     try:
         return args.func(args)
     except _USER_ERRORS as exc:

@@ -217,7 +217,28 @@ def _evaluate_multiclass(args):
         plt.close(fig)
         if not args.json:
             print(f"figure (per-class reliability, CE2 against the references): {args.plot}")
+    if args.report:
+        _write_page(args, res, votes)
     return 0
+
+
+def _command_line(args):
+    """The command as typed, for the report's "reproduce" section."""
+    import shlex
+
+    return "socal " + " ".join(shlex.quote(a) for a in getattr(args, "argv", sys.argv[1:]))
+
+
+def _write_page(args, res, votes):
+    """``--report``: the self-contained HTML page (:mod:`socal.page`)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from .page import write_report
+
+    write_report(args.report, res, **votes, command=_command_line(args), rng=args.seed)
+    if not args.json:
+        print(f"report (verdict, tables, figures, and how to reproduce them; one file): {args.report}")
 
 
 def evaluate_command(args):
@@ -228,11 +249,15 @@ def evaluate_command(args):
     from ._evaluate import evaluate
     from .io import MissingVotesWarning, read_all, read_chunks, write_table
 
-    check_output_paths(args, "out", "plot")
+    check_output_paths(args, "out", "plot", "report")
     check_table_path(args.out, "--out")
     if args.plot:
         require_extra("evaluate --plot", "plot", "matplotlib")
         check_image_format(args.plot, "--plot")
+    if args.report:
+        require_extra("evaluate --report", "plot", "matplotlib")
+        if not str(args.report).lower().endswith((".html", ".htm")):
+            raise ValueError(f"--report {args.report}: the report is an HTML page; give a file name ending in .html")
     if args.classes:
         return _evaluate_multiclass(args)
     if args.members or args.counts:
@@ -287,6 +312,12 @@ def evaluate_command(args):
                 print(f"figure (reliability before/after recalibration, residual map): {args.plot}")
         except OSError as exc:
             print(f"socal evaluate: could not write --plot {args.plot}: {exc.strerror or exc}", file=sys.stderr)
+            failed = 1
+    if args.report:
+        try:
+            _write_page(args, res, {"labels": labels, "counts": counts})
+        except OSError as exc:
+            print(f"socal evaluate: could not write --report {args.report}: {exc.strerror or exc}", file=sys.stderr)
             failed = 1
     return failed
 
