@@ -167,6 +167,7 @@ class CalibrationError(Tabular):
         return format(float(self.estimate), spec) if spec else str(self)
 
     def summary(self) -> str:
+        """The estimate in one line: value, interval, n, degree and h."""
         ci = "" if self.ci is None else (f", {int(round(self.ci.level * 100))}% interval [{self.ci.low:.4f}, "
                                           f"{self.ci.high:.4f}]")
         return f"{self.kind.upper()} = {self.estimate:.4f}{ci} (n = {self.n:,}, degree {self.degree}, h = {self.h})"

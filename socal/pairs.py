@@ -87,6 +87,7 @@ class PairScore(Tabular):
         return mean, mean - z * se, mean + z * se
 
     def summary(self) -> str:
+        """The score in one sentence, with its standard error and the items the prediction calls impossible."""
         kind = "(mean, var)" if self.classes == 2 else f"(mean, cov) over {self.classes} classes"
         imp = (f"; {self.impossible.size} item(s) have a pair the prediction gives probability 0 "
                f"(scored at -log {EPS:g} per pair)" if self.impossible.size and self.form == "log" else "")
@@ -97,6 +98,7 @@ class PairScore(Tabular):
         return self.summary()
 
     def to_dict(self) -> dict:
+        """JSON-safe summary (the per-item scores left out)."""
         return {"form": self.form, "classes": self.classes, "score": self.score, "stderr": self.stderr,
                 "n": self.n, "impossible": self.impossible.tolist()}
 

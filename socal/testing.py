@@ -518,6 +518,7 @@ class VoteCheck(Tabular):
         return self.votes_var / self.var if self.var > 0 else float("nan")
 
     def summary(self) -> str:
+        """The recount in one sentence: the votes' frequency against the mean, their Var f* against var."""
         return (f"{self.n} items: votes' frequency {self.frequency:.4g} against the mean {self.mean:.4g}; votes' Var f* "
                 f"{self.votes_var:.3g} against var {self.var:.3g} (x{self.var_factor:.3g}).")
 
