@@ -440,3 +440,19 @@ def test_findings_are_ordered_by_their_effect_on_the_conclusions():
     assert order == ["main-bound", "approx-corollary", "aux-lipschitz", "exp3-cohort-moments"]
     tiers = [effect_tier(verify.get(i).ref) for i in order]
     assert tiers == sorted(tiers) and tiers[0] == 0 and tiers[-1] == 2
+
+
+def test_sympy_cannot_tell_stays_inconclusive_not_fails(monkeypatch):
+    """sympy's is_finite is three-valued; 'cannot tell' (None) must make the rate parts INCONCLUSIVE, not a
+    certified FAILS (it was turned into bool: None read as False).  Negative control of the same path: a False
+    makes them FAIL."""
+    from socal.verify import claims_rates, get
+
+    claim = get("rate-dependence")
+    for answer, want in ((None, Verdict.INCONCLUSIVE), (False, Verdict.FAILS)):
+        monkeypatch.setattr(claims_rates, "_finite", lambda expr, a=answer: a)
+        parts = claim.run(quick=True).parts
+        rate = [p for p in parts if "the rate in n, h fixed" in p.name or "recalibration rate" in p.name
+                or "eps_l = O(n^-2)" in p.name]
+        assert len(rate) == 3, [p.name for p in parts]
+        assert all(p.verdict is want for p in rate), [(p.name, p.verdict) for p in rate]

@@ -25,6 +25,12 @@ from ._core import Part, Result, Verdict, claim, combine
 from .bounds import LB_CONSTANT, PAPER, infimum_ball, theta_ball
 from .certified import Ledger, both, sym
 
+
+def _finite(expr):
+    """sympy's three-valued answer, kept: True, False, or None where sympy cannot tell (then the part is
+    INCONCLUSIVE, never a certified FAILS)."""
+    return expr.is_finite
+
 R = sp.Rational
 _n, _h, _d, _a = sp.symbols("n h d a", positive=True)
 
@@ -54,7 +60,7 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
                                  / sp.log(_n) ** log_power, _n, sp.oo)) for off in (0, 1)]
     K = sp.simplify(2 * (2 * sp.sqrt(C) + R5) / _a)  # a = log theta(h)
     finite = led.record(f"lim U sqrt(n) / log^{log_power} n is finite at both ends of the ceiling (sympy limits)",
-                        bool(all(x.is_finite for x in lims)), "exact", ", ".join(map(str, lims)))
+                        both(*(_finite(x) for x in lims)), "exact", ", ".join(map(str, lims)))
     ev["in n (h fixed)"] = {"side": "upper bound (Prop. 'main')",
                             "lim U sqrt(n) / log^p n, l at the two ends of the ceiling": [str(x) for x in lims],
                             "p": str(log_power), "a": "log theta(h) = asinh(h pi)",
@@ -76,7 +82,7 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     # Corollary 'approx_recal' and the Platt guarantee rest on Step 4's L2 bound alone: the same limit without Step 5
     lim4 = sp.simplify(sp.limit(2 * sp.sqrt((C * (2 * sp.log(_n) / _a + 1) ** 2 * sp.log(3 * _n) + c408) / _n)
                                 * sp.sqrt(_n) / sp.log(_n) ** log_power, _n, sp.oo))
-    ok4 = led.record(f"Step 4 alone: lim sqrt(A_n) sqrt(n) / log^{log_power} n is finite (sympy)", bool(lim4.is_finite),
+    ok4 = led.record(f"Step 4 alone: lim sqrt(A_n) sqrt(n) / log^{log_power} n is finite (sympy)", _finite(lim4),
                      "exact", str(lim4))
     ev["in n (h fixed)"]["Step 4 alone (the recalibration corollaries)"] = str(lim4)
     parts.append(Part("[abs-platt, contrib-platt, cor-recal] the recalibration rate, Step 4's bound (upper bound)",
@@ -118,7 +124,7 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     hB = sp.limit(_h * 2 / (th - 1), _h, 0)
     d_rule = (2 * sp.log(_n) / sp.asinh(_h * sp.pi)) ** 2
     d_n = sp.limit(d_rule / sp.log(_n) ** d_log_power, _n, sp.oo)
-    d_ok = led.record(f"lim d / log^{d_log_power} n is finite (n -> oo, h fixed; sympy limit)", bool(d_n.is_finite),
+    d_ok = led.record(f"lim d / log^{d_log_power} n is finite (n -> oo, h fixed; sympy limit)", _finite(d_n),
                       "exact", str(d_n))
     d_h = sp.limit(_h**2 * d_rule, _h, 0)
     led.identity("h B -> 2/pi as h -> 0 (sympy)", hB - 2 / sp.pi)
