@@ -404,9 +404,8 @@ def ridge_factor(G, alpha, *, warn=True, work=None, scipy_only=False):
 
     The factorisation is :func:`cholesky_lower`'s (numpy's LAPACK for small systems), or with ``scipy_only``
     scipy's alone: cross-validation's loop alternates factorisations with scipy's solves, and numpy's route there
-    made the plug-in slower (toy population, n = 2e5, h = 1/16: 0.43-0.45 s against 0.25-0.26 s, two runs), while
-    the final fit and the bootstrap's draws gain from it (the default call at n = 5e4, l = 12: 0.17 s against
-    0.28 s, medians of 12 interleaved calls; the plug-in unchanged).
+    made the plug-in slower, while the final fit and the bootstrap's draws gain from it (docs/numbers.md, "The
+    measurements behind the code's constants").
     """
     d = G.shape[0]
     unit = np.trace(G) / d

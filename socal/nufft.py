@@ -8,7 +8,8 @@ non-uniform FFT at the angles (theta_i, phi_i) = (arccos u_i, arccos w_i):
 
 and a fitted polynomial sum_{ab} C_ab T_a(u) T_b(w) is a type-2 transform of C extended evenly to negative modes.
 The cost is nearly independent of the degree (spreading onto a grid of twice the modes, then one FFT), where the
-matrix-product route grows with l^2 per row (../shared/FAST_FIT.md: 0.36 s against 1.8 s at n = 1e6, l = 88).
+matrix-product route grows with l^2 per row (the timings: docs/numbers.md, "The measurements behind the code's
+constants").
 Results agree with the matrix-product route to the requested precision (``EPS`` for moments, ``EVAL_EPS`` for
 evaluations) relative to the sum of the moduli.
 """

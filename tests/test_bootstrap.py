@@ -604,6 +604,11 @@ def test_same_numbers_at_a_degree_where_the_draws_rounding_would_show(monkeypatc
 
     whole, chunked = both()
     np.testing.assert_allclose(chunked, whole, rtol=1e-12, atol=1e-14)
+    try:
+        import finufft  # noqa: F401
+    except ImportError:
+        pytest.skip("the float32 control was measured with finufft's moments (the 'fast' extra); without it the "
+                    "numpy moments' chunkings agree closer than the control's 1e-11 (the main check above ran)")
     real = bs.tensor_gram
 
     def rounded(*args, **kw):  # the Gram as float32 holds it, written back in place

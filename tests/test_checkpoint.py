@@ -168,27 +168,39 @@ def _evaluate_cli(csv, ckpt):
 
 @pytest.mark.parametrize("kills", [1, pytest.param(4, marks=pytest.mark.slow, id="4-kills")])
 def test_socal_evaluate_killed_and_rerun_prints_what_an_uninterrupted_run_prints(tmp_path, kills):
-    """SIGKILL at a random moment once the checkpoint exists, then the same command: the same output, to the
-    character, as a run that was never killed."""
+    """SIGKILL at a random point of the run (once its checkpoint holds a random number of its passes, fewer than
+    all), then the same command: the same output, to the character, as a run that was never killed.  The test
+    proves that the kill landed mid-run: the process was still running and the file it left holds fewer passes
+    than a finished run's."""
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     csv = tmp_path / "demo.csv"
     subprocess.run([sys.executable, "-m", "socal", "demo", "--n", "12000", "--write", str(csv)], check=True,
                    env=env, capture_output=True)
     ref = subprocess.run(_evaluate_cli(csv, tmp_path / "ref.ckpt"), check=True, env=env, capture_output=True,
                          text=True).stdout
+    with open(tmp_path / "ref.ckpt", "rb") as fh:
+        whole = len(pickle.load(fh)["passes"])  # the passes of a run that finished
     rng = np.random.default_rng(63)
     for r in range(kills):
         ckpt = tmp_path / f"run{r}.ckpt"
         proc = subprocess.Popen(_evaluate_cli(csv, ckpt), env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        t0 = time.monotonic()
-        while not ckpt.exists() and proc.poll() is None and time.monotonic() - t0 < 120:
-            time.sleep(0.01)
-        time.sleep(float(rng.uniform(0.0, 1.5)))
+        target = int(rng.integers(1, whole))  # kill once the checkpoint holds this many passes (of `whole`)
+        before, t0 = 0, time.monotonic()
+        while before < target and proc.poll() is None and time.monotonic() - t0 < 300:
+            if ckpt.exists():
+                with open(ckpt, "rb") as fh:
+                    before = len(pickle.load(fh)["passes"])
+            time.sleep(0.005)
+        # the kill lands mid-run: the process is still running, and its checkpoint does not yet hold every pass
+        # (proved below from the file the kill left; a kill after the last save would prove nothing)
+        assert proc.poll() is None, "the run finished before the kill: the test proved nothing"
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        assert proc.returncode == -signal.SIGKILL
         with open(ckpt, "rb") as fh:
             held = len(pickle.load(fh)["passes"])  # the file loads after the kill: atomic saves
+        assert before <= held < whole, f"the kill landed after the last of {whole} passes was saved ({held})"
         out = subprocess.run(_evaluate_cli(csv, ckpt), check=True, env=env, capture_output=True, text=True).stdout
         print(f"kill {r}: the checkpoint held {held} pass(es); the rerun's output is identical: {out == ref}")
         assert out == ref

@@ -24,23 +24,30 @@ def test_a_worker_killed_mid_run_gives_the_identical_result():
         local = socal.ce2(dm, dv, dy, **kw)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                   silence_logs=50) as cluster, distributed.Client(cluster) as client:
-        t0 = time.perf_counter()
         clean = socal.ce2(dm, dv, dy, **kw).to_dict()
-        took = time.perf_counter() - t0
         victim = list(client.run(os.getpid).values())[0]
-        killed = []
+        seen = {}
 
         def kill():
-            time.sleep(0.4 * took)
-            os.kill(victim, signal.SIGKILL)
-            killed.append(time.perf_counter())
+            # by progress, not by the clock: once the scheduler holds finished tasks of this run and others are
+            # still to come, the worker dies; what the scheduler knew then is kept as the proof it landed mid-run
+            sched = cluster.scheduler
+            start = time.monotonic()
+            while time.monotonic() - start < 300:
+                states = [ts.state for ts in list(sched.tasks.values())]
+                done, left = states.count("memory"), sum(st in ("waiting", "processing", "queued", "no-worker")
+                                                          for st in states)
+                if done >= 2 and left >= 1:
+                    os.kill(victim, signal.SIGKILL)
+                    seen.update(done=done, left=left)
+                    return
+                time.sleep(0.002)
 
         killer = threading.Thread(target=kill)
         killer.start()
         after = socal.ce2(dm, dv, dy, **kw).to_dict()
-        done = time.perf_counter()
         killer.join()
-        assert killed and killed[0] < done, "the worker was not killed while the run was going on"
+        assert seen and seen["left"] >= 1, "the worker was not killed while tasks of the run were still to come"
         assert victim not in client.run(os.getpid).values()  # the nanny started a new process in its place
     assert after == clean  # bit for bit: the lost partitions were recomputed, nothing was lost or counted twice
     # the cluster and the synchronous scheduler agree to round-off (BLAS in other processes)
