@@ -22,10 +22,10 @@ from ._threads import passive_openmp
 from .chebyshev import unit_angles
 
 EPS = 1e-13  # finufft's requested relative precision for moments (its floor in double precision is about 1e-14)
-EVAL_EPS = 1e-12  # for evaluations: 0.21 s against 0.26 s at n = 1e6, l = 44; far below what clipping to [0, 1] sees
+EVAL_EPS = 1e-12  # for evaluations: faster than EPS and far below what clipping to [0, 1] sees (docs/numbers.md)
 # the upsampled grids here are small (at most 708 x 708 at l = 88) and stay in cache: finufft's sorting of the points
-# before spreading costs more than it saves (n = 1e6, l = 44: evaluation 0.12 s unsorted against 0.23 s sorted,
-# moments in 15 groups 0.22 s against 0.27 s)
+# before spreading costs more than it saves (the timings: docs/numbers.md, "The measurements behind the code's
+# constants")
 _OPTS = {"spread_sort": 0}
 
 try:  # pragma: no cover - depends on the environment

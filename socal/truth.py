@@ -110,7 +110,7 @@ def _ce2_once(h, means, vars_, pis, e1, e2, panels, *, block=64):
     P1 = K1 * pis[:, None]
     # A[i, k] = sum_j pi_j (e1_j - t1_i) K1[j, i] K2[j, k], B likewise; integrated ``block`` rows of t1 at a time:
     # whole (N1, N2) tables (8 million entries at 512 panels) cost more in page faults on first touch than in
-    # arithmetic inside a large process (evaluate: 0.3-0.55 s against 0.1 s alone)
+    # arithmetic inside a large process (the timing: docs/numbers.md, "The measurements behind the code's constants")
     first = second = 0.0
     for lo in range(0, t1.size, block):
         sl = slice(lo, lo + block)
