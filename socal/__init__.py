@@ -8,12 +8,12 @@ recalibration map -> report.  Importing socal loads numpy and scipy only (never 
 
 from ._threads import SPIN_EXPONENT as _OPENBLAS_SPIN  # noqa: F401  (first: before numpy and scipy load OpenBLAS)
 from . import multiclass, plot, synthetic, truth
-from ._evaluate import Evaluation, RecalibratedEvaluation, evaluate, evaluate_recalibrated
+from ._evaluate import Evaluation, RecalibratedEvaluation, evaluate_recalibrated
 from .degrees import paper_degree, theta
 from ._results import CalibrationError, ConfidenceInterval, DegreeEstimate, SelectionReport, UpperBound
 from .checkpoint import Checkpoint
 from .chebyshev import ConditioningWarning, get_backend, set_backend
-from .estimators import CalibrationFunctions, calibration_functions, ce1, ce2
+from .estimators import CalibrationFunctions, calibration_functions
 from .kernels import SechKernel
 from .members import from_members
 from . import page
@@ -23,7 +23,8 @@ from .perturb import perturb, perturb_mean
 from .recalibrate import FirstOrderPlatt, NotFittedError, SecondOrderPlatt
 from .deviations import DeviationStats
 from .sufficient import SufficientStats
-from .testing import CalibrationTest, CalibrationTestStats, VoteCheck, calibration_test, vote_check
+from .testing import CalibrationTest, CalibrationTestStats, VoteCheck, vote_check
+from .dispatch import calibration_test, ce1, ce2, evaluate  # binary or multiclass, by the input's shape
 
 __all__ = [
     "calibration_test",

@@ -322,11 +322,8 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     -------
     Evaluation
         ``print(result)`` gives the reading; ``result.mean``, ``result.var`` are the perturbed scores.
-    socal.multiclass.MulticlassEvaluation
-        For C >= 3 classes: ``raw_mean`` the members' probabilities (n, M, C) with ``raw_var`` None, or a mean
-        (n, C) with a covariance (n, C, C) or class variances (n, C); ``labels`` class votes (n, k) or ``counts``
-        (n, C) votes per class.  One table: the joint, trace, top-label and Holm-adjusted class-wise tests, each
-        class's CE2 and CE1, and the top label's (:func:`socal.multiclass.evaluate_multiclass`).
+    (For C >= 3 classes, ``socal.evaluate`` routes to :func:`socal.multiclass.evaluate_multiclass`:
+    :mod:`socal.dispatch`.)
 
     Examples
     --------
@@ -338,17 +335,6 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     (True, 'within reference')
     """
     func = "evaluate"
-    from .multiclass import multiclass_input
-
-    multi = multiclass_input(raw_mean, raw_var)
-    if multi is not None:  # C >= 3 classes: the one-call multiclass evaluation
-        from .multiclass import evaluate_multiclass
-
-        if checkpoint is not None:
-            raise ValueError(f"The 'checkpoint' parameter of {func} is not available for multiclass input yet. Got "
-                             f"{checkpoint!r}.")
-        return evaluate_multiclass(*multi, labels, counts=counts, h=h, ci=ci, n_boot=n_boot, rng=rng,
-                                   progress=progress)
     # the options first (the declarative table), then the rows, each once: the test, CE2 and CE1 below read them
     # as they are (socal.sources.Rows)
     got = check_parameters(EVALUATE_PARAMETERS, func, dict(h=h, ci=ci, n_boot=n_boot, progress=progress,

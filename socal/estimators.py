@@ -192,14 +192,6 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
     >>> abs(res.estimate - pop.ce2(h=1/16).value) < 0.05
     True
     """
-    from .multiclass import multiclass_input
-
-    multi = None if chunks is not None or isinstance(mean, (SufficientStats, Rows)) else multiclass_input(mean, var)
-    if multi is not None:  # C >= 3 classes: each class one-vs-rest, a tuple in class order
-        return _per_class("ce2", multi, labels, counts, dict(
-            h=h, degree=degree, alpha=alpha, folds=folds, holdout=holdout, max_degree=max_degree, ci=ci,
-            upper=upper, debias=debias, n_boot=n_boot, rng=rng, progress=progress, search=search,
-            checkpoint=checkpoint))
     return estimate("ce2", 2, mean, var, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,
                      folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, upper=upper, debias=debias,
                      n_boot=n_boot,
@@ -240,14 +232,6 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
     >>> abs(socal.ce1(m, y, h=1/16, rng=0).estimate - pop.ce1(h=1/16).value) < 0.05
     True
     """
-    from ._validation import ndim_of
-
-    if chunks is None and not isinstance(mean, (SufficientStats, Rows)) and ndim_of(mean) == 2:  # C >= 3 classes
-        m = np.asarray(mean, dtype=float)  # validated with the rest by check_multiclass
-        return _per_class("ce1", (m, np.zeros_like(m)), labels, counts, dict(
-            h=h, degree=degree, alpha=alpha, folds=folds, holdout=holdout, max_degree=max_degree, ci=ci,
-            upper=upper, debias=debias, n_boot=n_boot, rng=rng, progress=progress, search=search,
-            checkpoint=checkpoint))
     return estimate("ce1", 1, mean, None, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,
                      folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, upper=upper, debias=debias,
                      n_boot=n_boot,
@@ -363,19 +347,3 @@ def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: 
     fit, _ = fit_from(source, stats, opts, 2, "calibration_functions")
     return CalibrationFunctions(fit.calmap, bool(project))
 
-
-def _per_class(kind, multi, labels, counts, kw):
-    """CE2 or CE1 of each class, one-vs-rest, in class order (``multi``: the mean (n, C) and the covariance or the
-    class variances; ``rng`` gives each class its own child stream)."""
-    from ._validation import check_rng
-    from .multiclass import check_multiclass
-
-    if kw.pop("checkpoint") is not None:
-        raise ValueError(f"The 'checkpoint' parameter of {kind} is for binary scores; got multiclass input.")
-    m, _, v, A = check_multiclass(*multi, labels, counts=counts, func=kind)
-    K = A.sum(axis=1)
-    rng = kw.pop("rng")
-    streams = check_rng(0 if rng is None else rng, kind).spawn(m.shape[1])  # None: a fixed seed, as for one class
-    f = ce2 if kind == "ce2" else ce1
-    return tuple((f(m[:, c], v[:, c], counts=(A[:, c], K), rng=streams[c], **kw) if kind == "ce2" else
-                  f(m[:, c], counts=(A[:, c], K), rng=streams[c], **kw)) for c in range(m.shape[1]))

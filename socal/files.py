@@ -151,8 +151,6 @@ def check_table_path(path, flag):
     output to Unix tools, where socal prints its report."""
     import pathlib
 
-    from .io import table_format
-
     if not path:
         return
     if path == "-":  # the Unix name of standard output, which carries the report: a file named '-' would surprise
@@ -190,3 +188,15 @@ def check_output_path(path, flag):
     if not os.access(folder, os.W_OK):
         raise ValueError(f"{flag} {path}: the folder {os.path.dirname(path) or '.'} is not writable (nothing "
                          f"was computed)")
+
+
+COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}  # read as the text inside them (socal.io)
+
+
+def table_format(path):
+    """(format, compression module or None) of ``path`` by its suffixes, as :func:`read_chunks` reads it: 'parquet'
+    for .parquet/.pq, 'tsv' for .tsv/.tab, else 'csv'; x.tsv.gz is a .tsv file, compressed."""
+    suffixes = [x.lower() for x in path.suffixes]
+    packed = COMPRESSED.get(suffixes.pop()) if suffixes and suffixes[-1] in COMPRESSED else None
+    suffix = suffixes[-1] if suffixes else ""
+    return ("parquet" if suffix in (".parquet", ".pq") else "tsv" if suffix in (".tsv", ".tab") else "csv"), packed

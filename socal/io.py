@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .files import atomic_write
+from .files import COMPRESSED as _COMPRESSED, atomic_write, table_format
 from ._validation import VoteCounts, labels_to_counts
 
 __all__ = ["CSVChunks", "ParquetChunks", "read_chunks", "read_all", "read_columns", "column_names", "write_table",
@@ -32,7 +32,6 @@ __all__ = ["CSVChunks", "ParquetChunks", "read_chunks", "read_all", "read_column
 DEFAULT_CHUNK_ROWS = 1_000_000
 
 
-_COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}  # read as the text inside them
 
 
 def _file_path(path, func, reading=True):
@@ -378,15 +377,6 @@ def read_chunks(path: str | os.PathLike, **kw: Any) -> CSVChunks | ParquetChunks
     if fmt == "tsv":
         kw.setdefault("delimiter", "\t")
     return CSVChunks(path, **kw)
-
-
-def table_format(path):
-    """(format, compression module or None) of ``path`` by its suffixes, as :func:`read_chunks` reads it: 'parquet'
-    for .parquet/.pq, 'tsv' for .tsv/.tab, else 'csv'; x.tsv.gz is a .tsv file, compressed."""
-    suffixes = [x.lower() for x in path.suffixes]
-    packed = _COMPRESSED.get(suffixes.pop()) if suffixes and suffixes[-1] in _COMPRESSED else None
-    suffix = suffixes[-1] if suffixes else ""
-    return ("parquet" if suffix in (".parquet", ".pq") else "tsv" if suffix in (".tsv", ".tab") else "csv"), packed
 
 
 def write_table(path: str | os.PathLike, columns: dict[str, Any]) -> None:

@@ -44,7 +44,7 @@ from .pipeline import N_BOOT
 
 __all__ = ["multiclass_input", "check_multiclass", "class_counts", "project_simplex_covariance", "holm",
            "MulticlassTest", "MulticlassTestStats", "multiclass_test", "MulticlassEvaluation", "evaluate_multiclass",
-           "MulticlassPlatt", "MISSING_VOTE"]
+           "MulticlassPlatt", "MISSING_VOTE", "ce2", "ce1"]
 
 MISSING_VOTE = -1  # the marker of a missing vote in an (n, k) array of class votes
 _TOL = 1e-6  # the rows of a mean must sum to 1, and a covariance's to 0, within this
@@ -750,3 +750,47 @@ class MulticlassPlatt:
         """Read what :meth:`save` wrote."""
         with open(file, encoding="utf-8") as fh:
             return cls.from_dict(json.load(fh))
+
+
+def _per_class(kind, multi, labels, counts, kw):
+    """CE2 or CE1 of each class, one-vs-rest, in class order (``multi``: the mean (n, C) and the covariance or the
+    class variances; ``rng`` gives each class its own child stream)."""
+    from .estimators import ce1 as binary_ce1, ce2 as binary_ce2
+
+    func = f"multiclass.{kind}"
+    if kw.pop("checkpoint", None) is not None:
+        raise ValueError(f"The 'checkpoint' parameter of {func} is for binary scores; got multiclass input.")
+    m, _, v, A = check_multiclass(*multi, labels, counts=counts, func=func)
+    K = A.sum(axis=1)
+    rng = kw.pop("rng", None)
+    streams = check_rng(0 if rng is None else rng, func).spawn(m.shape[1])  # None: a fixed seed, as for one class
+    if kind == "ce2":
+        return tuple(binary_ce2(m[:, c], v[:, c], counts=(A[:, c], K), rng=streams[c], **kw)
+                     for c in range(m.shape[1]))
+    return tuple(binary_ce1(m[:, c], counts=(A[:, c], K), rng=streams[c], **kw) for c in range(m.shape[1]))
+
+
+def ce2(mean, cov, labels=None, *, counts=None, **kwargs) -> tuple:
+    """CE2 of each class of a C-class predictor, one against the rest: a tuple of :class:`socal.CalibrationError` in
+    class order.  ``mean`` (n, C) with ``cov`` (n, C, C) or class variances (n, C) (or members' probabilities
+    (n, M, C) with ``cov`` None, :func:`socal.from_members`); ``labels`` class votes (n, k) or ``counts`` (n, C);
+    the other parameters as in :func:`socal.ce2`, per class (``rng`` gives each class its own child stream)."""
+    multi = multiclass_input(mean, cov)
+    if multi is None:
+        raise ValueError("The 'mean' parameter of multiclass.ce2 must be (n, C) class probabilities with 'cov' (n, C, "
+                         "C) or (n, C), or members' probabilities (n, M, C) with 'cov' None; binary scores go to "
+                         "socal.ce2.")
+    return _per_class("ce2", multi, labels, counts, dict(kwargs))
+
+
+def ce1(mean, labels=None, *, counts=None, **kwargs) -> tuple:
+    """CE1 of each class of a C-class predictor, one against the rest: a tuple of :class:`socal.CalibrationError` in
+    class order.  ``mean`` (n, C) class probabilities; ``labels`` or ``counts`` as in :func:`ce2`; the other
+    parameters as in :func:`socal.ce1`, per class."""
+    from ._validation import ndim_of
+
+    if ndim_of(mean) != 2:
+        raise ValueError("The 'mean' parameter of multiclass.ce1 must be (n, C) class probabilities; binary means go "
+                         "to socal.ce1.")
+    m = np.asarray(mean, dtype=float)  # validated with the rest by check_multiclass
+    return _per_class("ce1", (m, np.zeros_like(m)), labels, counts, dict(kwargs))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._threads import passive_openmp
-from .chebyshev import unit_angles
+from .unit import unit_angles
 
 EPS = 1e-13  # finufft's requested relative precision for moments (its floor in double precision is about 1e-14)
 EVAL_EPS = 1e-12  # for evaluations: faster than EPS and far below what clipping to [0, 1] sees (docs/numbers.md)

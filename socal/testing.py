@@ -1558,10 +1558,8 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     CalibrationTest
         ``statistic``, ``pvalue``, ``df``, the mean and variance parts, the regions, the detectable effects;
         ``print(result)`` reads it in words.
-    socal.multiclass.MulticlassTest
-        For C >= 3 classes (``mean`` (n, M, C) members' probabilities, or (n, C) with ``var`` a covariance
-        (n, C, C) or class variances (n, C); ``labels`` class votes or ``counts`` (n, C)): the joint, trace,
-        top-label and Holm-adjusted class-wise tests (:func:`socal.multiclass.multiclass_test`).
+    (For C >= 3 classes, ``socal.calibration_test`` routes to :func:`socal.multiclass.multiclass_test`:
+    :mod:`socal.dispatch`.)
 
     Examples
     --------
@@ -1573,17 +1571,6 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     (True, True)
     """
     func = "calibration_test"
-    from .multiclass import multiclass_input
-
-    multi = None if isinstance(mean, (CalibrationTestStats, Rows)) or chunks is not None else \
-        multiclass_input(mean, var)
-    if multi is not None:  # C >= 3 classes
-        from .multiclass import multiclass_test
-
-        if any(x is not None for x in (alpha, degree, checkpoint)) or covariance != "null" or order != 2:
-            raise ValueError(f"For multiclass input {func} takes mean, var (covariance), labels or counts only; "
-                             f"'order', 'alpha', 'degree', 'covariance' and 'checkpoint' are for binary scores.")
-        return multiclass_test(*multi, labels, counts=counts)
     got = check_parameters(TEST_PARAMETERS, func, dict(order=order, alpha=alpha, degree=degree,
                                                          covariance=covariance, reference=reference, rng=rng,
                                                          progress=progress))

@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from socal.verify import _core
+from socal.verify import _core, registry
 from socal.verify.report import to_json
 
 FAST = ["platt-exact", "remark-average-w1", "aux-lipschitz", "step2-constants", "bandwidth-axes", "step5-range",
@@ -33,17 +33,17 @@ def _kill_at(monkeypatch, claim_id, calls):
 
 
 def test_a_killed_audit_reruns_only_the_missing_claims_and_reports_the_same(tmp_path, monkeypatch):
-    whole = to_json(_core.run(FAST, quick=True))
+    whole = to_json(registry.run(FAST, quick=True))
     record = tmp_path / "audit.rec"
     calls = []
     _kill_at(monkeypatch, FAST[5], calls)
     with pytest.raises(Killed):
-        _core.run(FAST, quick=True, record=str(record))
+        registry.run(FAST, quick=True, record=str(record))
     with open(record, "rb") as fh:
         assert sorted(pickle.load(fh)["results"]) == sorted(FAST[:5])
     calls.clear()
     _kill_at(monkeypatch, None, calls)
-    resumed = _core.run(FAST, quick=True, record=str(record))
+    resumed = registry.run(FAST, quick=True, record=str(record))
     assert calls == FAST[5:]  # the five recorded claims were not run again
     # the same report, but for the per-claim seconds of the claims that ran twice (measured, not computed)
     strip = lambda text: [{k: v for k, v in c.items() if k not in ("evidence", "numbers")} | {
@@ -51,17 +51,17 @@ def test_a_killed_audit_reruns_only_the_missing_claims_and_reports_the_same(tmp_
     assert strip(to_json(resumed)) == strip(whole)
     # and a finished record gives back every result, seconds included, without running anything
     calls.clear()
-    assert to_json(_core.run(FAST, quick=True, record=str(record))) == to_json(resumed) and calls == []
+    assert to_json(registry.run(FAST, quick=True, record=str(record))) == to_json(resumed) and calls == []
 
 
 def test_a_record_from_the_other_mode_is_refused(tmp_path):
     record = tmp_path / "audit.rec"
-    _core.run(FAST[:1], quick=True, record=str(record))
+    registry.run(FAST[:1], quick=True, record=str(record))
     with pytest.raises(ValueError, match="from a quick audit of socal .* not a full audit"):
-        _core.run(FAST[:1], quick=False, record=str(record))
+        registry.run(FAST[:1], quick=False, record=str(record))
     (tmp_path / "junk").write_bytes(b"not a record")
     with pytest.raises(ValueError, match="cannot be read"):
-        _core.run(FAST[:1], quick=True, record=str(tmp_path / "junk"))
+        registry.run(FAST[:1], quick=True, record=str(tmp_path / "junk"))
 
 
 def test_a_claim_that_raises_is_named_and_the_exit_status_says_so(tmp_path, monkeypatch, capsys):
@@ -72,7 +72,7 @@ def test_a_claim_that_raises_is_named_and_the_exit_status_says_so(tmp_path, monk
     args = ["audit", "--quick", "--only", ",".join(FAST[:3]), "--no-progress", "--jobs", "1"]  # the patch is here
     assert main(args) == 0
     capsys.readouterr()
-    claim = _core.get(FAST[1])
+    claim = registry.get(FAST[1])
 
     def broken(**kw):
         raise ZeroDivisionError("a bug in the check")
@@ -82,7 +82,7 @@ def test_a_claim_that_raises_is_named_and_the_exit_status_says_so(tmp_path, monk
     out, err = capsys.readouterr()
     assert f"1 claim(s) raised an error (reported INCONCLUSIVE, with the error): {FAST[1]}" in err
     assert "ZeroDivisionError: a bug in the check" in out
-    results = _core.run(FAST[:3], quick=True)
+    results = registry.run(FAST[:3], quick=True)
     assert [r.verdict.value for _, r in results][1] == "INCONCLUSIVE"
     assert all("error" not in r.evidence for i, (_, r) in enumerate(results) if i != 1)
 
@@ -92,7 +92,7 @@ def test_claims_in_worker_processes_give_the_same_report():
     in registry order (only the measured seconds differ)."""
     strip = lambda text: [{k: v for k, v in c.items() if k not in ("evidence", "numbers")} | {
         "evidence": {k: v for k, v in c["evidence"].items() if k != "seconds"}} for c in json.loads(text)["claims"]]
-    one = _core.run(FAST, quick=True)
-    two = _core.run(FAST, quick=True, jobs=2)
+    one = registry.run(FAST, quick=True)
+    two = registry.run(FAST, quick=True, jobs=2)
     assert [c.id for c, _ in two] == FAST
     assert strip(to_json(two)) == strip(to_json(one))

@@ -4,7 +4,8 @@ registry is inventoried, every unchecked statement says why, and socal audit --c
 import pathlib
 
 from socal.cli import main
-from socal.verify._core import REGISTRY, load_claims
+from socal.verify._core import REGISTRY
+from socal.verify.registry import load_claims
 from socal.verify.inventory import ISSUES, KINDS, STATEMENTS, coverage
 
 load_claims()

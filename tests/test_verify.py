@@ -10,7 +10,7 @@ import pytest
 
 from socal import verify
 from socal.verify import Verdict
-from socal.verify._core import load_claims
+from socal.verify.registry import load_claims
 from tests.fingerprint import SAME_PLATFORM
 
 load_claims()
@@ -210,7 +210,7 @@ def test_batched_transport_lp_equals_one_lp_per_pair_and_the_closed_form():
 def test_audit_progress_moves_within_a_claim(monkeypatch):
     """run(progress=True) gives claims a second bar that steps() advances (the Monte Carlo harness uses it)."""
     pytest.importorskip("tqdm")
-    from socal.verify import _core
+    from socal.verify import _core, registry
     from socal.verify._core import Result, Verdict, claim, steps, unregister
 
     seen = []
@@ -223,7 +223,7 @@ def test_audit_progress_moves_within_a_claim(monkeypatch):
 
     try:
         assert list(steps(range(3))) == [0, 1, 2] and _core._INNER is None  # outside an audit: the plain loop
-        res = _core.run(["test-steps"], progress=True)
+        res = registry.run(["test-steps"], progress=True)
         assert res[0][1].verdict == Verdict.HOLDS and seen == [0, 1, 2, 3, 4] and _core._INNER is None
     finally:
         unregister("test-steps")

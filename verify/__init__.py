@@ -7,7 +7,8 @@ it).  Exact algebra uses sympy, complex-strip numerics mpmath, and claims "for e
 with python-flint ball arithmetic.
 """
 
-from ._core import LEGEND, REGISTRY, Claim, Part, Result, Verdict, claim, combine, get, run, steps, unregister
+from ._core import LEGEND, REGISTRY, Claim, Part, Result, Verdict, claim, combine, steps, unregister
+from .registry import get, run
 
 __all__ = ["Verdict", "LEGEND", "Part", "combine", "Result", "Claim", "REGISTRY", "claim", "unregister", "get", "run",
            "steps"]

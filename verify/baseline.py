@@ -16,7 +16,7 @@ import json
 import math
 from dataclasses import dataclass
 
-from .report import jsonable
+from .jsonsafe import jsonable
 
 __all__ = ["DEFAULT_REL_TOL", "DEFAULT_ABS_TOL", "numbers", "Change", "compare", "format_changes"]
 

@@ -275,7 +275,7 @@ class Ledger:
 
     def verdict(self, ok, holds, fails):
         """``holds`` when ``ok`` is True, ``fails`` when False, INCONCLUSIVE when None (undecided)."""
-        from ._core import Verdict
+        from .verdicts import Verdict
 
         return holds if ok is True else (fails if ok is False else Verdict.INCONCLUSIVE)
 

@@ -10,10 +10,11 @@ import sympy as sp
 
 from socal import SechKernel
 
-from ._core import Part, Result, Verdict, claim, combine, get
+from ._core import REGISTRY, Part, Result, Verdict, claim, combine
 from .bounds import (CE2_RANGE, READINGS, constant_sets, threshold_best, threshold_n, upper_bound,
                      upper_bound_ball)
 from .certified import Ledger, both, sym
+from .claims_steps import certified_constants  # also registers the step claims read below
 from .transport import ce_two_point, two_point_minimax
 
 R = sp.Rational
@@ -144,19 +145,6 @@ def _ridge_clip_is_not_erm():
     return risk_ls, risks
 
 
-def certified_constants(quick):
-    """(sharp, unit): the constants H, V, L, R where the proof uses them (P_l, values in [-1, 1]) and for [0, 1]-valued
-    functions, each certified with witnesses by step2-constants, aux-lipschitz and step5-range."""
-    s2, lip, rng = (get(cid).run(quick=quick).evidence for cid in ("step2-constants", "aux-lipschitz", "step5-range"))
-    sharp = {"h_max": Fraction(s2["sharp"]["h_max"]), "bernstein": Fraction(s2["sharp"]["bernstein"]),
-             "lipschitz": Fraction(lip["sharp"]["lipschitz"]), "step5_range": Fraction(rng["sharp"]["step5_range"])}
-    unit = {"h_max": Fraction(s2["sharp, f in [0, 1]"]["sup |h_f|"]),
-            "bernstein": Fraction(s2["sharp, f in [0, 1]"]["sup h_f^2 / (f - f*)^2"]),
-            "lipschitz": Fraction(str(lip["sup |f + g - 2Z|, f, g in [0, 1]"])),
-            "step5_range": Fraction(str(rng["sup |f - m~| + |g - v~|, f, g clipped to [0, 1]"]))}
-    return sharp, unit, (s2, lip, rng)
-
-
 def threshold_table(variants, hs, led):
     """Per constant set and h: from which n the explicit bound is below 9/4 (non-vacuous) and below 0.1, with the
     degree rule and at the best degree for each n; each reported n certified (ball arithmetic: below the level
@@ -268,7 +256,7 @@ def check_main_bound(*, quick, c406, c408, hoeffding):
     sharp, unit, _ = certified_constants(quick)
     for cid, name in (("step5-range", "Step 5: the summands lie in [0, 2]"),
                       ("aux-lipschitz", "aux-1: |h_f - h_g| <= 2 |f - g|")):
-        sub = get(cid).run(quick=quick)
+        sub = REGISTRY[cid].run(quick=quick)
         parts.append(Part(f"{name} ({cid})", sub.verdict, sub.summary))
     variants = constant_sets(sharp, unit)
     corrected = variants["sharp (P_l)"]

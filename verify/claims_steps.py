@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ._core import Result, Verdict, claim
+from ._core import REGISTRY, Result, Verdict, claim
 from .bounds import CE2_RANGE, LB_CONSTANT, step5
 from .certified import Ledger, both, sym
 
@@ -321,7 +321,6 @@ def check_experiments_as_run(*, quick, c406, c_lower):
     """The bound of Prop. 'main' at each experiment's (h, degree, n), checked for consistency against Prop. 'lb'
     (an upper bound below the minimax lower bound would expose a wrong constant), and its size."""
     from .bounds import PAPER, constant_sets, infimum_ball, infimum_over_n, threshold_n, upper_bound, upper_bound_ball
-    from .claims_bounds import certified_constants
 
     c_lower_f = float(c_lower)
     out, below_lb = {}, []
@@ -411,3 +410,16 @@ def check_experiments_as_run(*, quick, c406, c_lower):
                                        f"paper's constants, it drops below 9/4 ({reach}); per constant set: {rep}; Exps "
                                        f"3-4 use unperturbed scores, outside the theorems' assumptions", out)
     return Result(Verdict.HOLDS, f"the bound is informative at {sorted(set(EXPERIMENTS) - set(vacuous))}", out)
+
+
+def certified_constants(quick):
+    """(sharp, unit): the constants H, V, L, R where the proof uses them (P_l, values in [-1, 1]) and for [0, 1]-valued
+    functions, each certified with witnesses by step2-constants, aux-lipschitz and step5-range."""
+    s2, lip, rng = (REGISTRY[cid].run(quick=quick).evidence for cid in ("step2-constants", "aux-lipschitz", "step5-range"))
+    sharp = {"h_max": Fraction(s2["sharp"]["h_max"]), "bernstein": Fraction(s2["sharp"]["bernstein"]),
+             "lipschitz": Fraction(lip["sharp"]["lipschitz"]), "step5_range": Fraction(rng["sharp"]["step5_range"])}
+    unit = {"h_max": Fraction(s2["sharp, f in [0, 1]"]["sup |h_f|"]),
+            "bernstein": Fraction(s2["sharp, f in [0, 1]"]["sup h_f^2 / (f - f*)^2"]),
+            "lipschitz": Fraction(str(lip["sup |f + g - 2Z|, f, g in [0, 1]"])),
+            "step5_range": Fraction(str(rng["sup |f - m~| + |g - v~|, f, g clipped to [0, 1]"]))}
+    return sharp, unit, (s2, lip, rng)

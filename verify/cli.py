@@ -8,14 +8,15 @@ import time
 from socal.files import write_text_atomic
 from socal.parallel import BACKENDS, backend
 
-from ._core import run
+from .registry import run
 from .report import first_page, to_json, to_markdown, to_table
 
 __all__ = ["register", "audit"]
 
 
 def _list_claims():
-    from ._core import REGISTRY, load_claims
+    from ._core import REGISTRY
+    from .registry import load_claims
 
     load_claims()
     for c in REGISTRY.values():
@@ -57,8 +58,9 @@ def audit(args):
     if args.list:
         return _list_claims()
     if args.coverage:
-        from ._core import REGISTRY, load_claims
+        from ._core import REGISTRY
         from .inventory import coverage, format_coverage
+        from .registry import load_claims
 
         load_claims()
         print(format_coverage(coverage(REGISTRY)))

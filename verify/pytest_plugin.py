@@ -46,7 +46,8 @@ def _xfail_verdicts(config):
 
 class ClaimCollector(pytest.Collector):
     def collect(self):
-        from ._core import PLUGIN_ERRORS, REGISTRY, load_claims, get
+        from ._core import REGISTRY
+        from .registry import PLUGIN_ERRORS, get, load_claims
 
         load_claims()
         only = self.config.getoption("socal_claims_only")
@@ -74,7 +75,8 @@ class ClaimItem(pytest.Item):
         self.add_marker(pytest.mark.socal_claim)
 
     def runtest(self):
-        from ._core import Verdict, get
+        from ._core import Verdict
+        from .registry import get
 
         quick = self.config.getoption("socal_claims") != "full"
         res = get(self.cid).run(quick=quick, which=self.which)

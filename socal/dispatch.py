@@ -1,0 +1,105 @@
+"""The shape-dispatching conveniences: ``socal.evaluate``, ``socal.calibration_test``, ``socal.ce2`` and
+``socal.ce1`` take binary or multiclass input and route it.
+
+This is the one place where a function looks at its input's shape to decide what it computes.  The binary functions
+(:func:`socal._evaluate.evaluate`, :func:`socal.testing.calibration_test`, :func:`socal.estimators.ce2`,
+:func:`socal.estimators.ce1`) take binary data only and return one type each; the multiclass ones
+(:func:`socal.multiclass.evaluate_multiclass`, :func:`socal.multiclass.multiclass_test`, :func:`socal.multiclass.ce2`,
+:func:`socal.multiclass.ce1`) are built on them and import in that one direction.  The rule, for each function here:
+
+* ``mean`` of shape (n, M, C) with the second argument None (members' probabilities, C >= 3), or (n, C) with a
+  covariance (n, C, C) or class variances (n, C) (:func:`socal.multiclass.multiclass_input`): multiclass;
+* :func:`ce1` with ``mean`` of shape (n, C): multiclass (its second argument is the labels);
+* anything else, including chunks, sufficient statistics and dask arrays: binary.
+
+Multiclass input returns the multiclass result (``MulticlassEvaluation``, ``MulticlassTest``, a tuple of
+``CalibrationError`` in class order); binary input the binary one.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from . import multiclass
+from ._evaluate import evaluate as _binary_evaluate
+from .estimators import ce1 as _binary_ce1, ce2 as _binary_ce2
+from .sufficient import SufficientStats
+from .sources import Rows
+from .testing import CalibrationTestStats, calibration_test as _binary_test
+
+__all__ = ["evaluate", "calibration_test", "ce2", "ce1"]
+
+
+def _routed(binary, returns, note):
+    """A wrapper with the binary function's signature (its return annotation widened to ``returns``) and its
+    docstring, under a first paragraph that says where multiclass input goes."""
+
+    def deco(fn):
+        fn = functools.wraps(binary)(fn)
+        sig = inspect.signature(binary)
+        fn.__signature__ = sig.replace(return_annotation=returns)
+        fn.__doc__ = (binary.__doc__ or "").replace("\n\n", f"\n\n    {note}\n\n", 1)
+        del fn.__wrapped__  # the signature above is the one to show
+        return fn
+
+    return deco
+
+
+def _multi(mean, second, chunks=None):
+    if chunks is not None or isinstance(mean, (SufficientStats, CalibrationTestStats, Rows)):
+        return None
+    return multiclass.multiclass_input(mean, second)
+
+
+@_routed(_binary_evaluate, "Evaluation | MulticlassEvaluation",
+         "Multiclass input (``raw_mean`` (n, M, C) with ``raw_var`` None, or (n, C) with a covariance or class "
+         "variances) goes to :func:`socal.multiclass.evaluate_multiclass` (:mod:`socal.dispatch`).")
+def evaluate(raw_mean=None, raw_var=None, labels=None, **kwargs):
+    multi = _multi(raw_mean, raw_var)
+    if multi is None:
+        return _binary_evaluate(raw_mean, raw_var, labels, **kwargs)
+    if kwargs.get("checkpoint") is not None:
+        raise ValueError(f"The 'checkpoint' parameter of evaluate is not available for multiclass input yet. Got "
+                         f"{kwargs['checkpoint']!r}.")
+    extra = set(kwargs) - {"counts", "h", "ci", "n_boot", "rng", "progress", "names", "checkpoint"}
+    if extra:
+        raise ValueError(f"For multiclass input evaluate takes counts, h, ci, n_boot, rng, progress and names; "
+                         f"{', '.join(sorted(extra))} are for binary scores.")
+    kwargs.pop("checkpoint", None)
+    return multiclass.evaluate_multiclass(*multi, labels, **kwargs)
+
+
+@_routed(_binary_test, "CalibrationTest | MulticlassTest",
+         "Multiclass input goes to :func:`socal.multiclass.multiclass_test` (:mod:`socal.dispatch`).")
+def calibration_test(mean=None, var=None, labels=None, **kwargs):
+    multi = _multi(mean, var, kwargs.get("chunks"))
+    if multi is None:
+        return _binary_test(mean, var, labels, **kwargs)
+    counts = kwargs.pop("counts", None)
+    if kwargs:
+        raise ValueError(f"For multiclass input calibration_test takes mean, var (covariance), labels or counts only; "
+                         f"{', '.join(sorted(kwargs))} are for binary scores.")
+    return multiclass.multiclass_test(*multi, labels, counts=counts)
+
+
+@_routed(_binary_ce2, "CalibrationError | tuple[CalibrationError, ...]",
+         "Multiclass input goes to :func:`socal.multiclass.ce2`: one CalibrationError per class, one against the "
+         "rest, in a tuple (:mod:`socal.dispatch`).")
+def ce2(mean=None, var=None, labels=None, **kwargs):
+    multi = _multi(mean, var, kwargs.get("chunks"))
+    if multi is None:
+        return _binary_ce2(mean, var, labels, **kwargs)
+    counts = kwargs.pop("counts", None)
+    return multiclass._per_class("ce2", multi, labels, counts, kwargs)
+
+
+@_routed(_binary_ce1, "CalibrationError | tuple[CalibrationError, ...]",
+         "Multiclass input (``mean`` (n, C)) goes to :func:`socal.multiclass.ce1` (:mod:`socal.dispatch`).")
+def ce1(mean=None, labels=None, **kwargs):
+    from ._validation import ndim_of
+
+    if kwargs.get("chunks") is None and not isinstance(mean, (SufficientStats, Rows)) and ndim_of(mean) == 2:
+        counts = kwargs.pop("counts", None)
+        return multiclass.ce1(mean, labels, counts=counts, **kwargs)
+    return _binary_ce1(mean, labels, **kwargs)
