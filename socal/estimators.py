@@ -17,7 +17,6 @@ from ._validation import check_bool, check_scores
 from .checkpoint import Checkpoint
 from .degrees import DEFAULT_FOLDS, DEFAULT_MAX_DEGREE
 from .pipeline import N_BOOT, data_source, estimate, estimator_settings, fit_from
-from .sources import Rows
 from .sufficient import SufficientStats
 
 __all__ = ["ce2", "ce1", "ce_with_options", "calibration_functions", "CalibrationFunctions"]
@@ -341,8 +340,8 @@ def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: 
     True
     """
     check_bool(project, "project", "calibration_functions")
-    opts = estimator_settings("calibration_functions", h, degree, alpha, folds, holdout, max_degree, rng, None,
-                              N_BOOT, search)
+    opts = estimator_settings("calibration_functions", ndim=2, h=h, degree=degree, alpha=alpha, folds=folds,
+                              holdout=holdout, max_degree=max_degree, rng=rng, search=search)
     source, stats = data_source("calibration_functions", 2, mean, var, labels, counts, chunks, second_pass=False)
     fit, _ = fit_from(source, stats, opts, 2, "calibration_functions")
     return CalibrationFunctions(fit.calmap, bool(project))

@@ -75,15 +75,18 @@ ESTIMATOR_PARAMETERS = {
 }
 
 
-def estimator_settings(func, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search="greedy",
-                       upper=None):
+def estimator_settings(func, *, ndim, h, degree, alpha, folds, holdout=None, max_degree, rng, ci=None,
+                       n_boot=N_BOOT, search="greedy", upper=None):
     """The validated options of an estimator call (everything but the data), shared by the recalibrators: the
-    table :data:`ESTIMATOR_PARAMETERS`, then the rules between options (the split, the first-order bandwidth)."""
+    table :data:`ESTIMATOR_PARAMETERS`, then the rules between options (the split, the first-order bandwidth).
+    Every setting is named; ``ndim`` is the fit's dimension (1: the mean alone, as CE1 and a first-order map fit;
+    2: mean and variance), and a bandwidth pair is read on the mean axis alone when it is 1, for every caller
+    alike (it once depended on the caller's name, so FirstOrderPlatt took the pair and ce1 its first entry)."""
     rng = check_rng(rng, func) if rng is not None else None
     got = check_parameters(ESTIMATOR_PARAMETERS, func, dict(h=h, ci=ci, upper=upper, n_boot=n_boot, folds=folds,
                                                             holdout=holdout, max_degree=max_degree, search=search))
     h = got["h"]
-    if func == "ce1" and isinstance(h, tuple):  # the first-order error lives on the mean axis alone
+    if ndim == 1 and isinstance(h, tuple):  # the first-order fit lives on the mean axis alone
         h = h[0]
     check_split(func, folds, holdout)
     alphas, select_alpha = resolve_alphas(func, alpha)
@@ -241,7 +244,8 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
     check_parameters(ESTIMATOR_PARAMETERS, kind, dict(debias=debias, progress=progress))
     cp = as_checkpoint(checkpoint, kind)
     seed_id = rng_fingerprint(rng)  # before any draw: a Generator's state as the call found it
-    opts = estimator_settings(kind, h, degree, alpha, folds, holdout, max_degree, rng, ci, n_boot, search, upper)
+    opts = estimator_settings(kind, ndim=ndim, h=h, degree=degree, alpha=alpha, folds=folds, holdout=holdout,
+                              max_degree=max_degree, rng=rng, ci=ci, n_boot=n_boot, search=search, upper=upper)
     if cp is not None:
         cp.start(kind, dict(h=opts.h, degree=repr(degree), alpha=repr(alpha), folds=opts.folds, holdout=opts.holdout,
                             max_degree=opts.max_degree, ci=opts.ci, upper=opts.upper, debias=bool(debias),

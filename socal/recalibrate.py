@@ -20,7 +20,7 @@ from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_aligned, check_array, check_choice, check_labels, check_mean, check_scores
 from .degrees import DEFAULT_FOLDS, DEFAULT_MAX_DEGREE, resolve_degrees, stream_cap, training_rows
 from .fitting import CalibrationMap
-from .pipeline import N_BOOT, data_source, estimator_settings, fit_from
+from .pipeline import data_source, estimator_settings, fit_from
 from .rowkeys import KEY_BITS, RowsFingerprint, fingerprint_pass, valid_key_bits
 from .schema import FORMAT, FORMAT_VERSION, check_saved
 from .sklearn_api import TransformerConventions, is_table, sklearn_expected_failed_checks
@@ -66,8 +66,8 @@ class _PlattBase(TransformerConventions):
                              f"instead: the search would have one candidate, a degree-0 map, which sends every score "
                              f"to the base rate and forgets the scores it is meant to recalibrate (pass degree=0 to "
                              f"ask for that constant map by name).")
-        opts = estimator_settings(type(self).__name__, self.h, self.degree, self.alpha, self.folds, None,
-                                self.max_degree, self.rng, None, N_BOOT, self.search)
+        opts = estimator_settings(type(self).__name__, ndim=ndim, h=self.h, degree=self.degree, alpha=self.alpha,
+                                  folds=self.folds, max_degree=self.max_degree, rng=self.rng, search=self.search)
         return ndim, opts
 
     def _finish_fit(self, fit, n, rows=None):

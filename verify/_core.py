@@ -13,12 +13,9 @@ Verdicts are always computed by the check, never typed in: the tests run every n
 
 from __future__ import annotations
 
-import enum
 import time
 from dataclasses import dataclass, field
 from typing import Callable
-
-import numpy as np
 
 from .verdicts import Verdict
 

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
-from fractions import Fraction
-
-import numpy as np
 
 from .jsonsafe import jsonable  # noqa: F401  (re-exported: socal.verify.report.jsonable)
 
