@@ -54,7 +54,7 @@ def estimate_command(args):
                                       **_label_columns(args)), args.min_labels, args.file, _why_few(args))
     ci = None if args.no_interval else _or(args.ci, CI)
     upper = None if args.no_interval else _or(args.upper, UPPER)
-    kw = dict(h=args.h, ci=ci, upper=upper, debias=not args.no_interval, n_boot=_or(args.n_boot, N_BOOT),
+    kw = dict(h=args.h, ci=ci, upper=upper, debias=not args.no_interval, n_boot=args.n_boot,
               progress=_progress_flag(args))
     if args.checkpoint:  # one file for both estimates: their passes are numbered in one run
         from .checkpoint import Checkpoint

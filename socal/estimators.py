@@ -15,8 +15,8 @@ from ._results import CalibrationError
 from ._typing import Alpha, ArrayLike, Chunks, Counts, Degree, Seed
 from ._validation import check_bool, check_scores
 from .checkpoint import Checkpoint
-from .degrees import DEFAULT_FOLDS, DEFAULT_MAX_DEGREE
-from .pipeline import N_BOOT, data_source, estimate, estimator_settings, fit_from
+from .degrees import DEFAULT_MAX_DEGREE
+from .pipeline import data_source, estimate, estimator_settings, fit_from
 from .sufficient import SufficientStats
 
 __all__ = ["ce2", "ce1", "ce_with_options", "calibration_functions", "CalibrationFunctions"]
@@ -91,9 +91,9 @@ def _with_notes(func):
 @_with_notes
 def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None = None, labels: ArrayLike | None = None,
         *, counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
-        alpha: Alpha = None, folds: int = DEFAULT_FOLDS, holdout: float | None = None,
+        alpha: Alpha = None, folds: int | None = None, holdout: float | None = None,
         max_degree: int = DEFAULT_MAX_DEGREE, ci: float | None = None, upper: float | None = None, debias: bool = True,
-        n_boot: int = N_BOOT, rng: Seed = None, progress: bool = False, search: str = "greedy",
+        n_boot: int | None = None, rng: Seed = None, progress: bool = False, search: str = "greedy",
         checkpoint: str | os.PathLike | Checkpoint | None = None) -> CalibrationError:
     """Estimate the second-order calibration error CE2 of a sech-perturbed predictor.
 
@@ -135,10 +135,10 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         'paper': exactly the paper's rule (needs ``h``).  An int: that degree.  A list: chosen from it.
     alpha : None, float or list of floats
         Relative ridge: lambda = alpha tr(G)/d.  None: chosen from 1e-6, 1e-5, ..., 1.
-    folds : int
-        K of K-fold cross-validation (the paper's "ERM, CV").  Ignored when nothing is to be selected.  Prebuilt
-        :class:`SufficientStats` carry their own split: another value than theirs is refused (the default means
-        "as built").
+    folds : int or None
+        K of K-fold cross-validation (the paper's "ERM, CV").  None (the default): 5, or the split that prebuilt
+        :class:`SufficientStats` carry (another value than theirs is refused).  Ignored when nothing is to be
+        selected.
     holdout : float, optional
         Select on one random hold-out split of this fraction instead of K-fold CV (the paper's "val" variant).
     max_degree : int
@@ -150,9 +150,9 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
     debias : bool
         True (default): the estimate is bias-corrected (Notes).  False: the paper's plug-in alone, with no bootstrap
         (``ci`` and ``upper`` need the bootstrap).
-    n_boot : int
-        Bootstrap replicates for the bias correction, ``ci`` and ``upper``: at least 20, 2 / (1 - ci) and
-        1 / (1 - upper), so that one replicate is expected beyond each end of the interval and beyond the bound.
+    n_boot : int or None
+        Bootstrap replicates for the bias correction, ``ci`` and ``upper`` (None: 200; refused with debias=False,
+        which draws none): at least 20, 2 / (1 - ci) and 1 / (1 - upper), so that one replicate is expected beyond each end of the interval and beyond the bound.
     rng : numpy.random.Generator or int, optional
         Seeds the fold assignment and the bootstrap; omitted, both use a fixed seed and the result is deterministic.
         Every random number is keyed by row content and the seed (:mod:`socal.rowkeys`), so the same data give the
@@ -202,9 +202,9 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
 @_with_notes
 def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | None = None, *,
         counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
-        alpha: Alpha = None, folds: int = DEFAULT_FOLDS, holdout: float | None = None,
+        alpha: Alpha = None, folds: int | None = None, holdout: float | None = None,
         max_degree: int = DEFAULT_MAX_DEGREE, ci: float | None = None, upper: float | None = None, debias: bool = True,
-        n_boot: int = N_BOOT, rng: Seed = None, progress: bool = False, search: str = "greedy",
+        n_boot: int | None = None, rng: Seed = None, progress: bool = False, search: str = "greedy",
         checkpoint: str | os.PathLike | Checkpoint | None = None) -> CalibrationError:
     """Estimate the first-order calibration error CE1 = E abs(E[Y | m~] - m~) of a sech-perturbed predictor.
 
@@ -319,7 +319,7 @@ class CalibrationFunctions:
 def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None = None,
                           labels: ArrayLike | None = None, *, counts: Counts | None = None,
                           chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
-                          alpha: Alpha = None, folds: int = DEFAULT_FOLDS, holdout: float | None = None,
+                          alpha: Alpha = None, folds: int | None = None, holdout: float | None = None,
                           max_degree: int = DEFAULT_MAX_DEGREE, project: bool = True,
                           rng: Seed = None, search: str = "greedy") -> CalibrationFunctions:
     """Fit eta1(s) = E[Y | S = s] and eta2(s) = E[f*(X)^2 | S = s] of a sech-perturbed predictor.

@@ -58,6 +58,7 @@ class Settings:
     upper: float | None = None
     alphas: tuple = ()  # the ridge grid (:func:`socal.degrees.resolve_alphas`), resolved once per call
     select_alpha: bool = True  # whether the grid holds more than one ridge to choose from
+    folds_given: bool = True  # False: 'folds' was left out (None): DEFAULT_FOLDS, or the split prebuilt statistics carry
 
 
 # the declarative table of the estimators' options (ce2, ce1, the recalibrators' fit), checked before any data
@@ -66,7 +67,7 @@ ESTIMATOR_PARAMETERS = {
     "ci": level_rule(),
     "upper": level_rule(),
     "n_boot": replicates_rule(),  # reads ci and upper
-    "folds": int_rule(2, 100),
+    "folds": int_rule(2, 100, allow_none=True),
     "holdout": float_rule(0.0, 1.0, lo_open=True, hi_open=True, allow_none=True),
     "max_degree": int_rule(0, MAX_DEGREE),
     "search": choice_rule(*SEARCHES),
@@ -75,24 +76,28 @@ ESTIMATOR_PARAMETERS = {
 }
 
 
-def estimator_settings(func, *, ndim, h, degree, alpha, folds, holdout=None, max_degree, rng, ci=None,
-                       n_boot=N_BOOT, search="greedy", upper=None):
+def estimator_settings(func, *, ndim, h, degree, alpha, folds=None, holdout=None, max_degree, rng, ci=None,
+                       n_boot=None, search="greedy", upper=None):
     """The validated options of an estimator call (everything but the data), shared by the recalibrators: the
     table :data:`ESTIMATOR_PARAMETERS`, then the rules between options (the split, the first-order bandwidth).
     Every setting is named; ``ndim`` is the fit's dimension (1: the mean alone, as CE1 and a first-order map fit;
     2: mean and variance), and a bandwidth pair is read on the mean axis alone when it is 1, for every caller
     alike (it once depended on the caller's name, so FirstOrderPlatt took the pair and ce1 its first entry)."""
     rng = check_rng(rng, func) if rng is not None else None
+    # None is "not given": a value equal to the default is a value the caller gave (issue 74)
+    n_boot = N_BOOT if n_boot is None else n_boot
     got = check_parameters(ESTIMATOR_PARAMETERS, func, dict(h=h, ci=ci, upper=upper, n_boot=n_boot, folds=folds,
                                                             holdout=holdout, max_degree=max_degree, search=search))
     h = got["h"]
     if ndim == 1 and isinstance(h, tuple):  # the first-order fit lives on the mean axis alone
         h = h[0]
-    check_split(func, folds, holdout)
+    check_split(func, got["folds"], holdout)
     alphas, select_alpha = resolve_alphas(func, alpha)
-    return Settings(h=h, degree=degree, alpha=alpha, folds=got["folds"], holdout=got["holdout"],
-                    max_degree=got["max_degree"], fold_rng=rng, ci=got["ci"], n_boot=got["n_boot"],
-                    search=got["search"], upper=got["upper"], alphas=alphas, select_alpha=select_alpha)
+    folds = got["folds"]
+    return Settings(h=h, degree=degree, alpha=alpha, folds=DEFAULT_FOLDS if folds is None else folds,
+                    holdout=got["holdout"], max_degree=got["max_degree"], fold_rng=rng, ci=got["ci"],
+                    n_boot=got["n_boot"], search=got["search"], upper=got["upper"], alphas=alphas,
+                    select_alpha=select_alpha, folds_given=folds is not None)
 
 
 def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None, second_pass=True, checkpoint=None):
@@ -167,9 +172,9 @@ class FoldCensusPass(CensusPass):
 
 
 def check_split(func, folds, holdout):
-    """A ValueError for both 'folds' (other than its default) and 'holdout': the hold-out split replaces the K
-    folds, so the folds would be ignored."""
-    if holdout is not None and not isinstance(folds, bool) and folds != DEFAULT_FOLDS:
+    """A ValueError for both 'folds' (given: not None) and 'holdout': the hold-out split replaces the K folds, so
+    the folds would be ignored."""
+    if holdout is not None and folds is not None:
         raise ValueError(f"The 'folds' parameter of {func} ({folds!r}) would be ignored with holdout={holdout!r}: one "
                          f"hold-out split replaces the K folds; pass one of them.")
 
@@ -177,17 +182,16 @@ def check_split(func, folds, holdout):
 def check_prebuilt(func, stats, opts):
     """A ValueError when the caller asks for another split than the one prebuilt statistics carry: the folds (or
     the hold-out split) are fixed when a :class:`SufficientStats` is built, so 'folds' and 'holdout' would be
-    silently ignored.  'folds' at its default is taken to mean "as built" (it cannot be told from one passed)."""
+    silently ignored.  'folds' left out (None) means "as built"."""
     built = f"holdout={stats.holdout}" if stats.holdout is not None else f"folds={stats.folds}"
     if opts.holdout is not None and opts.holdout != stats.holdout:
         raise ValueError(f"The 'holdout' parameter of {func} ({opts.holdout}) is not the split of the SufficientStats "
                          f"passed ({built}): the split is fixed when the statistics are built; build them with "
                          f"holdout={opts.holdout}, or leave 'holdout' out.")
-    if opts.holdout is None and opts.folds != DEFAULT_FOLDS and (stats.holdout is not None
-                                                                  or opts.folds != stats.folds):
+    if opts.holdout is None and opts.folds_given and (stats.holdout is not None or opts.folds != stats.folds):
         raise ValueError(f"The 'folds' parameter of {func} ({opts.folds}) is not the split of the SufficientStats "
                          f"passed ({built}): the folds are fixed when the statistics are built; build them with "
-                         f"folds={opts.folds}, or leave 'folds' at its default.")
+                         f"folds={opts.folds}, or leave 'folds' out.")
 
 
 def fit_from(source, stats, opts, ndim, func, progress=False, responses=None, use_h_floor=True):
@@ -254,7 +258,7 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
         raise ValueError(f"The 'ci' and 'upper' parameters of {kind} need debias=True: the interval and the bound "
                          f"are built around the bias-corrected estimate. Got debias=False with "
                          f"ci={opts.ci!r}, upper={opts.upper!r}.")
-    if not debias and opts.n_boot != N_BOOT:  # as the CLI refuses --n-boot with --no-interval
+    if not debias and n_boot is not None:  # as the CLI refuses --n-boot with --no-interval
         raise ValueError(f"The 'n_boot' parameter of {kind} ({opts.n_boot}) would be ignored with debias=False: "
                          f"the plug-in alone draws no bootstrap replicates; leave 'n_boot' out or set debias=True.")
     source, stats = data_source(kind, ndim, mean, var, labels, counts, chunks, checkpoint=cp)

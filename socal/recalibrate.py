@@ -18,7 +18,7 @@ import numpy as np
 from .files import write_text_atomic
 from ._typing import ArrayLike, Counts, Seed
 from ._validation import check_aligned, check_array, check_choice, check_labels, check_mean, check_scores
-from .degrees import DEFAULT_FOLDS, DEFAULT_MAX_DEGREE, resolve_degrees, stream_cap, training_rows
+from .degrees import DEFAULT_MAX_DEGREE, resolve_degrees, stream_cap, training_rows
 from .fitting import CalibrationMap
 from .pipeline import data_source, estimator_settings, fit_from
 from .rowkeys import KEY_BITS, RowsFingerprint, fingerprint_pass, valid_key_bits
@@ -39,7 +39,7 @@ class _PlattBase(TransformerConventions):
     _second_order = True
 
     def __init__(self, *, ndim: int = 2, h: float | None = None, degree: Any = None, alpha: Any = None,
-                 folds: int = DEFAULT_FOLDS, max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None,
+                 folds: int | None = None, max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None,
                  search: str = "greedy") -> None:
         self.ndim = ndim
         self.h = h
@@ -450,7 +450,7 @@ class FirstOrderPlatt(_PlattBase):
     _second_order = False
 
     def __init__(self, *, ndim: int = 1, h: float | None = None, degree: Any = None, alpha: Any = None,
-                 folds: int = DEFAULT_FOLDS, max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None,
+                 folds: int | None = None, max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None,
                  search: str = "greedy") -> None:
         super().__init__(ndim=ndim, h=h, degree=degree, alpha=alpha, folds=folds, max_degree=max_degree, rng=rng,
                          search=search)

@@ -76,7 +76,7 @@ def check_saved(d: Any, cls_name: str, param_names: tuple, R: int) -> tuple[dict
               or (isinstance(x, list) and len(x) > 0 and all(_is_int(e, 0, MAX_DEGREE) for e in x)),
               "alpha": lambda x: x is None or (_is_real(x) and 0 <= x <= 1e6)
               or (isinstance(x, list) and len(x) > 0 and all(_is_real(e) and 0 <= e <= 1e6 for e in x)),
-              "folds": lambda x: _is_int(x, 2, 100), "max_degree": lambda x: _is_int(x, 0, MAX_DEGREE),
+              "folds": lambda x: x is None or _is_int(x, 2, 100), "max_degree": lambda x: _is_int(x, 0, MAX_DEGREE),
               "rng": lambda x: x is None or _is_int(x, 0, 2**63 - 1)}
     for key, ok in checks.items():
         if not ok(params[key]):
