@@ -82,7 +82,7 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
                         "np.ma.filled; a masked label cell is a missing vote: pass counts)",
                         f"a masked array with {masked} masked value(s)")
         x = np.ma.getdata(x)
-    x = _from_pandas(x)
+    x = from_frame(x)
     src_dtype = getattr(x, "dtype", None)
     if src_dtype is None and isinstance(getattr(x, "dtypes", None), Iterable):  # a DataFrame: its worst column
         src_dtype = next((d for d in x.dtypes if np.dtype(d).kind in "OUSVcM"), None)
@@ -128,7 +128,7 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
     return arr
 
 
-def _from_pandas(x):
+def from_frame(x):
     """polars Series and DataFrames as numpy arrays; pandas objects with extension dtypes (nullable Float64, Int64, boolean) as float arrays, pd.NA as NaN (then
     refused, or read as a missing vote, by the caller's rule); other input unchanged."""
     if type(x).__module__.split(".")[0] == "polars" and hasattr(x, "to_numpy"):
@@ -316,7 +316,7 @@ def check_labels(labels, n, func, *, counts=None, min_k=2):
         raise ValueError(f"{func} needs 'labels' (an (n, k) array of 0/1) or 'counts' (positives, trials).")
     if min_k == 1 and ndim_of(labels) == 1 and not isinstance(labels, (str, bytes)):
         # one label per item as a vector (scikit-learn's y), where first order takes k >= 1: its (n, 1) column
-        labels = np.asarray(_from_pandas(labels))[:, None]
+        labels = np.asarray(from_frame(labels))[:, None]
     try:
         y = check_array(labels, "labels", func, ndim=2)
     except ValueError as exc:

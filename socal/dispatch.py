@@ -91,7 +91,7 @@ def ce2(mean=None, var=None, labels=None, **kwargs):
     if multi is None:
         return _binary_ce2(mean, var, labels, **kwargs)
     counts = kwargs.pop("counts", None)
-    return multiclass._per_class("ce2", multi, labels, counts, kwargs)
+    return multiclass.ce2(mean, var, labels, counts=counts, **kwargs)
 
 
 @_routed(_binary_ce1, "CalibrationError | tuple[CalibrationError, ...]",

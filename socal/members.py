@@ -61,9 +61,9 @@ def from_members(probabilities: ArrayLike, *, ddof: int = 1, member_axis: int = 
     ddof = check_int(ddof, "ddof", func, 0, 1)
     member_axis = check_int(member_axis, "member_axis", func, 0, 1)
     if member_axis == 0:
-        from ._validation import _from_pandas
+        from ._validation import from_frame
 
-        arr = np.asarray(_from_pandas(probabilities))
+        arr = np.asarray(from_frame(probabilities))
         if arr.ndim not in (2, 3):
             raise ValueError(f"The 'probabilities' parameter of {func} must be (M, n) or (M, n, C) with "
                              f"member_axis=0. Got an array of shape {arr.shape} instead.")

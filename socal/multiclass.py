@@ -372,6 +372,12 @@ class MulticlassTest(Tabular):
     def __str__(self):
         return self.summary()
 
+    def frame(self, names=None):
+        """The parts as a table (:mod:`socal.tables`), the classes named by ``names`` (default 0..C-1)."""
+        from .tables import table
+
+        return table(self._rows(names))
+
     def _rows(self, names=None):
         """One row per part: joint, trace, each class (one-vs-rest, with its Holm-adjusted p-value), top label."""
         names = names or [str(c) for c in range(self.C)]

@@ -18,7 +18,7 @@ import os
 import platform
 import sys
 
-from .tables import html_table, table
+from .tables import html_table
 
 __all__ = ["write_report", "report_html"]
 
@@ -128,7 +128,7 @@ def _multiclass_sections(ev, labels, counts, rng):
     parts = [f'<p class="verdict {_verdict_class(ev.test.pvalue)}">{html.escape(_headline(ev))}</p>',
              "<h2>The tests and the size of the error, class by class</h2>", f"<pre>{html.escape(ev.summary())}</pre>",
              html_table(ev.frame(), caption="Each class (one against the rest) and the top label"),
-             html_table(table(ev.test._rows([str(x) for x in ev.names])), caption="The multiclass test's parts")]
+             html_table(ev.test.frame([str(x) for x in ev.names]), caption="The multiclass test's parts")]
     figs = []
     if labels is not None or counts is not None:
         fig = multiclass_figure(ev, labels, counts=counts, rng=rng)

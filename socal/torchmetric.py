@@ -39,7 +39,7 @@ except ImportError as exc:  # pragma: no cover - the extra is optional
     raise ImportError("socal.torchmetric needs torch and torchmetrics: pip install 'socal[torch]'") from exc
 
 from .reference import GROUP_COLS, GroupSums
-from .testing import _COLUMNS, GRID_MEAN, GRID_RELVAR, CalibrationTestStats
+from .testing import CalibrationTestStats
 
 __all__ = ["SecondOrderCalibration"]
 
@@ -77,9 +77,7 @@ class SecondOrderCalibration(Metric):
         from ._validation import check_parameters
 
         check_parameters(TEST_PARAMETERS, "SecondOrderCalibration", self._test_args)  # refused now, not at compute
-        cells = GRID_MEAN * (GRID_RELVAR if self.order == 2 else 1)
-        self.add_state("sums", default=torch.zeros(len(_COLUMNS[self.order]), cells, dtype=torch.float64),
-                       dist_reduce_fx="sum")
+        self.add_state("sums", default=torch.zeros(probe.sums.shape, dtype=torch.float64), dist_reduce_fx="sum")
         self.add_state("impossible", default=torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
         self.add_state("group_keys", default=[], dist_reduce_fx="cat")
         self.add_state("group_sums", default=[], dist_reduce_fx="cat")

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import _from_pandas
-from .datasets import KSnapshots
+from ._validation import from_frame
 
 __all__ = ["votes_from_long", "votes_from_wide"]
 
@@ -36,7 +35,7 @@ def _as_array(x):
         if out.dtype.kind in "OUS" or mod == "pandas" and out.dtype.kind not in "fiub":
             out = np.asarray(x.to_numpy(dtype=object) if mod == "pandas" else out, dtype=object)
         return out
-    return np.asarray(_from_pandas(x))
+    return np.asarray(from_frame(x))
 
 
 def _missing(arr):
@@ -73,7 +72,7 @@ def _classes(values, classes, func):
     return classes, index
 
 
-def votes_from_long(item, label, annotator=None, *, classes=None, items=None, name="long table") -> KSnapshots:
+def votes_from_long(item, label, annotator=None, *, classes=None, items=None, name="long table"):
     """Votes per class per item from a long table: one row per (item, annotator, label).
 
     Parameters
@@ -136,11 +135,13 @@ def votes_from_long(item, label, annotator=None, *, classes=None, items=None, na
                          f"label of theirs empty, or listed in 'items' without a row). Leave them out: an item "
                          f"without votes says nothing about calibration.")
     report = {"rows": int(keep.size), "dropped_empty_labels": dropped, "items": len(order)}
+    from .datasets import KSnapshots  # on use: importing socal loads no data-set module
+
     return KSnapshots(name, np.asarray(order, dtype=object), tuple(classes), counts,
                       np.full(len(order), -1, np.int64), report)
 
 
-def votes_from_wide(table, *, classes=None, items=None, name="wide table") -> KSnapshots:
+def votes_from_wide(table, *, classes=None, items=None, name="wide table"):
     """Votes per class per item from a wide table: one row per item, one column per annotator, an empty cell (NaN,
     None, pandas' NA or an empty string) where an annotator did not label that item.
 
@@ -167,5 +168,5 @@ def votes_from_wide(table, *, classes=None, items=None, name="wide table") -> KS
         raise ValueError(f"{func}: row {bad} (item {items[bad]!r}) has no label in any column; leave it out: an item "
                          f"without votes says nothing about calibration.")
     out = votes_from_long(item_col, lab, classes=classes, items=list(range(n)), name=name)
-    return KSnapshots(name, np.asarray(items, dtype=object), out.classes, out.counts, out.gold,
+    return type(out)(name, np.asarray(items, dtype=object), out.classes, out.counts, out.gold,
                       dict(out.report, annotators=J))

@@ -252,13 +252,15 @@ def _literal_defaults(source, filename):
             pos = args.posonlyargs + args.args
             pairs = list(zip(pos[len(pos) - len(args.defaults):], args.defaults))
             pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-            out += [(node.name, a.arg) for a, d in pairs if a.arg in DEFAULTS and isinstance(d, ast.Constant)]
+            # None is "not given" (issue 74), not a value beside the constant
+            out += [(node.name, a.arg) for a, d in pairs
+                    if a.arg in DEFAULTS and isinstance(d, ast.Constant) and d.value is not None]
     return out
 
 
 def test_one_named_constant_per_default():
-    """n_boot, folds and max_degree default to socal's named constants (N_BOOT, DEFAULT_FOLDS, DEFAULT_MAX_DEGREE),
-    never to literals beside them (issue 61: n_boot=200 at two places, folds=5 at five, max_degree=44).  Negative
+    """n_boot, folds and max_degree default to socal's named constants (N_BOOT, DEFAULT_FOLDS, DEFAULT_MAX_DEGREE) or
+    to None ("not given"), never to literals beside them (issue 61: n_boot=200 at two places, folds=5 at five, max_degree=44).  Negative
     control: a literal default is found."""
     import pathlib
 

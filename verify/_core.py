@@ -185,6 +185,13 @@ def unregister(id):
 _INNER = None  # the audit's within-claim progress bar while run(progress=True) is running
 
 
+def set_inner_bar(bar):
+    """Set (or clear, with None) the within-claim progress bar that :func:`steps` moves: the registry's ``run``
+    sets it around each claim."""
+    global _INNER
+    _INNER = bar
+
+
 def steps(iterable, total=None, desc=None):
     """Iterate ``iterable``, moving the audit's within-claim progress bar one step per item.
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _core
-from ._core import REGISTRY
+from ._core import REGISTRY, set_inner_bar
 
 __all__ = ["get", "load_claims", "run", "PLUGIN_ERRORS"]
 
@@ -146,13 +145,13 @@ def run(ids=None, *, quick=False, progress=False, record=None, jobs=1):
                 it.set_postfix_str(c.id)
                 inner.reset(total=0)
                 inner.set_description_str(c.id)
-                _core._INNER = inner
+                set_inner_bar(inner)
             out.append((c, c.run(quick=quick)))
             if record is not None:
                 done[c.id] = out[-1][1]
                 _write_record(record, quick, done)
     finally:
-        _core._INNER = None
+        set_inner_bar(None)
         if inner is not None:
             inner.close()
     return out
