@@ -20,25 +20,33 @@ from __future__ import annotations
 
 import functools
 import inspect
+import typing
 
 from . import multiclass
 from ._evaluate import evaluate as _binary_evaluate
 from .estimators import ce1 as _binary_ce1, ce2 as _binary_ce2
 from .sufficient import SufficientStats
 from .sources import Rows
-from .testing import CalibrationTestStats, calibration_test as _binary_test
+from ._evaluate import Evaluation
+from ._results import CalibrationError
+from .testing import CalibrationTest, CalibrationTestStats, calibration_test as _binary_test
 
 __all__ = ["evaluate", "calibration_test", "ce2", "ce1"]
 
 
 def _routed(binary, returns, note):
-    """A wrapper with the binary function's signature (its return annotation widened to ``returns``) and its
-    docstring, under a first paragraph that says where multiclass input goes."""
+    """A wrapper with the binary function's signature (its return annotation widened to ``returns``, a type) and
+    its docstring, under a first paragraph that says where multiclass input goes.  The annotations are the binary
+    function's, resolved (typing.get_type_hints), so that they resolve here too."""
 
     def deco(fn):
         fn = functools.wraps(binary)(fn)
+        hints = dict(typing.get_type_hints(binary), **{"return": returns})
+        fn.__annotations__ = hints
         sig = inspect.signature(binary)
-        fn.__signature__ = sig.replace(return_annotation=returns)
+        fn.__signature__ = sig.replace(
+            parameters=[p.replace(annotation=hints.get(p.name, p.annotation)) for p in sig.parameters.values()],
+            return_annotation=returns)
         fn.__doc__ = (binary.__doc__ or "").replace("\n\n", f"\n\n    {note}\n\n", 1)
         del fn.__wrapped__  # the signature above is the one to show
         return fn
@@ -52,7 +60,7 @@ def _multi(mean, second, chunks=None):
     return multiclass.multiclass_input(mean, second)
 
 
-@_routed(_binary_evaluate, "Evaluation | MulticlassEvaluation",
+@_routed(_binary_evaluate, Evaluation | multiclass.MulticlassEvaluation,
          "Multiclass input (``raw_mean`` (n, M, C) with ``raw_var`` None, or (n, C) with a covariance or class "
          "variances) goes to :func:`socal.multiclass.evaluate_multiclass` (:mod:`socal.dispatch`).")
 def evaluate(raw_mean=None, raw_var=None, labels=None, **kwargs):
@@ -70,20 +78,21 @@ def evaluate(raw_mean=None, raw_var=None, labels=None, **kwargs):
     return multiclass.evaluate_multiclass(*multi, labels, **kwargs)
 
 
-@_routed(_binary_test, "CalibrationTest | MulticlassTest",
+@_routed(_binary_test, CalibrationTest | multiclass.MulticlassTest,
          "Multiclass input goes to :func:`socal.multiclass.multiclass_test` (:mod:`socal.dispatch`).")
 def calibration_test(mean=None, var=None, labels=None, **kwargs):
     multi = _multi(mean, var, kwargs.get("chunks"))
     if multi is None:
         return _binary_test(mean, var, labels, **kwargs)
     counts = kwargs.pop("counts", None)
-    if kwargs:
-        raise ValueError(f"For multiclass input calibration_test takes mean, var (covariance), labels or counts only; "
-                         f"{', '.join(sorted(kwargs))} are for binary scores.")
+    binary_only = {"order": 2, "alpha": None, "degree": None, "covariance": "null", "checkpoint": None}
+    if any(kwargs.get(name, default) != default for name, default in binary_only.items()):
+        raise ValueError("For multiclass input calibration_test takes mean, var (covariance), labels or counts only; "
+                         "'order', 'alpha', 'degree', 'covariance' and 'checkpoint' are for binary scores.")
     return multiclass.multiclass_test(*multi, labels, counts=counts)
 
 
-@_routed(_binary_ce2, "CalibrationError | tuple[CalibrationError, ...]",
+@_routed(_binary_ce2, CalibrationError | tuple[CalibrationError, ...],
          "Multiclass input goes to :func:`socal.multiclass.ce2`: one CalibrationError per class, one against the "
          "rest, in a tuple (:mod:`socal.dispatch`).")
 def ce2(mean=None, var=None, labels=None, **kwargs):
@@ -94,7 +103,7 @@ def ce2(mean=None, var=None, labels=None, **kwargs):
     return multiclass.ce2(mean, var, labels, counts=counts, **kwargs)
 
 
-@_routed(_binary_ce1, "CalibrationError | tuple[CalibrationError, ...]",
+@_routed(_binary_ce1, CalibrationError | tuple[CalibrationError, ...],
          "Multiclass input (``mean`` (n, C)) goes to :func:`socal.multiclass.ce1` (:mod:`socal.dispatch`).")
 def ce1(mean=None, labels=None, **kwargs):
     from ._validation import ndim_of

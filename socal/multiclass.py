@@ -372,7 +372,7 @@ class MulticlassTest(Tabular):
     def __str__(self):
         return self.summary()
 
-    def frame(self, names=None):
+    def frame(self, names: list | None = None) -> Any:
         """The parts as a table (:mod:`socal.tables`), the classes named by ``names`` (default 0..C-1)."""
         from .tables import table
 

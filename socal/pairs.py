@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._typing import ArrayLike, Counts
 from ._validation import check_choice, check_float, check_labels, check_scores
 from .tables import Tabular
 
@@ -68,7 +69,7 @@ class PairScore(Tabular):
     def n(self) -> int:
         return int(self.per_item.size)
 
-    def difference(self, other: PairScore, ci: float = 0.9):
+    def difference(self, other: PairScore, ci: float = 0.9) -> tuple[float, float, float]:
         """This score less ``other``'s on the same items, with a paired normal interval of level ``ci``: (diff,
         low, high).  Negative: this predictor is better.  The items must be the same and in the same order."""
         if not isinstance(other, PairScore):
@@ -144,7 +145,8 @@ def _multiclass_items(m, Sigma, A, form):
     return s, impossible
 
 
-def pair_score(mean, var=None, labels=None, *, counts=None, cov=None, form: str = "log") -> PairScore:
+def pair_score(mean: ArrayLike, var: ArrayLike | None = None, labels: ArrayLike | None = None, *,
+               counts: Counts | ArrayLike | None = None, cov: ArrayLike | None = None, form: str = "log") -> PairScore:
     """The loss of the exact law of two labels under the prediction, averaged over each item's pairs of votes.
 
     A strictly proper score for (mean, var), and for (mean, cov) with C classes (module notes): its expectation is
@@ -208,7 +210,8 @@ def pair_score(mean, var=None, labels=None, *, counts=None, cov=None, form: str 
                      impossible=np.flatnonzero(impossible))
 
 
-def pair_score_terms(mean, var, eta1, eta2, form: str = "log"):
+def pair_score_terms(mean: ArrayLike, var: ArrayLike, eta1: ArrayLike, eta2: ArrayLike,
+                     form: str = "log") -> tuple[float, float, float]:
     """The population decomposition of the expected pair score of binary (mean, var): (score, calibration,
     refinement), each the average over the given items, where ``eta1`` = E[Y | S] and ``eta2`` = E[f*^2 | S] are known
     (a population with exact truth).  calibration = E[D(Q | P)] is 0 exactly at a second-order calibrated predictor;

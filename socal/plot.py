@@ -190,8 +190,8 @@ def residual_map(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = Non
                  rng: Seed = None) -> ResidualMap:
     """Moment residuals (eta1-hat - m, eta2-hat - eta1-hat^2 - var) on a grid over the score rectangle.
 
-    ``bins``: cells along the mean axis [0, 1] and the variance axis [0, V], V the variances' 99.5% quantile (x 1.05,
-    at most 1/4: the axis spans the data); cells with fewer than ``min_count`` items (default
+    ``bins``: cells along the mean axis [0, 1] and the variance axis [0, V], V just above the largest variance (at
+    most 1/4: the axis spans the data, every item in a cell); cells with fewer than ``min_count`` items (default
     max(10, n / 2000)) are NaN.  Other parameters as in :func:`reliability`.
     """
     func = "plot.residual_map"
@@ -206,8 +206,8 @@ def residual_map(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = Non
     cf = calibration_functions(m, v, counts=(a, k), h=h, degree=degree, alpha=alpha, rng=rng)
     # the variance axis spans the data (an ensemble's variances sit far below the domain's 1/4: on [0, 1/4] every
     # item fell in the lowest row of cells and the maps drew as empty panels)
-    top = float(np.quantile(v, 0.995)) if v.size else 0.0
-    top = 0.25 if not top > 0 else min(0.25, 1.05 * top)
+    top = float(v.max()) if v.size else 0.0
+    top = 0.25 if not top > 0 else min(0.25, 1.0001 * top)
     medges, vedges = np.linspace(0, 1, b1 + 1), np.linspace(0, top, b2 + 1)
     count, _, _ = np.histogram2d(m, v, bins=(medges, vedges))
     c1, c2 = np.meshgrid(0.5 * (medges[1:] + medges[:-1]), 0.5 * (vedges[1:] + vedges[:-1]), indexing="ij")

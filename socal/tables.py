@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import math
+from typing import Any
 
 __all__ = ["table", "html_table", "Tabular"]
 
@@ -56,7 +57,7 @@ class Tabular:
     def _rows(self):  # pragma: no cover - each result defines its rows
         raise NotImplementedError
 
-    def frame(self):
+    def frame(self) -> Any:
         """The result as a table (module notes: a pandas DataFrame, or a dict of columns without pandas)."""
         return table(self._rows())
 

@@ -9,7 +9,12 @@ votes per class, whose ``binarise(c)`` gives the binary functions' ``counts=(pos
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
+
+from ._typing import ArrayLike
 
 from ._validation import from_frame
 
@@ -72,7 +77,9 @@ def _classes(values, classes, func):
     return classes, index
 
 
-def votes_from_long(item, label, annotator=None, *, classes=None, items=None, name="long table"):
+def votes_from_long(item: ArrayLike, label: ArrayLike, annotator: ArrayLike | None = None, *,
+                    classes: Sequence | None = None, items: Sequence | None = None,
+                    name: str = "long table") -> Any:  # socal.datasets.KSnapshots (loaded on use)
     """Votes per class per item from a long table: one row per (item, annotator, label).
 
     Parameters
@@ -141,7 +148,8 @@ def votes_from_long(item, label, annotator=None, *, classes=None, items=None, na
                       np.full(len(order), -1, np.int64), report)
 
 
-def votes_from_wide(table, *, classes=None, items=None, name="wide table"):
+def votes_from_wide(table: ArrayLike, *, classes: Sequence | None = None, items: Sequence | None = None,
+                    name: str = "wide table") -> Any:  # socal.datasets.KSnapshots (loaded on use)
     """Votes per class per item from a wide table: one row per item, one column per annotator, an empty cell (NaN,
     None, pandas' NA or an empty string) where an annotator did not label that item.
 

@@ -128,13 +128,15 @@ def test_the_fused_pass_computes_each_axis_angles_once_and_the_same_numbers(back
     a, k = y.sum(axis=1), np.full(m.size, 2.0)
     backend("finufft")
     calls = []
-    original = chebyshev.unit_angles
+    from socal import unit
+
+    original = unit.unit_angles
 
     def counting(x):
         calls.append(x.size)
         return original(x)
 
-    monkeypatch.setattr(chebyshev, "unit_angles", counting)
+    monkeypatch.setattr(unit, "unit_angles", counting)  # ScoreAngles' module (socal.unit)
     monkeypatch.setattr(nufft, "_angles", counting)
     shared = world.DeviationWorldPass(calmap)(0, m, v, a, k)
     assert calls.count(m.size) == ndim

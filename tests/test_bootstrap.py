@@ -566,7 +566,8 @@ def test_the_fused_pass_is_the_deviation_and_world_passes():
     m, v, y = pop.sample(3000, h=1 / 16, rng=4)
     a, k = y.sum(axis=1).astype(float), np.full(m.size, 2.0)
     maps = {2: socal.calibration_functions(m, v, y, degree=5, alpha=1e-3).map}
-    opts = pipeline.estimator_settings("ce1", None, 6, 1e-3, 5, None, 200, None, None, 200)
+    opts = pipeline.estimator_settings("ce1", ndim=1, h=None, degree=6, alpha=1e-3, folds=5, max_degree=200, rng=None,
+                                        n_boot=200)
     maps[1] = pipeline.fit_from(pipeline.data_source("ce1", 1, m, None, y, None, None)[0], None, opts, 1,
                                 "ce1")[0].calmap  # a first-order fit
     for ndim, fit in maps.items():
@@ -693,7 +694,8 @@ def test_the_first_order_bootstrap_fluctuates_as_the_plugin_does_when_items_diff
     n = 4000
     m = rng.uniform(0.1, 0.9, n)
     eta = np.clip(m + 0.1 * np.sin(2 * np.pi * m), 0, 1)  # miscalibrated, CE1 about 0.06
-    opts = pipeline.estimator_settings("ce1", None, 4, 1e-3, 5, None, 200, None, None, 200)
+    opts = pipeline.estimator_settings("ce1", ndim=1, h=None, degree=4, alpha=1e-3, folds=5, max_degree=200, rng=None,
+                                        n_boot=200)
 
     def labels(r):
         f = (r.uniform(size=n) < eta).astype(float)  # f* is 0 or 1: the item's two labels agree
