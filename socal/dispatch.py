@@ -23,12 +23,11 @@ import inspect
 import typing
 
 from . import multiclass
-from ._evaluate import evaluate as _binary_evaluate
-from .estimators import ce1 as _binary_ce1, ce2 as _binary_ce2
-from .sufficient import SufficientStats
-from .sources import Rows
-from ._evaluate import Evaluation
+from ._evaluate import Evaluation, evaluate as _binary_evaluate
 from ._results import CalibrationError
+from .estimators import ce1 as _binary_ce1, ce2 as _binary_ce2
+from .sources import Rows
+from .sufficient import SufficientStats
 from .testing import CalibrationTest, CalibrationTestStats, calibration_test as _binary_test
 
 __all__ = ["evaluate", "calibration_test", "ce2", "ce1"]
