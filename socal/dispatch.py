@@ -23,12 +23,12 @@ import inspect
 import typing
 
 from . import multiclass
-from ._evaluate import Evaluation, evaluate as _binary_evaluate
+from ._evaluate import Evaluation, evaluate as binary_evaluate
 from ._results import CalibrationError
-from .estimators import ce1 as _binary_ce1, ce2 as _binary_ce2
+from .estimators import ce1 as binary_ce1, ce2 as binary_ce2
 from .sources import Rows
 from .sufficient import SufficientStats
-from .testing import CalibrationTest, CalibrationTestStats, calibration_test as _binary_test
+from .testing import CalibrationTest, CalibrationTestStats, calibration_test as binary_test
 
 __all__ = ["evaluate", "calibration_test", "ce2", "ce1"]
 
@@ -59,13 +59,13 @@ def _multi(mean, second, chunks=None):
     return multiclass.multiclass_input(mean, second)
 
 
-@_routed(_binary_evaluate, Evaluation | multiclass.MulticlassEvaluation,
+@_routed(binary_evaluate, Evaluation | multiclass.MulticlassEvaluation,
          "Multiclass input (``raw_mean`` (n, M, C) with ``raw_var`` None, or (n, C) with a covariance or class "
          "variances) goes to :func:`socal.multiclass.evaluate_multiclass` (:mod:`socal.dispatch`).")
 def evaluate(raw_mean=None, raw_var=None, labels=None, **kwargs):
     multi = _multi(raw_mean, raw_var)
     if multi is None:
-        return _binary_evaluate(raw_mean, raw_var, labels, **kwargs)
+        return binary_evaluate(raw_mean, raw_var, labels, **kwargs)
     if kwargs.get("checkpoint") is not None:
         raise ValueError(f"The 'checkpoint' parameter of evaluate is not available for multiclass input yet. Got "
                          f"{kwargs['checkpoint']!r}.")
@@ -77,12 +77,12 @@ def evaluate(raw_mean=None, raw_var=None, labels=None, **kwargs):
     return multiclass.evaluate_multiclass(*multi, labels, **kwargs)
 
 
-@_routed(_binary_test, CalibrationTest | multiclass.MulticlassTest,
+@_routed(binary_test, CalibrationTest | multiclass.MulticlassTest,
          "Multiclass input goes to :func:`socal.multiclass.multiclass_test` (:mod:`socal.dispatch`).")
 def calibration_test(mean=None, var=None, labels=None, **kwargs):
     multi = _multi(mean, var, kwargs.get("chunks"))
     if multi is None:
-        return _binary_test(mean, var, labels, **kwargs)
+        return binary_test(mean, var, labels, **kwargs)
     counts = kwargs.pop("counts", None)
     binary_only = {"order": 2, "alpha": None, "degree": None, "covariance": "null", "checkpoint": None}
     if any(kwargs.get(name, default) != default for name, default in binary_only.items()):
@@ -91,18 +91,18 @@ def calibration_test(mean=None, var=None, labels=None, **kwargs):
     return multiclass.multiclass_test(*multi, labels, counts=counts)
 
 
-@_routed(_binary_ce2, CalibrationError | tuple[CalibrationError, ...],
+@_routed(binary_ce2, CalibrationError | tuple[CalibrationError, ...],
          "Multiclass input goes to :func:`socal.multiclass.ce2`: one CalibrationError per class, one against the "
          "rest, in a tuple (:mod:`socal.dispatch`).")
 def ce2(mean=None, var=None, labels=None, **kwargs):
     multi = _multi(mean, var, kwargs.get("chunks"))
     if multi is None:
-        return _binary_ce2(mean, var, labels, **kwargs)
+        return binary_ce2(mean, var, labels, **kwargs)
     counts = kwargs.pop("counts", None)
     return multiclass.ce2(mean, var, labels, counts=counts, **kwargs)
 
 
-@_routed(_binary_ce1, CalibrationError | tuple[CalibrationError, ...],
+@_routed(binary_ce1, CalibrationError | tuple[CalibrationError, ...],
          "Multiclass input (``mean`` (n, C)) goes to :func:`socal.multiclass.ce1` (:mod:`socal.dispatch`).")
 def ce1(mean=None, labels=None, **kwargs):
     from ._validation import ndim_of
@@ -110,4 +110,4 @@ def ce1(mean=None, labels=None, **kwargs):
     if kwargs.get("chunks") is None and not isinstance(mean, (SufficientStats, Rows)) and ndim_of(mean) == 2:
         counts = kwargs.pop("counts", None)
         return multiclass.ce1(mean, labels, counts=counts, **kwargs)
-    return _binary_ce1(mean, labels, **kwargs)
+    return binary_ce1(mean, labels, **kwargs)
