@@ -1,13 +1,17 @@
-"""The multiclass test's size and power, and its cost against C binary calls (issue 59).
+"""The multiclass verdict's size and power, and its cost against C binary tests (issue 72).
 
-    python benchmarks/multiclass.py --size --reps 400 --jobs 2     # calibrated Dirichlet ensembles
-    python benchmarks/multiclass.py --power --reps 100 --jobs 2    # tempered, variances too small, one class mis-scaled
-    python benchmarks/multiclass.py --cost --n 100000 --runs 3     # C = 10: the multiclass calls against C binary ones
+    python benchmarks/multiclass.py --size --reps 100 --reps-large 40     # calibrated ensembles, C = 3, 10, 100
+    python benchmarks/multiclass.py --power --reps 50                     # tempered, variances too small, misscaled
+    python benchmarks/multiclass.py --scale                               # C = 100 at n = 1e5, C = 1,000 at n = 5e4
+    python benchmarks/multiclass.py --size --quick --reps 20              # a reduced run
 
-Populations: socal.synthetic.DirichletEnsemble (5 members; the truth one member drawn at random, so 'calibrated'
-is exactly canonically calibrated).  Each replicate r of cell c draws from default_rng([c, r]).  Rates are the
-shares of replicates rejecting at level 0.05: the joint test, the trace test, the top-label test, and the per-class
-recipe (any class-wise test after Holm's adjustment: what a user looping over the classes gets), on the same draws.
+Populations: socal.synthetic.DirichletEnsemble: M members, the truth one of M vectors drawn at random, reported
+with ``ddof`` 0 or 1 (exactly calibrated either way); ``base='balanced'`` (Dirichlet(2) bases) or ``'rare'``
+(Dirichlet(5, 1, 0.2, ..., 0.2) bases, s ~ U(5, 50): issue 72's rare classes); k = 2 votes per item, or k drawn
+per item from {2, 3, 5, 10, 100} ('mixed').  The class variances (n, C) are passed (the verdict reads the diagonal).
+Replicate r of cell c draws from default_rng([7200, c, r]).  Each table prints the share of replicates rejecting at
+level 0.05: the verdict, and each part as the printout shows it (adjusted by weighted Holm), with the parts
+unadjusted at 0.05 beside them on the same draws.
 """
 
 from __future__ import annotations
@@ -16,88 +20,135 @@ import argparse
 import itertools
 import os
 import statistics
+import subprocess
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-import socal
-from socal.multiclass import multiclass_test
-from socal.synthetic import DirichletEnsemble
-
 ALPHA = 0.05
-PARTS = ("joint", "trace", "top", "holm")
+COLS = ("verdict", "trace", "top", "classes", "trace raw", "top raw", "classes Holm raw")
 
 
-def _rejections(args):
-    cell, C, n, k, kind, reps = args
-    pop = DirichletEnsemble(C=C, kind=kind)
-    hits = dict.fromkeys(PARTS, 0)
-    for r in range(reps):
-        m, S, y = pop.sample(n, k=k, rng=np.random.default_rng([cell, r]))
-        res = multiclass_test(m, S, y)
-        hits["joint"] += res.joint.pvalue < ALPHA
-        hits["trace"] += res.trace.pvalue < ALPHA
-        hits["top"] += res.top.pvalue < ALPHA
-        hits["holm"] += res.holm.min() < ALPHA
-    return (C, n, k, kind), {p: h / reps for p, h in hits.items()}
+def _replicates(args):
+    """Rejections at ALPHA over replicates ``lo..hi`` of one cell."""
+    from socal.multiclass import holm, multiclass_test
+    from socal.synthetic import DirichletEnsemble
+
+    c, (kind, base, C, M, ddof, k, n), lo, hi = args
+    pop = DirichletEnsemble(C=C, M=M, ddof=ddof, base=base, kind=kind)
+    out = np.zeros(len(COLS))
+    for r in range(lo, hi):
+        m, v, A = pop.sample(n, k=k, rng=np.random.default_rng([7200, c, r]), diagonal=True, counts=True)
+        res = multiclass_test(m, v, counts=A)
+        raw_classes = holm([t.pvalue for t in res.classes]).min()  # the per-class recipe a user loops by hand
+        out += np.array([res.pvalue, res.trace_adjusted, res.top_adjusted, res.holm.min(), res.trace.pvalue,
+                         res.top.pvalue, raw_classes]) <= ALPHA
+    return c, out
 
 
-def _table(kinds, reps, jobs, sizes=(2000, 10_000), labels=(2, 10), classes=(3, 10)):
-    cells = [(i, C, n, k, kind, reps) for i, (kind, C, n, k) in
-             enumerate(itertools.product(kinds, classes, sizes, labels))]
+def _run(cells, reps_of, jobs):
+    tasks = []
+    for c, cell in enumerate(cells):
+        reps = reps_of(cell)
+        step = max(1, reps // 4)
+        tasks += [(c, cell, lo, min(reps, lo + step)) for lo in range(0, reps, step)]
+    hits = np.zeros((len(cells), len(COLS)))
     t0 = time.perf_counter()
     with ProcessPoolExecutor(jobs) as ex:
-        rows = list(ex.map(_rejections, cells))
-    print(f"{reps} replicates per cell, level {ALPHA}, {time.perf_counter() - t0:.0f} s\n")
-    print("| population | C | n | k | joint | trace | top label | per-class, Holm |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for (C, n, k, kind), rate in rows:
-        print(f"| {kind} | {C} | {n:,} | {k} | " + " | ".join(f"{rate[p]:.3f}" for p in PARTS) + " |")
+        for c, out in ex.map(_replicates, tasks):
+            hits[c] += out
+    return hits, time.perf_counter() - t0
 
 
-def _cost(n, runs):
-    C = 10
-    m, S, y = DirichletEnsemble(C=C).sample(n, rng=0)
-    A = np.stack([(y == c).sum(axis=1) for c in range(C)], axis=1).astype(float)
-    K = A.sum(axis=1)
+def _table(cells, reps_of, jobs, title):
+    hits, secs = _run(cells, reps_of, jobs)
+    print(f"{title}, level {ALPHA}, {secs:.0f} s\n")
+    print("| population | C | M | ddof | k | n | reps | " + " | ".join(COLS) + " |")
+    print("| --- " * (7 + len(COLS)) + "|")
+    for cell, h in zip(cells, hits):
+        kind, base, C, M, ddof, k, n = cell
+        reps = reps_of(cell)
+        name = kind if kind != "calibrated" else base
+        print(f"| {name} | {C} | {M} | {ddof} | {k} | {n:,} | {reps} | " + " | ".join(f"{x / reps:.3f}" for x in h)
+              + " |")
+    return hits
 
-    def timed(f):
-        out = []
-        for _ in range(runs):
-            t = time.perf_counter()
-            f()
-            out.append(time.perf_counter() - t)
-        return statistics.median(out)
 
-    multi = timed(lambda: multiclass_test(m, S, y))
-    binary = timed(lambda: [socal.calibration_test(m[:, c], S[:, c, c], counts=(A[:, c], K)) for c in range(C)])
-    ev_multi = timed(lambda: socal.evaluate(m, S, y, n_boot=200))
-    ev_binary = timed(lambda: [socal.evaluate(m[:, c], S[:, c, c], counts=(A[:, c], K), n_boot=200)
-                               for c in range(C)])
-    print(f"C = {C}, n = {n:,}, median of {runs} runs:")
-    print(f"  test:       multiclass {multi:.2f} s, {C} binary calibration_test calls {binary:.2f} s, ratio "
-          f"{multi / binary:.2f}")
-    print(f"  evaluation: multiclass {ev_multi:.2f} s, {C} binary evaluate calls {ev_binary:.2f} s, ratio "
-          f"{ev_multi / ev_binary:.2f}")
+def size(reps, reps_large, jobs, quick):
+    classes = (3, 10) if quick else (3, 10, 100)
+    cells = [("calibrated", base, C, M, ddof, 2, 2000) for C, base, M, ddof in
+             itertools.product(classes, ("balanced", "rare"), (3, 10), (0, 1))]
+    cells += [("calibrated", base, 10, 3, 1, "mixed", 2000) for base in ("balanced", "rare")]
+    _table(cells, lambda cell: reps_large if cell[2] >= 100 else reps, jobs,
+           "Size: calibrated ensembles (the share rejecting; asked: within 0.05 + 0.015)")
+
+
+def power(reps, jobs, quick):
+    cells = [(kind, "balanced", C, 5, 0, k, 2000) for kind, C, k in
+             itertools.product(("tempered", "overconfident", "misscaled"), (3, 10), (2, 10))]
+    _table(cells, lambda cell: reps, jobs, "Power: the verdict against each part (adjusted as printed, and raw)")
+
+
+_SCALE_CHILD = """
+import resource, sys, time, numpy as np
+sys.path.insert(0, {root!r})
+import socal
+from socal.synthetic import DirichletEnsemble
+from socal.multiclass import multiclass_test
+C, n, what = {C}, {n}, {what!r}
+m, v, A = DirichletEnsemble(C=C, M=3, base="rare").sample(n, k=2, rng=0, diagonal=True, counts=True)
+K = A.sum(axis=1)
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t = time.perf_counter()
+if what == "multiclass":
+    res = multiclass_test(m, v, counts=A)
+else:
+    for c in range(C):
+        socal.calibration_test(m[:, c], v[:, c], counts=(A[:, c], K))
+secs = time.perf_counter() - t
+print(secs, base, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def scale(runs):
+    """Each measurement in a fresh process (peak memory is the process's ru_maxrss, KiB on Linux)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for C, n in ((100, 100_000), (1000, 50_000)):
+        res = {}
+        for what in ("multiclass", "binary"):
+            secs, peaks = [], []
+            for _ in range(runs):
+                out = subprocess.run([sys.executable, "-c", _SCALE_CHILD.format(root=root, C=C, n=n, what=what)],
+                                     capture_output=True, text=True, check=True).stdout.split()
+                secs.append(float(out[0]))
+                peaks.append(int(out[2]) / 2**20)
+            res[what] = (statistics.median(secs), max(peaks), int(out[1]) / 2**20)
+        (tm, pm, base), (tb, pb, _) = res["multiclass"], res["binary"]
+        print(f"C = {C:,}, n = {n:,} (class variances (n, C), counts (n, C); median of {runs} runs, each in a fresh "
+              f"process): multiclass_test {tm:.1f} s, {C:,} binary calibration_test calls {tb:.1f} s, ratio "
+              f"{tm / tb:.2f}; peak memory {pm:.2f} GiB (the inputs alone {base:.2f} GiB), {C:,} binary calls "
+              f"{pb:.2f} GiB")
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size", action="store_true")
     p.add_argument("--power", action="store_true")
-    p.add_argument("--cost", action="store_true")
-    p.add_argument("--reps", type=int, default=200)
+    p.add_argument("--scale", action="store_true")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--reps", type=int, default=100)
+    p.add_argument("--reps-large", type=int, default=40, help="--size: replicates of the C = 100 cells")
+    p.add_argument("--runs", type=int, default=3, help="--scale: timed runs (the median is printed)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--n", type=int, default=100_000, help="--cost: items")
-    p.add_argument("--runs", type=int, default=3, help="--cost: timed runs (the median is printed)")
     args = p.parse_args(argv)
     if args.size:
-        _table(["calibrated"], args.reps, args.jobs)
+        size(args.reps, args.reps_large, args.jobs, args.quick)
     if args.power:
-        _table(["tempered", "overconfident", "misscaled"], args.reps, args.jobs)
-    if args.cost:
-        _cost(args.n, args.runs)
+        power(args.reps, args.jobs, args.quick)
+    if args.scale:
+        scale(args.runs)
 
 
 if __name__ == "__main__":

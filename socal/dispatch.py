@@ -84,11 +84,13 @@ def calibration_test(mean=None, var=None, labels=None, **kwargs):
     if multi is None:
         return binary_test(mean, var, labels, **kwargs)
     counts = kwargs.pop("counts", None)
-    binary_only = {"order": 2, "alpha": None, "degree": None, "covariance": "null", "checkpoint": None}
+    binary_only = {"order": 2, "alpha": None, "degree": None, "covariance": "null", "checkpoint": None,
+                   "reference": "auto"}
     if any(kwargs.get(name, default) != default for name, default in binary_only.items()):
-        raise ValueError("For multiclass input calibration_test takes mean, var (covariance), labels or counts only; "
-                         "'order', 'alpha', 'degree', 'covariance' and 'checkpoint' are for binary scores.")
-    return multiclass.multiclass_test(*multi, labels, counts=counts)
+        raise ValueError("For multiclass input calibration_test takes mean, var (covariance), labels or counts and "
+                         "rng only; 'order', 'alpha', 'degree', 'covariance', 'reference' and 'checkpoint' are for "
+                         "binary scores.")
+    return multiclass.multiclass_test(*multi, labels, counts=counts, rng=kwargs.get("rng"))
 
 
 @_routed(binary_ce2, CalibrationError | tuple[CalibrationError, ...],

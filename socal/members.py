@@ -12,7 +12,8 @@ from ._validation import check_array, check_int, percent_hint
 __all__ = ["from_members"]
 
 
-def from_members(probabilities: ArrayLike, *, ddof: int = 1, member_axis: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def from_members(probabilities: ArrayLike, *, ddof: int = 1, member_axis: int = 1,
+                 diagonal: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The mean and the epistemic variance of M members' probabilities P(Y = 1 | x), item by item.
 
     ``var`` is what socal means by the predictor's epistemic variance: the spread of the members' probabilities,
@@ -42,6 +43,10 @@ def from_members(probabilities: ArrayLike, *, ddof: int = 1, member_axis: int = 
     member_axis : {1, 0}
         The axis of the members: 1 (the default) for (n, M) and (n, M, C); 0 for members first, (M, n) and (M, n, C),
         as cleanlab and the Neural Testbed (``enn``) stack them.
+    diagonal : bool, default False
+        For (n, M, C) input: return the class variances (n, C), the diagonal of the covariance by the same rule
+        (the same scale where a bound binds), computed in blocks of items without the (n, C, C) array: what the
+        multiclass verdict reads, at any C (C = 1,000 at n = 5e4 would be 400 GB as (n, C, C)).
 
     Returns
     -------
@@ -70,7 +75,7 @@ def from_members(probabilities: ArrayLike, *, ddof: int = 1, member_axis: int = 
         probabilities = np.swapaxes(arr, 0, 1)
     shape = np.shape(probabilities)
     if len(shape) == 3 and shape[-1] > 2:  # a multi-class ensemble: the mean vector and the covariance
-        return _multiclass_members(probabilities, ddof, func)
+        return _multiclass_members(probabilities, ddof, func, bool(diagonal))
     if len(shape) == 3 and shape[-1] == 2:  # two-class probabilities: P(Y = 1) is the last axis' second entry
         raise ValueError(f"The 'probabilities' parameter of {func} must be a 2-dimensional array of P(Y = 1), one row "
                          f"per item and one column per member. Got an array of shape {shape} instead: for both "
@@ -92,7 +97,7 @@ def from_members(probabilities: ArrayLike, *, ddof: int = 1, member_axis: int = 
     return m, v
 
 
-def _multiclass_members(probabilities, ddof, func):
+def _multiclass_members(probabilities, ddof, func, diagonal=False):
     p = check_array(probabilities, "probabilities", func, ndim=3, lo=0.0, hi=1.0,
                     rule="in [0, 1] (members' class probabilities)", clip_edges=True)
     n, M, C = p.shape
@@ -109,12 +114,18 @@ def _multiclass_members(probabilities, ddof, func):
         warnings.warn(f"{func}: {M} members for {n} items; the first axis is items. If the members come first, "
                       f"pass probabilities.transpose(1, 0, 2).", UserWarning, stacklevel=3)
     m = p.mean(axis=1)
-    d = p - m[:, None, :]
-    cov = np.einsum("ijc,ijd->icd", d, d) / (M - ddof)
-    cap = m * (1.0 - m)
-    diag = np.diagonal(cov, axis1=1, axis2=2)
-    pair = m[:, :, None] * m[:, None, :]  # the pair law m_c m_d + cov_cd must stay >= 0 (negative cov_cd only)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(diag > cap, cap / np.where(diag > 0, diag, 1.0), 1.0).min(axis=1)
-        ratio_pair = np.where(cov < -pair, pair / np.where(cov < 0, -cov, 1.0), 1.0).min(axis=(1, 2))
-    return m, cov * np.minimum(ratio, ratio_pair)[:, None, None]
+    out = np.empty((n, C)) if diagonal else np.empty((n, C, C))
+    block = max(1, 2**24 // (C * C))  # rows per block: the (block, C, C) temporaries stay near 128 MiB
+    for lo in range(0, n, block):
+        mb = m[lo:lo + block]
+        d = p[lo:lo + block] - mb[:, None, :]
+        cov = np.einsum("ijc,ijd->icd", d, d) / (M - ddof)
+        cap = mb * (1.0 - mb)
+        diag = np.diagonal(cov, axis1=1, axis2=2)
+        pair = mb[:, :, None] * mb[:, None, :]  # the pair law m_c m_d + cov_cd must stay >= 0 (negative cov_cd only)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(diag > cap, cap / np.where(diag > 0, diag, 1.0), 1.0).min(axis=1)
+            ratio_pair = np.where(cov < -pair, pair / np.where(cov < 0, -cov, 1.0), 1.0).min(axis=(1, 2))
+        scale = np.minimum(ratio, ratio_pair)
+        out[lo:lo + block] = diag * scale[:, None] if diagonal else cov * scale[:, None, None]
+    return m, out

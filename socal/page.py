@@ -107,11 +107,10 @@ def _headline(ev):
     from .testing import fmt_p
 
     if hasattr(ev, "classes") and hasattr(ev.test, "holm"):  # multiclass
-        j = t.joint
         p = t.pvalue
-        which = "joint test" if j is not None else "smallest Holm-adjusted class-wise test"
         word = "rejected" if p <= 0.05 else "not rejected"
-        return f"Second-order calibration {word} at level 0.05 ({which}: {fmt_p(p)}; {t.C} classes, n = {t.n:,})."
+        return (f"Second-order calibration {word} at level 0.05 (the smallest adjusted p-value of the trace, top-label "
+                f"and class-wise parts: {fmt_p(p)}; {t.C} classes, n = {t.n:,}).")
     word = "rejected" if t.pvalue <= 0.05 else "not rejected"
     size = {"above reference": "the perturbed CE2 is above what a calibrated predictor would show",
             "above reference, not confirmed": "the perturbed CE2's interval lies above the reference, but the test "

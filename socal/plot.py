@@ -409,7 +409,7 @@ def multiclass_figure(evaluation: Any, labels: ArrayLike | None = None, *, count
         ax = flat[c]
         _panel(ax, data.mean_centre, data.eta1, data.eta1_band, data.mean_edges, data.mean_count, "fitted",
                "predicted mean", "E[Y = c | score]", "C0")
-        ax.set_title(f"class {evaluation.names[c]}: Holm p = {evaluation.test.holm[c]:.2g}", fontsize=9)
+        ax.set_title(f"class {evaluation.names[c]}: adjusted p = {evaluation.test.holm[c]:.2g}", fontsize=9)
     ax = flat[C]
     items = list(zip(evaluation.names, evaluation.classes)) + [("top", evaluation.top)]
     est = [(e.ce2 or e.ce1).estimate for _, e in items]
@@ -422,8 +422,6 @@ def multiclass_figure(evaluation: Any, labels: ArrayLike | None = None, *, count
     ax.legend(fontsize=7)
     for extra in flat[C + 1:]:
         extra.set_axis_off()
-    joint = evaluation.test.joint
-    fig.suptitle(f"{C} classes, n = {n}" + ("" if joint is None else f"; joint test p = {joint.pvalue:.2g}"),
-                 fontsize=10)
+    fig.suptitle(f"{C} classes, n = {n}; verdict p = {evaluation.test.pvalue:.2g}", fontsize=10)
     fig.tight_layout()
     return fig

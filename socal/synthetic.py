@@ -442,12 +442,18 @@ class GaussianMixtureTask:
 class DirichletEnsemble:
     """A C-class ensemble with a known way of being miscalibrated, for the multiclass test's size and power.
 
-    Per item: a base vector b ~ Dirichlet(``alpha`` 1_C), M members p_j ~ Dirichlet(``spread`` b), and the scores
-    the members' mean m and covariance Sigma (:func:`socal.from_members`, ``ddof=0``).  The truth f* is one member
-    chosen uniformly at random, so that E[f* | m, Sigma] = m and E[f* f*^T | m, Sigma] = m m^T + Sigma exactly:
-    ``kind='calibrated'`` is canonically calibrated.  The alternatives change the truth or the reported covariance:
+    Per item: a base vector b, M vectors q_j ~ Dirichlet(s b), and the truth f* = q_J for J uniform on the M: then
+    E[f* | q_1..q_M] = q-bar and Cov(f* | q_1..q_M) = the q_j's covariance with ``ddof=0``, and by the tower
+    property the same on any coarser level set.  The members the predictor reports are the q_j themselves with
+    ``ddof=0``, or q-bar + sqrt((M - 1) / M) (q_j - q-bar) with ``ddof=1`` (shrunk so that the unbiased covariance,
+    sum / (M - 1), is exactly the truth's: m m^T + cov is then the q_j's average q q^T >= 0, so
+    :func:`socal.from_members` scales nothing).  Either way ``kind='calibrated'`` is exactly canonically calibrated.
 
-    - ``'tempered'``: f* = softmax(log p_J / ``temperature``): the reported means over-confident for T > 1;
+    ``base='balanced'``: b ~ Dirichlet(``alpha`` 1_C), s = ``spread``.  ``base='rare'``: b ~ Dirichlet(5, 1, 0.2,
+    ..., 0.2) and s ~ U(5, 50) per item (issue 72's rare classes: C - 2 classes with means near 0.2 / (6 + 0.2 (C -
+    2))).  The alternatives change the truth or the reported covariance:
+
+    - ``'tempered'``: f* = softmax(log q_J / ``temperature``): the reported means over-confident for T > 1;
     - ``'overconfident'``: the reported covariance is ``var_factor`` times the members' (variances too small);
     - ``'misscaled'``: class 0's probability in the truth is multiplied by ``scale`` and the vector renormalised.
 
@@ -462,26 +468,50 @@ class DirichletEnsemble:
     temperature: float = 1.5
     var_factor: float = 0.3
     scale: float = 1.3
+    base: str = "balanced"
+    ddof: int = 0
 
     def __post_init__(self):
-        check_int(self.C, "C", "DirichletEnsemble", 3, 1000)
+        check_int(self.C, "C", "DirichletEnsemble", 3, 100_000)
         check_int(self.M, "M", "DirichletEnsemble", 2, 10_000)
+        check_int(self.ddof, "ddof", "DirichletEnsemble", 0, 1)
         if self.kind not in ("calibrated", "tempered", "overconfident", "misscaled"):
             raise ValueError(f"The 'kind' parameter of DirichletEnsemble must be 'calibrated', 'tempered', "
                              f"'overconfident' or 'misscaled'. Got {self.kind!r} instead.")
+        if self.base not in ("balanced", "rare"):
+            raise ValueError(f"The 'base' parameter of DirichletEnsemble must be 'balanced' or 'rare'. Got "
+                             f"{self.base!r} instead.")
 
-    def sample(self, n, *, k=2, rng=None):
-        """(mean (n, C), cov (n, C, C), votes (n, k)) for n items."""
+    MIXED_K = (2, 3, 5, 10, 100)  # k='mixed': each item's number of votes drawn from these
+
+    def sample(self, n, *, k=2, rng=None, diagonal=False, counts=False):
+        """(mean (n, C), cov (n, C, C), votes (n, k)) for n items.
+
+        ``k``: votes per item, or 'mixed' (each item's k drawn uniformly from :attr:`MIXED_K`; missing votes are
+        -1).  ``diagonal``: the class variances (n, C) in place of the covariance.  ``counts``: votes per class
+        (n, C) in place of the votes (what C = 1,000 needs)."""
         from .members import from_members
 
         n = check_int(n, "n", "DirichletEnsemble.sample", 1, 10**8)
-        k = check_int(k, "k", "DirichletEnsemble.sample", 1, 10**6)
+        if not (isinstance(k, str) and k == "mixed"):
+            k = check_int(k, "k", "DirichletEnsemble.sample", 1, 10**6)
         rng = check_rng(rng, "DirichletEnsemble.sample")
-        b = rng.dirichlet(np.full(self.C, self.alpha), n)
-        g = rng.gamma(self.spread * b[:, None, :] + 1e-3, size=(n, self.M, self.C))
-        p = g / g.sum(axis=2, keepdims=True)
-        m, cov = from_members(p, ddof=0)
-        f = p[np.arange(n), rng.integers(0, self.M, n)]
+        C, M = self.C, self.M
+        if self.base == "rare":
+            b = rng.dirichlet(np.r_[5.0, 1.0, np.full(C - 2, 0.2)], n)
+            s = rng.uniform(5.0, 50.0, n)[:, None, None]
+        else:
+            b = rng.dirichlet(np.full(C, self.alpha), n)
+            s = self.spread
+        g = rng.gamma(s * b[:, None, :] + 1e-3, size=(n, M, C))
+        q = g / g.sum(axis=2, keepdims=True)
+        del g
+        f = q[np.arange(n), rng.integers(0, M, n)]
+        if self.ddof == 1:
+            qbar = q.mean(axis=1, keepdims=True)
+            q = qbar + np.sqrt((M - 1) / M) * (q - qbar)  # a convex combination: still in the simplex
+        m, cov = from_members(q, ddof=self.ddof, diagonal=diagonal)
+        del q
         if self.kind == "tempered":
             z = np.log(np.clip(f, 1e-300, None)) / self.temperature
             f = np.exp(z - z.max(axis=1, keepdims=True))
@@ -492,6 +522,16 @@ class DirichletEnsemble:
             f /= f.sum(axis=1, keepdims=True)
         elif self.kind == "overconfident":
             cov = cov * self.var_factor
-        u = rng.random((n, k, 1))
-        votes = (u > np.cumsum(f, axis=1)[:, None, :]).sum(axis=2)
-        return m, cov, np.minimum(votes, self.C - 1)
+        kk = rng.choice(self.MIXED_K, n) if isinstance(k, str) else np.full(n, k)
+        if counts:
+            A = np.empty((n, C))
+            for lo in range(0, n, 4096):
+                A[lo:lo + 4096] = rng.multinomial(kk[lo:lo + 4096], f[lo:lo + 4096])
+            return m, cov, A
+        K = int(kk.max())
+        cdf = np.cumsum(f, axis=1)
+        votes = np.empty((n, K), dtype=np.int64)
+        for j in range(K):
+            votes[:, j] = np.minimum((rng.random((n, 1)) > cdf).sum(axis=1), C - 1)
+        votes[np.arange(K)[None, :] >= kk[:, None]] = -1
+        return m, cov, votes

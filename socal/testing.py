@@ -852,10 +852,11 @@ class CalibrationTestStats:
         """The test from these statistics (see :func:`calibration_test`)."""
         return self._test("CalibrationTestStats.test", alpha, degree, reference=reference, rng=rng)
 
-    def _test(self, func, alpha, degree, checked=False, reference="auto", rng=None):
+    def _test(self, func, alpha, degree, checked=False, reference="auto", rng=None, gate=None):
         """:meth:`test`, with ``func`` (the caller the user called) in the messages; ``checked``: ``alpha``,
         ``degree``, ``reference`` and ``rng`` were validated by the caller (:data:`TEST_PARAMETERS`, before its
-        pass)."""
+        pass); ``gate``: the chi-square p-value below which ``reference='auto'`` simulates (default SIM_GATE; a
+        caller that reads the p-value at a smaller level only, as the multiclass verdict does, may lower it)."""
         if not checked:
             got = check_parameters(TEST_PARAMETERS, func, dict(alpha=alpha, degree=degree, reference=reference,
                                                                  rng=rng))
@@ -869,7 +870,7 @@ class CalibrationTestStats:
             raise ValueError(f"The 'reference' parameter of {func} can be 'simulated' only for order=2 with "
                              f"covariance='null' (the simulation draws the votes under the null's law of a label "
                              f"pair). Got order={self.order}, covariance={self.covariance!r}.")
-        return _score_test(self, n, degree, alpha, reference, reference_rng(rng))
+        return _score_test(self, n, degree, alpha, reference, reference_rng(rng), gate)
 
     def __repr__(self):
         return f"CalibrationTestStats(order={self.order}, n={self.n})"
@@ -1064,9 +1065,9 @@ def _noncentrality(df, alpha, power):
     return optimize.brentq(f, 1e-9, hi, xtol=1e-10)
 
 
-def _score_test(stats, n, degree, alpha, reference="auto", rng=None):
+def _score_test(stats, n, degree, alpha, reference="auto", rng=None, gate=None):
     if stats.order == 2:
-        return _score_test2(stats, n, degree, alpha, reference, rng)
+        return _score_test2(stats, n, degree, alpha, reference, rng, SIM_GATE if gate is None else gate)
     S = stats.sums
     col = _C1
     cnt = S[col["count"]]
@@ -1273,7 +1274,7 @@ class _Order2:
         return T, df
 
 
-def _score_test2(stats, n, degree, alpha, reference, rng):
+def _score_test2(stats, n, degree, alpha, reference, rng, gate=SIM_GATE):
     S = stats.sums
     col = _C2
     ctx = _Order2(S, degree)
@@ -1290,7 +1291,7 @@ def _score_test2(stats, n, degree, alpha, reference, rng):
     if groups is not None and occ.size and groups.keys.size:
         cell_index = np.searchsorted(occ, groups.cells)
         events = effective_events(groups, cell_index, ctx.P)
-        simulate = reference == "simulated" or (reference == "auto" and events < EVENTS_MIN and min(p) < SIM_GATE)
+        simulate = reference == "simulated" or (reference == "auto" and events < EVENTS_MIN and min(p) < gate)
         if simulate:
             p, n_sim = _simulated_pvalues(ctx, groups, cell_index, (T, T1, Tu), rng)
     elif reference == "simulated":

@@ -83,7 +83,8 @@ def test_multiclass_report_renders_with_before_and_after(tmp_path):
     path = tmp_path / "multiclass.html"
     socal.page.write_report(path, ev, y, recalibrated=after)
     dom, text = _render(path, tmp_path)
-    assert re.search(r"Second-order calibration (not )?rejected at level 0\.05 \(joint test: p", text)
+    assert re.search(r"Second-order calibration (not )?rejected at level 0\.05 \(the smallest adjusted p-value of "
+                     r"the trace, top-label and class-wise parts: p", text)
     assert "After recalibration (held-out items)" in text
     assert "figures: 1 of 1 shown" in text
     for name in ("ent", "neu", "con", "top label"):

@@ -25,7 +25,8 @@ def test_multiclass_evaluation_frame_has_a_row_per_class_and_the_top_label():
     html = ev._repr_html_()
     assert "<table" in html and "bird" in html
     t = ev.test.frame()
-    assert _col(t, "part")[:2] == ["joint", "trace"] and _col(t, "holm")[2:5] == ev.test.holm.tolist()
+    assert _col(t, "part")[:2] == ["trace", "top label"] and _col(t, "adjusted")[2:5] == ev.test.holm.tolist()
+    assert _col(f, "adjusted_p")[:3] == ev.test.holm.tolist()
 
 
 def test_calibration_test_frame_lists_parts_then_regions_with_their_words():
