@@ -488,7 +488,7 @@ class MulticlassTest(Tabular):
                     f"{_fmt(self.trace_adjusted)} > {alpha:g}); over all {s.n:,} items the votes' E|f* - m|^2 = "
                     f"{_num(obs)} against E tr Sigma = {_num(rep)} (ratio {f:.3g}, within the noise).")
         else:
-            head = (f"The covariance: its trace is off (trace part adjusted p = {_fmt(self.trace_adjusted)}): over "
+            head = (f"The covariance: its trace is off (trace part adjusted {_pfmt(self.trace_adjusted)}): over "
                     f"all {s.n:,} items the votes' E|f* - m|^2 = {_num(obs)} against E tr Sigma = {_num(rep)} "
                     f"({_times(f)}).")
             regs = [r for r in s.regions() if r.n >= _TRACE_MIN_ROWS]
@@ -510,7 +510,7 @@ class MulticlassTest(Tabular):
         k = f"{self.k_range[0]}" if self.k_range[0] == self.k_range[1] else f"{self.k_range[0]}-{self.k_range[1]}"
         verdict = "Rejected" if self.pvalue <= alpha else "No evidence against calibration"
         lines = [f"Multiclass calibration test ({self.C} classes, n = {self.n:,} items, {k} votes per item)",
-                 f"{verdict} at level {alpha:g}: p = {_fmt(self.pvalue)} (the smallest adjusted p-value of the parts "
+                 f"{verdict} at level {alpha:g}: {_pfmt(self.pvalue)} (the smallest adjusted p-value of the parts "
                  f"below; weighted Holm: the trace and the top label 1/4 of the level each, the {self.C} classes "
                  f"1/2 shared)."]
         imp = [(names[c], t) for c, t in enumerate(self.classes) if t.impossible]
@@ -519,9 +519,9 @@ class MulticlassTest(Tabular):
                          + "; ".join(f"class {nm}: {t.impossible} item(s), e.g. item(s) "
                                      f"{', '.join(map(str, t.impossible_items[:3]))}" for nm, t in imp[:5])
                          + ". Each such class's p-value is 0 for that reason alone.")
-        lines.append(f"  trace (E|f* - m|^2 = tr Sigma, every vote pair): p = {_fmt(self.trace.pvalue)}, adjusted "
+        lines.append(f"  trace (E|f* - m|^2 = tr Sigma, every vote pair): {_pfmt(self.trace.pvalue)}, adjusted "
                      f"{_fmt(self.trace_adjusted)} (T = {self.trace.statistic:.1f} on {self.trace.df} df)")
-        lines.append(f"  top label (Y = argmax m): p = {_fmt(self.top.pvalue)}, adjusted {_fmt(self.top_adjusted)}; "
+        lines.append(f"  top label (Y = argmax m): {_pfmt(self.top.pvalue)}, adjusted {_fmt(self.top_adjusted)}; "
                      f"means {_fmt(self.top.mean_part.pvalue)}, variances {_fmt(self.top.variance_part.pvalue)}")
         shown = range(self.C) if self.C <= 20 else [c for c in np.argsort(self.holm, kind="stable")[:10]]
         for c in shown:
@@ -529,7 +529,7 @@ class MulticlassTest(Tabular):
             where = ""
             if h <= alpha and t.where() is not None:
                 where = "; " + t.where().describe()
-            lines.append(f"  class {names[c]}: p = {_fmt(t.pvalue)}, adjusted {_fmt(h)}{where}")
+            lines.append(f"  class {names[c]}: {_pfmt(t.pvalue)}, adjusted {_fmt(h)}{where}")
         if self.C > 20:
             lines.append(f"  ({self.C - 10} more classes, adjusted p >= {_fmt(np.sort(self.holm)[10])}: "
                          f"frame() lists every class)")
@@ -578,6 +578,13 @@ def _fmt(p):
     from .testing import fmt_p
 
     return fmt_p(p).removeprefix("p = ").removeprefix("p ")
+
+
+def _pfmt(p):
+    """'p = 0.03' or 'p < 1e-300'."""
+    from .testing import fmt_p
+
+    return fmt_p(p)
 
 
 def multiclass_test(mean=None, cov=None, labels=None, *, counts=None, chunks=None, rng=None) -> MulticlassTest:

@@ -164,7 +164,7 @@ def multiclass_report(data_dir, *, rng=0):
     drawn from them), held-out recalibration on ChaosNLI SNLI, and the one call on a sharp CIFAR-10H ensemble."""
     import socal
     from ..datasets import load_chaosnli_predictions, load_cifar10h
-    from ..multiclass import MulticlassPlatt, evaluate_multiclass, multiclass_test
+    from ..multiclass import MulticlassPlatt, evaluate_multiclass, multiclass_test, trace_check
     from ..rowkeys import text_columns
 
     lines = []
@@ -181,6 +181,8 @@ def multiclass_report(data_dir, *, rng=0):
                 f"({len(ens.votes.items)} items; classes {', '.join(ens.votes.classes)})\n")
             out("```text")
             out(ev.summary())
+            out("\nThe direct check (socal.multiclass.trace_check, item by item):")
+            out(str(trace_check(m, cov, counts=cts, names=names)))
             out("```")
         if subset != "snli":
             continue
@@ -220,5 +222,7 @@ def multiclass_report(data_dir, *, rng=0):
         f"half ({len(votes.items)} images, 10 classes: {', '.join(votes.classes)})\n")
     out("```text")
     out(ev.summary())
+    out("\nThe direct check (socal.multiclass.trace_check, item by item):")
+    out(str(trace_check(*socal.from_members(probs), counts=judge.astype(float), names=votes.classes)))
     out("```")
     return "\n".join(lines)
