@@ -699,8 +699,8 @@ def _gate(weight):
 def _finish(part, rng, func):
     classes, top, trace, n, k_range = part
     C = len(classes)
-    tests = [s._test(func, None, None, checked=True, rng=rng, gate=_gate(WEIGHTS["classes"] / C)) for s in classes]
-    top_test = top._test(func, None, None, checked=True, rng=rng, gate=_gate(WEIGHTS["top"]))
+    tests = [s.test(rng=rng, gate=_gate(WEIGHTS["classes"] / C)) for s in classes]
+    top_test = top.test(rng=rng, gate=_gate(WEIGHTS["top"]))
     return combine(trace.test(), top_test, tests, n, k_range, trace)
 
 

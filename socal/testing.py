@@ -848,9 +848,15 @@ class CalibrationTestStats:
         return NotImplemented
 
     def test(self, *, alpha: float | None = None, degree: int | None = None, reference: str = "auto",
-             rng: int | np.random.Generator | None = None) -> CalibrationTest:
-        """The test from these statistics (see :func:`calibration_test`)."""
-        return self._test("CalibrationTestStats.test", alpha, degree, reference=reference, rng=rng)
+             rng: int | np.random.Generator | None = None, gate: float | None = None) -> CalibrationTest:
+        """The test from these statistics (see :func:`calibration_test`).  ``gate``: with ``reference='auto'``, the
+        chi-square p-value below which the reference is simulated (default SIM_GATE, 0.2); a caller that reads the
+        p-value only at a smaller level, as the multiclass verdict does, may lower it (a p-value above the gate is
+        the chi-square's)."""
+        if gate is not None and not (isinstance(gate, (int, float)) and 0 < gate <= 1):
+            raise ValueError(f"The 'gate' parameter of CalibrationTestStats.test must be a number in (0, 1]. Got "
+                             f"{gate!r} instead.")
+        return self._test("CalibrationTestStats.test", alpha, degree, reference=reference, rng=rng, gate=gate)
 
     def _test(self, func, alpha, degree, checked=False, reference="auto", rng=None, gate=None):
         """:meth:`test`, with ``func`` (the caller the user called) in the messages; ``checked``: ``alpha``,
