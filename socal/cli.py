@@ -174,12 +174,12 @@ def build_parser():
                "column of the predicted variances, in [0, mean (1 - mean)] (with --classes: a pattern such as "
                "'var_{c}', the class variances)", required=False)
     ev.add_argument("--classes", metavar="A,B,C",
-                    help="C >= 3 classes: evaluate a multiclass predictor in one call (joint, trace, top-label and "
-                         "Holm-adjusted class-wise tests, per-class CE2 and CE1); column patterns put each class "
+                    help="C >= 3 classes: evaluate a multiclass predictor in one call (one verdict over the trace, "
+                         "top-label and class-wise parts, per-class CE2 and CE1); column patterns put each class "
                          "name in {c}")
     ev.add_argument("--members", metavar="PATTERN",
                     help="with --classes: the members' probability columns, e.g. 'p{m}_{c}' ({m}: the members found "
-                         "in the file; gives the full covariance, so the joint test runs); or an .npz array name "
+                         "in the file; gives the means and the class variances); or an .npz array name "
                          "of shape (n, M, C)")
     ev.add_argument("--counts", metavar="PATTERN",
                     help="with --classes: votes per class, e.g. 'n_{c}' (or an .npz array (n, C)); or use --labels "
