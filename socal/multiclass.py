@@ -648,7 +648,26 @@ def multiclass_test(mean=None, cov=None, labels=None, *, counts=None, chunks=Non
     if is_dask(mean, cov, labels, counts):
         return _dask_test(mean, cov, labels, counts, rng, func)
     m, _, v, A = check_multiclass(mean, cov, labels, counts=counts, func=func)
-    return _finish(_chunk_part(m, v, A), rng, func)
+    return _in_memory(m, v, A, rng)
+
+
+def _in_memory(m, v, A, rng):
+    """Arrays in memory: each part's statistics made, read and dropped in turn (a binary test's grid sums are
+    13 MB, so holding C = 1,000 of them at once, as chunks must, would take 13 GB); the same statistics and the
+    same tests as the chunked path's."""
+    from .testing import CalibrationTestStats
+
+    n, C = m.shape
+    K = A.sum(axis=1)
+    gate = _gate(WEIGHTS["classes"] / C)
+    tests = [CalibrationTestStats().update(m[:, c], v[:, c], counts=(A[:, c], K)).test(rng=rng, gate=gate)
+             for c in range(C)]
+    t = np.argmax(m, axis=1)
+    rows = np.arange(n)
+    top = CalibrationTestStats().update(m[rows, t], v[rows, t], counts=(A[rows, t], K))
+    trace = TraceStats(C).update(m, v, A)
+    return combine(trace.test(), top.test(rng=rng, gate=_gate(WEIGHTS["top"])), tests, n,
+                   (int(K.min()), int(K.max())), trace)
 
 
 def _chunk_part(m, v, A):
@@ -657,6 +676,12 @@ def _chunk_part(m, v, A):
     from .testing import CalibrationTestStats
 
     C = m.shape[1]
+    need = (C + 1) * CalibrationTestStats().sums.nbytes
+    if need > MEMORY_BUDGET:
+        raise ValueError(f"multiclass_test with chunks or dask keeps every class's statistics until the last chunk: "
+                         f"{need / 2**30:.1f} GiB for C = {C:,} classes, above the {MEMORY_BUDGET / 2**30:.0f} GiB it "
+                         f"allows itself. Pass in-memory arrays (their classes are read one at a time) or fewer "
+                         f"classes.")
     K = A.sum(axis=1)
     classes = [CalibrationTestStats().update(m[:, c], v[:, c], counts=(A[:, c], K)) for c in range(C)]
     t = np.argmax(m, axis=1)
@@ -866,7 +891,7 @@ def evaluate_multiclass(mean, cov, labels=None, *, counts=None, names=None, h="a
     top = evaluate(m[rows, t], v[rows, t], counts=(A[rows, t], K), rng=streams[C], **kw)
     # the verdict is multiclass_test's on the same rows (its parts' simulation gates are the verdict's, not the
     # evaluations' own: a class's Evaluation.test keeps the binary test's default)
-    test = _finish(_chunk_part(m, v, A), None, func)
+    test = _in_memory(m, v, A, None)
     return MulticlassEvaluation(test=test, classes=classes, top=top, names=names)
 
 
