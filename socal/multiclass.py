@@ -662,12 +662,19 @@ def _in_memory(m, v, A, rng):
     gate = _gate(WEIGHTS["classes"] / C)
     tests = [CalibrationTestStats().update(m[:, c], v[:, c], counts=(A[:, c], K)).test(rng=rng, gate=gate)
              for c in range(C)]
-    t = np.argmax(m, axis=1)
-    rows = np.arange(n)
-    top = CalibrationTestStats().update(m[rows, t], v[rows, t], counts=(A[rows, t], K))
-    trace = TraceStats(C).update(m, v, A)
+    top, trace = _top_and_trace(m, v, A, K)
     return combine(trace.test(), top.test(rng=rng, gate=_gate(WEIGHTS["top"])), tests, n,
                    (int(K.min()), int(K.max())), trace)
+
+
+def _top_and_trace(m, v, A, K):
+    """The top label's binary statistics (the event Y = argmax m) and the trace part's sums."""
+    from .testing import CalibrationTestStats
+
+    t = np.argmax(m, axis=1)
+    rows = np.arange(m.shape[0])
+    top = CalibrationTestStats().update(m[rows, t], v[rows, t], counts=(A[rows, t], K))
+    return top, TraceStats(m.shape[1]).update(m, v, A)
 
 
 def _chunk_part(m, v, A):
@@ -684,10 +691,7 @@ def _chunk_part(m, v, A):
                          f"classes.")
     K = A.sum(axis=1)
     classes = [CalibrationTestStats().update(m[:, c], v[:, c], counts=(A[:, c], K)) for c in range(C)]
-    t = np.argmax(m, axis=1)
-    rows = np.arange(m.shape[0])
-    top = CalibrationTestStats().update(m[rows, t], v[rows, t], counts=(A[rows, t], K))
-    trace = TraceStats(C).update(m, v, A)
+    top, trace = _top_and_trace(m, v, A, K)
     return classes, top, trace, m.shape[0], (int(K.min()), int(K.max()))
 
 
