@@ -84,13 +84,14 @@ def calibration_test(mean=None, var=None, labels=None, **kwargs):
     if multi is None:
         return binary_test(mean, var, labels, **kwargs)
     counts = kwargs.pop("counts", None)
-    binary_only = {"order": 2, "alpha": None, "degree": None, "covariance": "null", "checkpoint": None,
-                   "reference": "auto"}
+    binary_only = {"order": 2, "degree": None, "covariance": "null", "checkpoint": None, "reference": "auto"}
     if any(kwargs.get(name, default) != default for name, default in binary_only.items()):
-        raise ValueError("For multiclass input calibration_test takes mean, var (covariance), labels or counts and "
-                         "rng only; 'order', 'alpha', 'degree', 'covariance', 'reference' and 'checkpoint' are for "
+        raise ValueError("For multiclass input calibration_test takes mean, var (covariance), labels or counts, "
+                         "alpha and rng only; 'order', 'degree', 'covariance', 'reference' and 'checkpoint' are for "
                          "binary scores.")
-    return multiclass.multiclass_test(*multi, labels, counts=counts, rng=kwargs.get("rng"))
+    alpha = kwargs.get("alpha")
+    return multiclass.multiclass_test(*multi, labels, counts=counts, rng=kwargs.get("rng"),
+                                      alpha=0.05 if alpha is None else alpha)
 
 
 @_routed(binary_ce2, CalibrationError | tuple[CalibrationError, ...],

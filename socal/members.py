@@ -123,9 +123,13 @@ def _multiclass_members(probabilities, ddof, func, diagonal=False):
         cap = mb * (1.0 - mb)
         diag = np.diagonal(cov, axis1=1, axis2=2)
         pair = mb[:, :, None] * mb[:, None, :]  # the pair law m_c m_d + cov_cd must stay >= 0 (negative cov_cd only)
+        # A pair below 0 by rounding only (ddof=1 of members whose own pair law is 0 there, or m_c m_d underflowing
+        # at 1e-300) is no violation: read as one, it scaled a whole item's variances to 0.
+        bad = cov < -pair - 1e-12 * (pair - cov) - 1e-300
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(diag > cap, cap / np.where(diag > 0, diag, 1.0), 1.0).min(axis=1)
-            ratio_pair = np.where(cov < -pair, pair / np.where(cov < 0, -cov, 1.0), 1.0).min(axis=(1, 2))
-        scale = np.minimum(ratio, ratio_pair)
+            ratio_pair = np.where(bad, pair / np.where(cov < 0, -cov, 1.0), 1.0).min(axis=(1, 2))
+        # never below (M - 1) / M, the members' own (ddof=0) covariance, whose pair law is their average p p^T >= 0
+        scale = np.clip(np.minimum(ratio, ratio_pair), (M - ddof) / M, 1.0) if ddof else np.minimum(ratio, ratio_pair)
         out[lo:lo + block] = diag * scale[:, None] if diagonal else cov * scale[:, None, None]
     return m, out

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from .tables import Tabular
-from ._validation import check_array, check_rng
+from ._validation import check_array, check_parameters, check_rng, level_rule
 from .pipeline import N_BOOT
 
 __all__ = ["multiclass_input", "check_multiclass", "class_counts", "project_simplex_covariance", "holm",
@@ -442,6 +442,9 @@ class MulticlassTest(Tabular):
     trace_stats : TraceStats
         The trace part's sums: its regions by tr Sigma and the per-class spreads (the covariance sentence).
     n, C : int
+    alpha : float
+        The level the parts' simulated references resolve by counts (``multiclass_test(alpha=)``), and the level
+        :meth:`summary`, :meth:`rejected` and :meth:`covariance_words` read at unless given another.
     """
 
     trace: Any
@@ -454,6 +457,7 @@ class MulticlassTest(Tabular):
     n: int = 0
     C: int = 0
     k_range: tuple = (2, 2)
+    alpha: float = 0.05
 
     __test__ = False
 
@@ -462,9 +466,15 @@ class MulticlassTest(Tabular):
         """The verdict: the smallest adjusted p-value of the parts (trace, top label, each class)."""
         return float(min(self.trace_adjusted, self.top_adjusted, float(np.min(self.holm))))
 
-    def rejected(self, alpha: float = 0.05) -> bool:
-        """Whether the verdict rejects at ``alpha`` (p <= alpha)."""
-        return self.pvalue <= alpha
+    def rejected(self, alpha: float | None = None) -> bool:
+        """Whether the verdict rejects at ``alpha`` (p <= alpha; default :attr:`alpha`)."""
+        return self.pvalue <= self._level(alpha)
+
+    def _level(self, alpha):
+        if alpha is None:
+            return self.alpha
+        check_parameters({"alpha": level_rule()}, "MulticlassTest", {"alpha": alpha})
+        return float(alpha)
 
     def __format__(self, spec):
         return format(self.pvalue, spec) if spec else str(self)
@@ -474,9 +484,10 @@ class MulticlassTest(Tabular):
         """Items with a vote the null calls impossible in some class (a vote for a class with m_c = var_c = 0)."""
         return int(max([t.impossible for t in self.classes] + [0]))
 
-    def covariance_words(self, alpha: float = 0.05, names=None) -> str:
+    def covariance_words(self, alpha: float | None = None, names=None) -> str:
         """Which way the covariance's trace is off, by what factor, where (by range of tr Sigma), and for which
         classes: the trace part's sums, read as :func:`trace_check` recounts them."""
+        alpha = self._level(alpha)
         s = self.trace_stats
         names = names or [str(c) for c in range(self.C)]
         if s is None or s.n == 0:
@@ -504,8 +515,10 @@ class MulticlassTest(Tabular):
                      + "; ".join(words) + more + ".")
         return head
 
-    def summary(self, alpha: float = 0.05, names=None) -> str:
-        """The verdict first, then the parts it combines, then the covariance in words."""
+    def summary(self, alpha: float | None = None, names=None) -> str:
+        """The verdict first, then the parts it combines, then the covariance in words (at ``alpha``, default
+        :attr:`alpha`)."""
+        alpha = self._level(alpha)
         names = names or [str(c) for c in range(self.C)]
         k = f"{self.k_range[0]}" if self.k_range[0] == self.k_range[1] else f"{self.k_range[0]}-{self.k_range[1]}"
         verdict = "Rejected" if self.pvalue <= alpha else "No evidence against calibration"
@@ -513,6 +526,10 @@ class MulticlassTest(Tabular):
                  f"{verdict} at level {alpha:g}: {_pfmt(self.pvalue)} (the smallest adjusted p-value of the parts "
                  f"below; weighted Holm: the trace and the top label 1/4 of the level each, the {self.C} classes "
                  f"1/2 shared)."]
+        if alpha < self.alpha:
+            lines.append(f"  Note: the parts' simulated references resolve levels down to {self.alpha:g} (the "
+                         f"'alpha' multiclass_test was given); below it a class's tail beyond its replicates is "
+                         f"extrapolated. Pass alpha={alpha:g} to multiclass_test to read at {alpha:g}.")
         imp = [(names[c], t) for c, t in enumerate(self.classes) if t.impossible]
         if imp:
             lines.append("  Items the null calls impossible (a vote for a class with m_c = var_c = 0): "
@@ -587,7 +604,8 @@ def _pfmt(p):
     return fmt_p(p)
 
 
-def multiclass_test(mean=None, cov=None, labels=None, *, counts=None, chunks=None, rng=None) -> MulticlassTest:
+def multiclass_test(mean=None, cov=None, labels=None, *, counts=None, chunks=None, rng=None,
+                    alpha: float = 0.05) -> MulticlassTest:
     """Test a C-class predictor's (mean, covariance) for second-order calibration: one verdict, and its parts.
 
     The parts, each a valid test of a condition canonical calibration implies (docs/multiclass.md derives each):
@@ -622,6 +640,12 @@ def multiclass_test(mean=None, cov=None, labels=None, *, counts=None, chunks=Non
     rng : int, Generator or None
         Seeds the simulated references of the class-wise and top-label parts (None: seed 0, so that the same data
         give the same p-values), as in :func:`socal.calibration_test`.
+    alpha : float, default 0.05
+        The smallest level the verdict will be read at.  Weighted Holm reads a part of weight w at w alpha first
+        (2.5e-4 per class at C = 100), below the 1 / 1,000 a simulated reference resolves by default; each part's
+        simulation draws until its share of ``alpha`` is decided by a count of replicates
+        (``CalibrationTestStats.test(resolution=)``), so the verdict's size is at most ``alpha`` at any level from
+        ``alpha`` up.  A smaller ``alpha`` costs more replicates only where a part lies beyond its first 999.
 
     Returns
     -------
@@ -639,32 +663,39 @@ def multiclass_test(mean=None, cov=None, labels=None, *, counts=None, chunks=Non
     """
     func = "multiclass_test"
     check_rng(rng, func, "rng")  # validated before any pass; the parts read it as the binary test does
+    alpha = check_parameters({"alpha": level_rule(allow_none=False)}, func, {"alpha": alpha})["alpha"]
     if chunks is not None:
         if any(x is not None for x in (mean, cov, labels, counts)):
             raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
-        return _chunked_test(chunks, rng, func)
+        return _chunked_test(chunks, rng, func, alpha)
     from .sources import is_dask
 
     if is_dask(mean, cov, labels, counts):
-        return _dask_test(mean, cov, labels, counts, rng, func)
+        return _dask_test(mean, cov, labels, counts, rng, func, alpha)
     m, _, v, A = check_multiclass(mean, cov, labels, counts=counts, func=func)
-    return _in_memory(m, v, A, rng)
+    return _in_memory(m, v, A, rng, alpha)
 
 
-def _in_memory(m, v, A, rng):
-    """Arrays in memory: each part's statistics made, read and dropped in turn (a binary test's grid sums are
+def _in_memory(m, v, A, rng, alpha=0.05):
+    """Arrays in memory: each class's statistics made, read and dropped in turn (a binary test's grid sums are
     13 MB, so holding C = 1,000 of them at once, as chunks must, would take 13 GB); the same statistics and the
-    same tests as the chunked path's."""
+    same tests as the chunked path's (:func:`_read`)."""
     from .testing import CalibrationTestStats
 
     n, C = m.shape
     K = A.sum(axis=1)
-    gate = _gate(WEIGHTS["classes"] / C)
-    tests = [CalibrationTestStats().update(m[:, c], v[:, c], counts=(A[:, c], K)).test(rng=rng, gate=gate)
-             for c in range(C)]
+    classes = (CalibrationTestStats().update(m[:, c], v[:, c], counts=(A[:, c], K)) for c in range(C))
     top, trace = _top_and_trace(m, v, A, K)
-    return combine(trace.test(), top.test(rng=rng, gate=_gate(WEIGHTS["top"])), tests, n,
-                   (int(K.min()), int(K.max())), trace)
+    return _read(classes, C, top, trace, n, (int(K.min()), int(K.max())), rng, alpha)
+
+
+def _read(classes, C, top, trace, n, k_range, rng, alpha):
+    """Every part's test from its statistics (``classes`` an iterable of C, read one at a time), each simulated
+    reference gated and resolved at the part's share of ``alpha`` (:func:`_gate`), and the verdict over them."""
+    w = WEIGHTS["classes"] / C
+    tests = [s.test(rng=rng, gate=_gate(w), resolution=w * alpha) for s in classes]
+    top_test = top.test(rng=rng, gate=_gate(WEIGHTS["top"]), resolution=WEIGHTS["top"] * alpha)
+    return combine(trace.test(), top_test, tests, n, k_range, trace, alpha)
 
 
 def _top_and_trace(m, v, A, K):
@@ -702,7 +733,7 @@ def _merge_parts(a, b, func="multiclass_test"):
             (min(a[4][0], b[4][0]), max(a[4][1], b[4][1])))
 
 
-def combine(trace, top, classes, n, k_range, trace_stats=None) -> MulticlassTest:
+def combine(trace, top, classes, n, k_range, trace_stats=None, alpha=0.05) -> MulticlassTest:
     """The verdict from its parts' tests: weighted Holm (:data:`WEIGHTS`) over the trace, the top label and the C
     classes."""
     C = len(classes)
@@ -710,7 +741,8 @@ def combine(trace, top, classes, n, k_range, trace_stats=None) -> MulticlassTest
     w = np.array([WEIGHTS["trace"], WEIGHTS["top"]] + [WEIGHTS["classes"] / C] * C)
     adj = weighted_holm(p, w)
     return MulticlassTest(trace=trace, classes=tuple(classes), holm=adj[2:], top=top, trace_adjusted=float(adj[0]),
-                          top_adjusted=float(adj[1]), trace_stats=trace_stats, n=n, C=C, k_range=k_range)
+                          top_adjusted=float(adj[1]), trace_stats=trace_stats, n=n, C=C, k_range=k_range,
+                          alpha=alpha)
 
 
 def _gate(weight):
@@ -725,15 +757,12 @@ def _gate(weight):
     return min(SIM_GATE, 20 * 0.1 * weight)
 
 
-def _finish(part, rng, func):
+def _finish(part, rng, alpha):
     classes, top, trace, n, k_range = part
-    C = len(classes)
-    tests = [s.test(rng=rng, gate=_gate(WEIGHTS["classes"] / C)) for s in classes]
-    top_test = top.test(rng=rng, gate=_gate(WEIGHTS["top"]))
-    return combine(trace.test(), top_test, tests, n, k_range, trace)
+    return _read(classes, len(classes), top, trace, n, k_range, rng, alpha)
 
 
-def _chunked_test(chunks, rng, func):
+def _chunked_test(chunks, rng, func, alpha=0.05):
     source = chunks() if callable(chunks) else chunks
     acc = None
     for i, chunk in enumerate(source):
@@ -746,7 +775,7 @@ def _chunked_test(chunks, rng, func):
         acc = part if acc is None else _merge_parts(acc, part, func)
     if acc is None:
         raise ValueError(f"The 'chunks' source of {func} gave no chunks.")
-    return _finish(acc, rng, func)
+    return _finish(acc, rng, alpha)
 
 
 def _validated_part(m, cov, labels, counts, func):
@@ -754,7 +783,7 @@ def _validated_part(m, cov, labels, counts, func):
     return _chunk_part(rows[0], rows[2], rows[3])
 
 
-def _dask_test(mean, cov, labels, counts, rng, func):
+def _dask_test(mean, cov, labels, counts, rng, func, alpha=0.05):
     """The same statistics per dask partition (rows), validated there, tree-merged on the active scheduler."""
     import dask
     import dask.array as da
@@ -771,7 +800,7 @@ def _dask_test(mean, cov, labels, counts, rng, func):
     while len(parts) > 1:  # a pairwise tree, as the binary sources reduce
         parts = [dask.delayed(_merge_parts)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
                  for i in range(0, len(parts), 2)]
-    return _finish(dask.compute(parts[0])[0], rng, func)
+    return _finish(dask.compute(parts[0])[0], rng, alpha)
 
 
 # -- the evaluation: per-class CE2 and CE1, top-label CE2 ------------------------------------------------------------

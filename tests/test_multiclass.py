@@ -217,8 +217,11 @@ def test_one_call_from_members_probabilities_and_counts():
     assert "trace (E|f* - m|^2" in text and "top label" in text and "class 2" in text
     test = socal.calibration_test(probs, None, counts=counts)
     assert test.pvalue == ev.test.pvalue and test.trace.statistic == pytest.approx(ev.test.trace.statistic, rel=1e-12)
-    with pytest.raises(ValueError, match="'order', 'alpha'"):
-        socal.calibration_test(probs, None, counts=counts, alpha=0.05)
+    with pytest.raises(ValueError, match="'order', 'degree'"):
+        socal.calibration_test(probs, None, counts=counts, degree=3)
+    assert socal.calibration_test(probs, None, counts=counts, alpha=0.01).alpha == 0.01  # the level it resolves
+    with pytest.raises(ValueError, match="'alpha' parameter of multiclass_test"):
+        socal.calibration_test(probs, None, counts=counts, alpha=1.5)
 
 
 @pytest.fixture(scope="module")
