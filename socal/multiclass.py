@@ -888,15 +888,24 @@ class MulticlassEvaluation(Tabular):
                 "classes": [e.to_dict() for e in self.classes], "top": self.top.to_dict()}
 
 
-def evaluate_multiclass(mean, cov, labels=None, *, counts=None, names=None, h="auto", ci=0.9, n_boot=N_BOOT, rng=0,
-                        progress=False) -> MulticlassEvaluation:
+def evaluate_multiclass(mean=None, cov=None, labels=None, *, counts=None, chunks=None, names=None, h="auto", ci=0.9,
+                        n_boot=N_BOOT, rng=0, progress=False, checkpoint=None) -> MulticlassEvaluation:
     """Evaluate a C-class predictor in one call: the multiclass test, each class's CE2 and CE1 (one-vs-rest,
     :func:`socal.evaluate` with its bandwidth rule), their mean, and the top label's.
 
-    Parameters as in :func:`multiclass_test`; ``names`` labels the classes in the table; ``h``, ``ci``, ``n_boot``,
-    ``progress`` as in :func:`socal.evaluate`, per class; ``rng`` seeds every class's perturbation and bootstrap
-    (class c and the top label get their own child streams).  Each class's :class:`socal.Evaluation` runs the
-    class-wise test itself; the multiclass test reads those, so no test is run twice.
+    Parameters as in :func:`multiclass_test` (arrays, dask arrays or ``chunks``); ``names`` labels the classes in
+    the table; ``h``, ``ci``, ``n_boot``, ``progress`` as in :func:`socal.evaluate`, per class; ``rng`` seeds every
+    class's perturbation and bootstrap (class c and the top label get their own child streams).
+
+    The result holds every item's perturbed class scores (:attr:`MulticlassEvaluation.mean`, (n, C)), so the rows
+    are held in memory whatever the input: ``chunks`` are validated one by one and joined, dask arrays computed
+    (the class variances only: a dask (n, C, C) covariance is reduced to its diagonal first), each refused before
+    work above the memory budget (:func:`check_multiclass`).  The numbers are the arrays' in any chunking, and in
+    any row order (each class's evaluation is, :func:`socal.evaluate`; so is the verdict).
+
+    ``checkpoint`` (a path or a :class:`socal.Checkpoint`): each class's evaluation and the top label's get their
+    own checkpoint file beside it (``<path>.class<c>``, ``<path>.top``, with the given ``every`` and ``rows``), so
+    a killed run resumes at the class it was in and prints the same numbers bit for bit; needs a seeded ``rng``.
 
     Examples
     --------
@@ -908,9 +917,14 @@ def evaluate_multiclass(mean, cov, labels=None, *, counts=None, names=None, h="a
     (3, (3000, 3))
     """
     from ._evaluate import evaluate
+    from .checkpoint import Checkpoint, as_checkpoint
 
     func = "evaluate_multiclass"
-    m, Sigma, v, A = check_multiclass(mean, cov, labels, counts=counts, func=func)
+    cp = as_checkpoint(checkpoint, func)
+    if cp is not None and rng is None:
+        raise ValueError(f"The 'checkpoint' parameter of {func} needs a seeded 'rng' (an int or a Generator): "
+                         f"rng=None draws the perturbation from fresh entropy, which a rerun cannot repeat.")
+    m, v, A = _gathered(mean, cov, labels, counts, chunks, func)
     n, C = m.shape
     names = tuple(str(x) for x in (names if names is not None else range(C)))
     if len(names) != C:
@@ -918,14 +932,60 @@ def evaluate_multiclass(mean, cov, labels=None, *, counts=None, names=None, h="a
     K = A.sum(axis=1)
     streams = check_rng(rng, func).spawn(C + 1)
     kw = dict(h=h, ci=ci, n_boot=n_boot, progress=progress)
-    classes = tuple(evaluate(m[:, c], v[:, c], counts=(A[:, c], K), rng=streams[c], **kw) for c in range(C))
+
+    def part(tag):
+        if cp is None:
+            return None
+        return Checkpoint(f"{os.fspath(cp.path)}.{tag}", every=cp.every, rows=cp.rows)
+
+    classes = tuple(evaluate(m[:, c], v[:, c], counts=(A[:, c], K), rng=streams[c], checkpoint=part(f"class{c}"),
+                             **kw) for c in range(C))
     t = np.argmax(m, axis=1)
     rows = np.arange(n)
-    top = evaluate(m[rows, t], v[rows, t], counts=(A[rows, t], K), rng=streams[C], **kw)
+    top = evaluate(m[rows, t], v[rows, t], counts=(A[rows, t], K), rng=streams[C], checkpoint=part("top"), **kw)
     # the verdict is multiclass_test's on the same rows (its parts' simulation gates are the verdict's, not the
     # evaluations' own: a class's Evaluation.test keeps the binary test's default)
     test = _in_memory(m, v, A, None)
     return MulticlassEvaluation(test=test, classes=classes, top=top, names=names)
+
+
+def _gathered(mean, cov, labels, counts, chunks, func):
+    """(m, v, A) in memory from arrays, dask arrays or chunks, each piece validated by :func:`check_multiclass`."""
+    from .sources import is_dask
+
+    if chunks is not None:
+        if any(x is not None for x in (mean, cov, labels, counts)):
+            raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
+        source = chunks() if callable(chunks) else chunks
+        parts = []
+        for i, chunk in enumerate(source):
+            if not isinstance(chunk, dict):
+                raise TypeError(f"A chunk of {func} must be a mapping with keys 'mean', 'cov' and 'labels' or "
+                                f"'counts'. Got {type(chunk).__name__} (chunk {i}).")
+            m, _, v, A = check_multiclass(chunk.get("mean"), chunk.get("cov"), chunk.get("labels"),
+                                          counts=chunk.get("counts"), func=f"{func} (chunk {i})")
+            if parts and m.shape[1] != parts[0][0].shape[1]:
+                raise ValueError(f"The chunks of {func} must all have the same classes. Got {m.shape[1]} in chunk "
+                                 f"{i} after {parts[0][0].shape[1]}.")
+            parts.append((m, v, A))
+        if not parts:
+            raise ValueError(f"The 'chunks' source of {func} gave no chunks.")
+        mean, cov, counts = (np.concatenate([p[j] for p in parts]) for j in range(3))
+        labels = None
+    elif is_dask(mean, cov, labels, counts):
+        import dask
+        import dask.array as da
+
+        if cov is not None and getattr(cov, "ndim", 0) == 3:
+            cov = da.diagonal(cov, axis1=1, axis2=2)
+        n, C = mean.shape
+        if 8 * n * C * _WORK_ARRAYS > MEMORY_BUDGET:  # refused before computing
+            raise ValueError(f"{func} would need about {8 * n * C * _WORK_ARRAYS / 2**30:.1f} GiB for n = {n:,} "
+                             f"items and C = {C:,} classes, above the {MEMORY_BUDGET / 2**30:.0f} GiB it allows "
+                             f"itself.")
+        mean, cov, labels, counts = dask.compute(mean, cov, labels, counts)
+    m, _, v, A = check_multiclass(mean, cov, labels, counts=counts, func=func)
+    return m, v, A
 
 
 # -- the fix ---------------------------------------------------------------------------------------------------------

@@ -178,6 +178,52 @@ def test_from_members_keeps_every_pair_law_a_probability():
     assert ratio.min() >= 1.0 - 1e-12 and ratio.max() <= 1.5 + 1e-12
 
 
+def test_from_members_does_not_zero_an_items_variances_where_a_pair_underflows():
+    """Issue 72's rare classes: members with class probabilities from 1e-286 to 1e-10 beside 0.99.  The pair law
+    m_c m_d + cov_cd came out below 0 by rounding alone, and read as broken it scaled the whole item's variances to
+    0, at ddof=0 as at 1 (the verdict at C = 100 then rejected calibrated ensembles 0.10-0.40).  Now only a
+    violation beyond rounding scales, and never below (M - 1) / M: ddof=1 is at least ddof=0 everywhere, and an
+    item whose members differ keeps a variance (2 of these 2,000 items were zeroed before)."""
+    rng = np.random.default_rng(0)
+    b = rng.dirichlet(np.r_[5.0, 1.0, np.full(6, 0.2)], 2000)
+    g = rng.gamma(20 * b[:, None, :] + 1e-3, size=(2000, 3, 8))
+    P = g / g.sum(axis=2, keepdims=True)
+    spread = (P.max(axis=1) - P.min(axis=1)).max(axis=1) > 1e-6
+    for diagonal in (False, True):
+        _, cov = socal.from_members(P, ddof=1, diagonal=diagonal)
+        _, cov0 = socal.from_members(P, ddof=0, diagonal=diagonal)
+        var, var0 = (cov, cov0) if diagonal else (np.diagonal(cov, axis1=1, axis2=2),
+                                                  np.diagonal(cov0, axis1=1, axis2=2))
+        assert np.all(var0.sum(axis=1)[spread] > 0)
+        assert np.all(var >= var0 * (1 - 1e-9) - 1e-300)  # (subnormal variances round coarsely)
+        ratio = var[spread].sum(axis=1) / var0[spread].sum(axis=1)
+        assert ratio.min() >= 1 - 1e-9 and ratio.max() <= 1.5 + 1e-9
+
+
+def test_simulated_pvalue_is_a_count_and_resolves_the_level_asked():
+    """A statistic beyond every replicate gets 1 / (1 + L), never an extrapolated tail (which read 7.6e-33 from 200
+    replicates where 999 gave 0.004 on a sparse calibrated class); ``resolution`` draws on until its level is
+    decided by counts.  Negative control: the same statistics without ``resolution`` stop at the default floor."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    m = rng.beta(0.3, 30, n)
+    v = 0.2 * m * (1 - m) * rng.uniform(0.1, 1, n)
+    counts = np.zeros(n)
+    counts[:30] = 2  # many more agreeing positive pairs than mu2 allows: far beyond every replicate
+    stats_ = socal.CalibrationTestStats().update(m, v, counts=(counts, np.full(n, 2.0)))
+    base = stats_.test(reference="simulated")
+    assert base.n_sim == socal.testing.N_SIM and base.pvalue == 1 / (1 + socal.testing.N_SIM)
+    assert "p <= 0.001" in base.summary()
+    fine = stats_.test(reference="simulated", resolution=1e-4)
+    assert fine.n_sim == 9999 and fine.pvalue == pytest.approx(1e-4)
+    with pytest.raises(ValueError, match="'resolution' parameter of CalibrationTestStats.test must be a number in"):
+        stats_.test(resolution=0.0)
+    # under the null every simulated p-value is at least the count's floor
+    m2, v2, c2 = _rare(600, rng=3)
+    t = socal.calibration_test(m2, v2, counts=c2, reference="simulated")
+    assert min(t.pvalue, t.mean_part.pvalue, t.variance_part.pvalue) >= 1 / (1 + t.n_sim)
+
+
 def test_multiclass_refuses_a_negative_pair_law_and_a_covariance_of_strings():
     m = np.array([[0.1, 0.1, 0.8]] * 4)
     u = np.array([1.0, -1.0, 0.0])
