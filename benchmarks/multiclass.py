@@ -2,7 +2,7 @@
 
     python benchmarks/multiclass.py --size --reps 100 --reps-large 40     # calibrated ensembles, C = 3, 10, 100
     python benchmarks/multiclass.py --power --reps 50                     # tempered, variances too small, misscaled
-    python benchmarks/multiclass.py --scale                               # C = 100 at n = 1e5, C = 1,000 at n = 5e4
+    python benchmarks/multiclass.py --scale [--classes 1000]              # C = 100 at n = 1e5, C = 1,000 at n = 5e4
     python benchmarks/multiclass.py --size --quick --reps 20              # a reduced run
 
 Populations: socal.synthetic.DirichletEnsemble: M members, the truth one of M vectors drawn at random, reported
@@ -112,10 +112,10 @@ print(secs, base, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
-def scale(runs):
+def scale(runs, classes=(100, 1000)):
     """Each measurement in a fresh process (peak memory is the process's ru_maxrss, KiB on Linux)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for C, n in ((100, 100_000), (1000, 50_000)):
+    for C, n in ((C, {100: 100_000, 1000: 50_000}[C]) for C in classes):
         res = {}
         for what in ("multiclass", "binary"):
             secs, peaks = [], []
@@ -141,6 +141,8 @@ def main(argv=None):
     p.add_argument("--reps", type=int, default=100)
     p.add_argument("--reps-large", type=int, default=40, help="--size: replicates of the C = 100 cells")
     p.add_argument("--runs", type=int, default=3, help="--scale: timed runs (the median is printed)")
+    p.add_argument("--classes", type=int, nargs="+", default=[100, 1000], choices=[100, 1000],
+                   help="--scale: which sizes (C = 100 at n = 1e5, C = 1,000 at n = 5e4)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = p.parse_args(argv)
     if args.size:
@@ -148,7 +150,7 @@ def main(argv=None):
     if args.power:
         power(args.reps, args.jobs, args.quick)
     if args.scale:
-        scale(args.runs)
+        scale(args.runs, args.classes)
 
 
 if __name__ == "__main__":

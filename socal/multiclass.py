@@ -538,7 +538,7 @@ class MulticlassTest(Tabular):
                          + ". Each such class's p-value is 0 for that reason alone.")
         lines.append(f"  trace (E|f* - m|^2 = tr Sigma, every vote pair): {_pfmt(self.trace.pvalue)}, adjusted "
                      f"{_fmt(self.trace_adjusted)} (T = {self.trace.statistic:.1f} on {self.trace.df} df)")
-        lines.append(f"  top label (Y = argmax m): {_pfmt(self.top.pvalue)}, adjusted {_fmt(self.top_adjusted)}; "
+        lines.append(f"  top label (Y = argmax m): {_pfmt(self.top.pvalue, self.top)}, adjusted {_fmt(self.top_adjusted)}; "
                      f"means {_fmt(self.top.mean_part.pvalue)}, variances {_fmt(self.top.variance_part.pvalue)}")
         shown = range(self.C) if self.C <= 20 else [c for c in np.argsort(self.holm, kind="stable")[:10]]
         for c in shown:
@@ -546,7 +546,7 @@ class MulticlassTest(Tabular):
             where = ""
             if h <= alpha and t.where() is not None:
                 where = "; " + t.where().describe()
-            lines.append(f"  class {names[c]}: {_pfmt(t.pvalue)}, adjusted {_fmt(h)}{where}")
+            lines.append(f"  class {names[c]}: {_pfmt(t.pvalue, t)}, adjusted {_fmt(h)}{where}")
         if self.C > 20:
             lines.append(f"  ({self.C - 10} more classes, adjusted p >= {_fmt(np.sort(self.holm)[10])}: "
                          f"frame() lists every class)")
@@ -597,11 +597,12 @@ def _fmt(p):
     return fmt_p(p).removeprefix("p = ").removeprefix("p ")
 
 
-def _pfmt(p):
-    """'p = 0.03' or 'p < 1e-300'."""
+def _pfmt(p, test=None):
+    """'p = 0.03' or 'p < 1e-300'; for a binary part with a simulated reference, 'p <= 0.00025' at the floor of its
+    count (beyond every replicate: a bound, not a value)."""
     from .testing import fmt_p
 
-    return fmt_p(p)
+    return fmt_p(p, 1.0 / (1 + test.n_sim) if test is not None and test.n_sim else 0.0)
 
 
 def multiclass_test(mean=None, cov=None, labels=None, *, counts=None, chunks=None, rng=None,

@@ -13,7 +13,7 @@ pytest.importorskip("flint", reason="the certificates need python-flint")
 
 from socal.verify.certified import compare, token, untoken  # noqa: E402
 
-IDS = "aux-1,step2-constants,main-bound-explicit,lower-bound-exact,sandwich"
+IDS = "aux-1,step2-constants,main-bound-explicit,lower-bound-exact,sandwich,lower-bound"
 
 
 @given(st.one_of(st.fractions(), st.integers(), st.floats(allow_nan=False, allow_infinity=False)))
@@ -79,7 +79,8 @@ def test_a_tampered_number_makes_the_replay_fail(certificates, tmp_path, capsys)
     capsys.readouterr()
     assert main(["audit", "--replay", str(bad)]) == 1
     out = capsys.readouterr().out
-    assert "REPLAY FAILS: 1 row(s)" in out and f"{claim['id']} row {i}" in out
+    assert "REPLAY FAILS: 2 finding(s)" in out and f"{claim['id']} row {i}" in out
+    assert f"{claim['id']}: the rows' digest differs" in out
     assert rhs != flipped
     # a token that no longer parses is named too
     row["data"]["rhs"] = {"q": "not a number"}
@@ -96,3 +97,39 @@ def test_replay_refusals(tmp_path, capsys):
     assert "not a file of socal audit --certificates" in capsys.readouterr().err
     assert main(["audit", "--replay", str(tmp_path / "x.json"), "--quick"]) == 2
     assert "--replay re-decides a file without running the audit, so --quick" in capsys.readouterr().err
+
+
+def _tampered(certificates, tmp_path, edit):
+    doc = json.loads(certificates.read_text())
+    edit(doc)
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_replay_catches_a_deleted_row_an_edited_verdict_and_a_malformed_file(certificates, tmp_path, capsys):
+    """Issue 71's tampers that replayed with exit 0: a row deleted (the claim's recorded count and digest), a claim's
+    verdict changed with its parts untouched (re-derived by the audit's own combine), a claim without 'rows' (one
+    line, no traceback).  Negative control: the untouched file replays with exit 0."""
+    from socal.cli import main
+
+    capsys.readouterr()
+    assert main(["audit", "--replay", str(certificates)]) == 0
+    with_parts = next(c for c in json.loads(certificates.read_text())["claims"] if c["parts"] and c["rows"])
+
+    def drop_row(doc):
+        next(c for c in doc["claims"] if c["id"] == with_parts["id"])["rows"].pop()
+
+    def flip_verdict(doc):
+        c = next(c for c in doc["claims"] if c["id"] == with_parts["id"])
+        c["verdict"] = "FAILS" if c["verdict"] != "FAILS" else "HOLDS"
+
+    capsys.readouterr()
+    assert main(["audit", "--replay", str(_tampered(certificates, tmp_path, drop_row))]) == 1
+    assert f"{with_parts['id']}: {len(with_parts['rows']) - 1} rows where the file records" in capsys.readouterr().out
+    assert main(["audit", "--replay", str(_tampered(certificates, tmp_path, flip_verdict))]) == 1
+    assert f"{with_parts['id']}: recorded verdict" in capsys.readouterr().out
+    assert main(["audit", "--replay", str(_tampered(certificates, tmp_path,
+                                                    lambda d: d["claims"][0].pop("rows")))]) == 2
+    err = capsys.readouterr().err
+    assert "malformed: claim 0" in err and "has no 'rows'" in err and "Traceback" not in err

@@ -15,6 +15,7 @@ decided elsewhere) are counted as recorded, with their tag: the replay says how 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pathlib
 import platform
@@ -56,33 +57,100 @@ def _plain(x):
         return repr(x)
 
 
+def rows_digest(rows):
+    """sha256 of a claim's rows as canonical JSON (sorted keys, no spaces): a row deleted, added or edited changes
+    it.  It guards against a file damaged or edited by hand, not against a forger who recomputes it: the replay's
+    re-decisions are what certify."""
+    text = json.dumps(rows, sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def write_certificates(results, path, *, mode):
-    """Write the certificates of ``results`` (a list of (Claim, Result)) to ``path``, atomically."""
+    """Write the certificates of ``results`` (a list of (Claim, Result)) to ``path``, atomically: per claim its
+    verdict, parts, provenance, rows, their count and digest (:func:`rows_digest`)."""
     from socal.files import write_text_atomic
 
     claims = []
     for c, r in results:
+        rows = json.loads(json.dumps(r.certificate, default=repr))  # as the file holds them
         claims.append({"id": c.id, "ref": c.ref, "verdict": r.verdict.value, "summary": r.summary,
                        "parts": [{"part": p.name, "role": p.role, "verdict": p.verdict.value} for p in r.parts],
                        "provenance": {"arguments": {k: _plain(v) for k, v in c.paper.items()},
                                       "seconds": r.evidence.get("seconds")},
-                       "rows": r.certificate})
+                       "n_rows": len(rows), "digest": rows_digest(rows), "rows": rows})
     write_text_atomic(path, json.dumps({"format": FORMAT, "version": 1, "provenance": provenance(mode),
                                         "claims": claims}, indent=1))
 
 
+_CLAIM_KEYS = {"id": str, "verdict": str, "parts": list, "rows": list, "n_rows": int, "digest": str}
+
+
+def _malformed(path, doc):
+    """None, or the one line that says why ``doc`` is not a certificates file replay can read."""
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        return f"--replay {path}: not a file of socal audit --certificates"
+    if not isinstance(doc.get("claims"), list) or not isinstance(doc.get("provenance"), dict):
+        return f"--replay {path}: malformed: needs 'claims' (a list) and 'provenance' (a mapping)"
+    for j, claim in enumerate(doc["claims"]):
+        if not isinstance(claim, dict):
+            return f"--replay {path}: malformed: claim {j} is not a mapping"
+        for key, kind in _CLAIM_KEYS.items():
+            if not isinstance(claim.get(key), kind):
+                return (f"--replay {path}: malformed: claim {j} ({claim.get('id', '?')}) has no {key!r} "
+                        f"({kind.__name__})")
+        for i, row in enumerate(claim["rows"]):
+            if not isinstance(row, dict) or not {"what", "how", "outcome"} <= set(row):
+                return (f"--replay {path}: malformed: claim {claim['id']} row {i} lacks 'what', 'how' or "
+                        f"'outcome'")
+        for i, part in enumerate(claim["parts"]):
+            if not isinstance(part, dict) or not {"part", "role", "verdict"} <= set(part):
+                return f"--replay {path}: malformed: claim {claim['id']} part {i} lacks 'part', 'role' or 'verdict'"
+    return None
+
+
+def _claim_verdict(claim):
+    """The claim's verdict re-derived from its parts by the audit's own rule (:func:`socal.verify._core.combine`),
+    or None for a claim without parts (its verdict is its check's, re-decided through its rows only)."""
+    from ._core import Part, combine
+    from .verdicts import Verdict
+
+    if not claim["parts"]:
+        return None
+    return combine([Part(p["part"], Verdict(p["verdict"]), "", p["role"]) for p in claim["parts"]]).value
+
+
 def replay(path):
-    """(ok, report): every recorded comparison of the file re-decided and checked against its outcome."""
+    """(ok, report): every recorded comparison of the file re-decided and checked against its outcome; each
+    claim's rows counted and hashed against its recorded count and digest (a row deleted or added fails); each
+    claim's verdict re-derived from its parts by the audit's combination rule, never read.  A malformed file is
+    refused in one line (a ValueError)."""
     from .certified import replay_row
+    from .verdicts import Verdict
 
     try:
         doc = json.loads(pathlib.Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise ValueError(f"--replay {path}: not readable as JSON ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ValueError(f"--replay {path}: not a file of socal audit --certificates")
+    why = _malformed(path, doc)
+    if why:
+        raise ValueError(why)
     lines, bad, total = [], [], Counter()
     for claim in doc["claims"]:
+        cid = claim["id"]
+        if len(claim["rows"]) != claim["n_rows"]:
+            bad.append(f"{cid}: {len(claim['rows'])} rows where the file records {claim['n_rows']} (a row deleted "
+                       f"or added)")
+        elif rows_digest(claim["rows"]) != claim["digest"]:
+            bad.append(f"{cid}: the rows' digest differs from the recorded one (a row edited)")
+        try:
+            verdicts = {Verdict(claim["verdict"])} | {Verdict(p["verdict"]) for p in claim["parts"]}
+        except ValueError as exc:
+            bad.append(f"{cid}: {exc}")
+            verdicts = None
+        if verdicts is not None:
+            derived = _claim_verdict(claim)
+            if derived is not None and derived != claim["verdict"]:
+                bad.append(f"{cid}: recorded verdict {claim['verdict']}, its parts combine to {derived}")
         tags, recorded = Counter(), Counter()
         for i, row in enumerate(claim["rows"]):
             try:
@@ -110,6 +178,6 @@ def replay(path):
     tail = (f"{redone} comparisons re-decided as recorded; {sum(total.values()) - redone} recorded only "
             f"(a Monte Carlo outcome or a decision certified elsewhere).")
     if bad:
-        tail += f"\nREPLAY FAILS: {len(bad)} row(s) re-decide otherwise than recorded:\n" + "\n".join(
+        tail += f"\nREPLAY FAILS: {len(bad)} finding(s):\n" + "\n".join(
             f"  {b}" for b in bad)
     return not bad, "\n".join([head, ""] + lines + ["", tail])
