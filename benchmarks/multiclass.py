@@ -85,9 +85,9 @@ def size(reps, reps_large, jobs, quick):
            "Size: calibrated ensembles (the share rejecting; asked: within 0.05 + 0.015)")
 
 
-def power(reps, jobs, quick):
+def power(reps, jobs, quick, ks=(2, 10)):
     cells = [(kind, "balanced", C, 5, 0, k, 2000) for kind, C, k in
-             itertools.product(("tempered", "overconfident", "misscaled"), (3, 10), (2, 10))]
+             itertools.product(("tempered", "overconfident", "misscaled"), (3, 10), ks)]
     _table(cells, lambda cell: reps, jobs, "Power: the verdict against each part (adjusted as printed, and raw)")
 
 
@@ -141,6 +141,7 @@ def main(argv=None):
     p.add_argument("--reps", type=int, default=100)
     p.add_argument("--reps-large", type=int, default=40, help="--size: replicates of the C = 100 cells")
     p.add_argument("--runs", type=int, default=3, help="--scale: timed runs (the median is printed)")
+    p.add_argument("--k", type=int, nargs="+", default=[2, 10], help="--power: votes per item (2, 10)")
     p.add_argument("--classes", type=int, nargs="+", default=[100, 1000], choices=[100, 1000],
                    help="--scale: which sizes (C = 100 at n = 1e5, C = 1,000 at n = 5e4)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -148,7 +149,7 @@ def main(argv=None):
     if args.size:
         size(args.reps, args.reps_large, args.jobs, args.quick)
     if args.power:
-        power(args.reps, args.jobs, args.quick)
+        power(args.reps, args.jobs, args.quick, args.k)
     if args.scale:
         scale(args.runs, args.classes)
 
