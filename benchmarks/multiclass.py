@@ -36,11 +36,11 @@ def _replicates(args):
     from socal.multiclass import holm, multiclass_test
     from socal.synthetic import DirichletEnsemble
 
-    c, (kind, base, C, M, ddof, k, n), lo, hi = args
+    c, seed, (kind, base, C, M, ddof, k, n), lo, hi = args
     pop = DirichletEnsemble(C=C, M=M, ddof=ddof, base=base, kind=kind)
     out = np.zeros(len(COLS))
     for r in range(lo, hi):
-        m, v, A = pop.sample(n, k=k, rng=np.random.default_rng([7200, c, r]), diagonal=True, counts=True)
+        m, v, A = pop.sample(n, k=k, rng=np.random.default_rng([7200, seed, r]), diagonal=True, counts=True)
         res = multiclass_test(m, v, counts=A)
         raw_classes = holm([t.pvalue for t in res.classes]).min()  # the per-class recipe a user loops by hand
         out += np.array([res.pvalue, res.trace_adjusted, res.top_adjusted, res.holm.min(), res.trace.pvalue,
@@ -48,12 +48,15 @@ def _replicates(args):
     return c, out
 
 
-def _run(cells, reps_of, jobs):
+def _run(cells, reps_of, jobs, seeds=None, start=0):
+    """Replicates start .. start + reps - 1 of each cell; cell c's seed index is seeds[c] (its place in the full
+    table, so that a run of some cells draws what the full run draws)."""
     tasks = []
     for c, cell in enumerate(cells):
         reps = reps_of(cell)
         step = max(1, reps // 4)
-        tasks += [(c, cell, lo, min(reps, lo + step)) for lo in range(0, reps, step)]
+        seed = c if seeds is None else seeds[c]
+        tasks += [(c, seed, cell, start + lo, start + min(reps, lo + step)) for lo in range(0, reps, step)]
     hits = np.zeros((len(cells), len(COLS)))
     t0 = time.perf_counter()
     with ProcessPoolExecutor(jobs) as ex:
@@ -62,8 +65,8 @@ def _run(cells, reps_of, jobs):
     return hits, time.perf_counter() - t0
 
 
-def _table(cells, reps_of, jobs, title):
-    hits, secs = _run(cells, reps_of, jobs)
+def _table(cells, reps_of, jobs, title, seeds=None, start=0):
+    hits, secs = _run(cells, reps_of, jobs, seeds, start)
     print(f"{title}, level {ALPHA}, {secs:.0f} s\n")
     print("| population | C | M | ddof | k | n | reps | " + " | ".join(COLS) + " |")
     print("| --- " * (7 + len(COLS)) + "|")
@@ -76,13 +79,18 @@ def _table(cells, reps_of, jobs, title):
     return hits
 
 
-def size(reps, reps_large, jobs, quick):
+def size(reps, reps_large, jobs, quick, large_only=False, start=0):
     classes = (3, 10) if quick else (3, 10, 100)
     cells = [("calibrated", base, C, M, ddof, 2, 2000) for C, base, M, ddof in
              itertools.product(classes, ("balanced", "rare"), (3, 10), (0, 1))]
     cells += [("calibrated", base, 10, 3, 1, "mixed", 2000) for base in ("balanced", "rare")]
+    seeds = list(range(len(cells)))
+    if large_only:  # the C = 100 cells, their seeds as in the full table (replicates from ``start`` on)
+        seeds = [c for c, cell in enumerate(cells) if cell[2] >= 100]
+        cells = [cells[c] for c in seeds]
     _table(cells, lambda cell: reps_large if cell[2] >= 100 else reps, jobs,
-           "Size: calibrated ensembles (the share rejecting; asked: within 0.05 + 0.015)")
+           "Size: calibrated ensembles (the share rejecting; asked: within 0.05 + 0.015)"
+           + (f"; replicates {start} on" if start else ""), seeds, start)
 
 
 def power(reps, jobs, quick, ks=(2, 10)):
@@ -141,13 +149,15 @@ def main(argv=None):
     p.add_argument("--reps", type=int, default=100)
     p.add_argument("--reps-large", type=int, default=40, help="--size: replicates of the C = 100 cells")
     p.add_argument("--runs", type=int, default=3, help="--scale: timed runs (the median is printed)")
+    p.add_argument("--large-only", action="store_true", help="--size: the C = 100 cells only")
+    p.add_argument("--start", type=int, default=0, help="--size: the first replicate (more replicates of a cell)")
     p.add_argument("--k", type=int, nargs="+", default=[2, 10], help="--power: votes per item (2, 10)")
     p.add_argument("--classes", type=int, nargs="+", default=[100, 1000], choices=[100, 1000],
                    help="--scale: which sizes (C = 100 at n = 1e5, C = 1,000 at n = 5e4)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = p.parse_args(argv)
     if args.size:
-        size(args.reps, args.reps_large, args.jobs, args.quick)
+        size(args.reps, args.reps_large, args.jobs, args.quick, args.large_only, args.start)
     if args.power:
         power(args.reps, args.jobs, args.quick, args.k)
     if args.scale:
