@@ -1347,7 +1347,7 @@ def _simulated_pvalues(ctx, groups, cell_index, observed, rng, resolution=None):
     "Each part tests its own condition")."""
     laws = group_laws(groups)
     out, drawn = _replicate_pvalues(ctx, groups, cell_index, observed, rng, laws,
-                                    lambda L: (ctx.joint(L), ctx.means(L), ctx.variances(L)), resolution)
+                                    (ctx.joint, ctx.means, ctx.variances), resolution)
     if out[1] <= MEANS_GATE:
         d = ctx.fitted_misfit(np.asarray(ctx.So[_C2["r1"]], float)[None, :])[0]
         laws_v = group_laws(groups, shift=d[cell_index])
@@ -1356,14 +1356,15 @@ def _simulated_pvalues(ctx, groups, cell_index, observed, rng, resolution=None):
         except (TypeError, ValueError):  # a Generator whose bit generator has no seed sequence to spawn from
             rng_v = np.random.default_rng(rng.integers(2**63))
         (pv,), _ = _replicate_pvalues(ctx, groups, cell_index, observed[2:], rng_v, laws_v,
-                                      lambda L: (ctx.variances(L),), resolution)
+                                      (ctx.variances,), resolution)
         out[2] = pv
     return out, drawn
 
 
 def _replicate_pvalues(ctx, groups, cell_index, observed, rng, laws, stats_of, resolution=None):
-    """The replicate loop of :func:`_simulated_pvalues` for the statistics ``stats_of(L)`` returns (one (values, df)
-    per observed statistic).
+    """The replicate loop of :func:`_simulated_pvalues` for the statistics ``stats_of`` computes (one function of the
+    replicates' label columns per observed statistic, returning (values, df)); a stopped statistic is no longer
+    computed.
 
     Each statistic keeps its own count: h replicates at or above it among the L drawn when it stopped, p = (1 + h) /
     (1 + L), a count and nothing else.  It stops at SIM_HITS exceedances, or at N_SIM replicates if it has an
@@ -1391,11 +1392,12 @@ def _replicate_pvalues(ctx, groups, cell_index, observed, rng, laws, stats_of, r
         else:  # beyond it, batches that double
             b = min(max(SIM_BATCH, drawn), n_max - drawn)
         L = simulate_columns(groups, laws, cell_index, ctx.occ.size, b, rng)
-        sims = stats_of({name: L[name] for name in _LABEL_COLS2})
+        cols = {name: L[name] for name in _LABEL_COLS2}
         drawn += b
-        for j, (vals, _) in enumerate(sims):
+        for j, stat in enumerate(stats_of):
             if stop[j]:
                 continue
+            vals, _ = stat(cols)
             hits[j] += int(np.count_nonzero(np.asarray(vals, float) >= obs[j] - tol[j]))
             if hits[j] >= SIM_HITS or (drawn >= N_SIM and (hits[j] > 0 or drawn >= n_max)):
                 stop[j] = drawn

@@ -4,6 +4,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import socal
 
@@ -45,3 +47,33 @@ def test_signed_scores_are_named_as_possible_logits():
     with pytest.raises(ValueError, match="'mean' parameter of ce2 must be in \\[0, 1\\]") as err:
         socal.ce2(np.full(100, -0.1), np.full(100, 0.1), np.zeros((100, 2)))
     assert "logits" not in str(err.value)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 30), M=st.integers(2, 6), C=st.integers(3, 12), conc=st.floats(0.05, 5.0),
+       seed=st.integers(0, 2**32 - 1))
+def test_class_variances_alone_follow_their_stated_rule(n, M, C, conc, seed):
+    """``diagonal=True`` (O(n M C): what C = 1,000 needs) is the class variances by ``ddof``, scaled per item by the
+    largest s in [(M - 1) / M, 1] keeping each at most m_c (1 - m_c).  It equals the full covariance's diagonal at
+    ddof=0; at ddof=1 it is at least that diagonal (the full path also keeps every pair law >= 0), equal where no
+    pair binds, and never below ddof=0's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # more members than items, on purpose
+        P = np.random.default_rng(seed).dirichlet(np.full(C, conc), (n, M))
+        m0, d0 = socal.from_members(P, ddof=0, diagonal=True)
+        _, S0 = socal.from_members(P, ddof=0)
+        m1, d1 = socal.from_members(P, ddof=1, diagonal=True)
+        _, S1 = socal.from_members(P, ddof=1)
+    np.testing.assert_allclose(d0, np.diagonal(S0, axis1=1, axis2=2), rtol=1e-12, atol=1e-300)
+    full1 = np.diagonal(S1, axis1=1, axis2=2)
+    assert np.all(d1 >= full1 * (1 - 1e-12)) and np.all(d1 >= d0 * (1 - 1e-12))
+    assert np.all(d1 <= m1 * (1 - m1) * (1 + 1e-12))
+    pair = m1[:, :, None] * m1[:, None, :]  # with the unscaled ddof=1 covariance: the pair law
+    raw = S0 * M / (M - 1)
+    free = ((pair + raw) >= -1e-12 * (pair - raw) - 1e-300).all(axis=(1, 2)) & (np.diagonal(raw, axis1=1, axis2=2) <= m1 * (1 - m1)).all(1)
+    np.testing.assert_allclose(d1[free], full1[free], rtol=1e-12, atol=1e-300)
+    v1 = np.diagonal(raw, axis1=1, axis2=2)  # the rule from first principles
+    cap = m1 * (1 - m1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.clip(np.where(v1 > cap, cap / v1, 1.0).min(axis=1), (M - 1) / M, 1.0)
+    np.testing.assert_allclose(d1, v1 * s[:, None], rtol=1e-10, atol=1e-300)
