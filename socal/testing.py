@@ -354,6 +354,13 @@ class CalibrationTest(Tabular):
         """'chi-square' or 'simulated' (:attr:`n_sim` replicates): where the p-values come from."""
         return "simulated" if self.n_sim else "chi-square"
 
+    @property
+    def p_text(self) -> str:
+        """The p-value as the summary prints it: 'p = 1.6e-18', or 'p <= 0.001' for a simulated reference's
+        statistic beyond every replicate (a count's bound, not a value: compare such a p-value with another only
+        as a bound)."""
+        return fmt_p(self.pvalue, 1.0 / (1 + self.n_sim) if self.n_sim else 0.0)
+
     def where(self) -> Region | None:
         """The region with the largest standardized residual in the part with the stronger evidence (in either part
         where their p-values tie, as simulated ones at their floor do)."""
