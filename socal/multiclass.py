@@ -763,15 +763,22 @@ def _finish(part, rng, alpha):
     return _read(classes, len(classes), top, trace, n, k_range, rng, alpha)
 
 
-def _chunked_test(chunks, rng, func, alpha=0.05):
+def _validated_chunks(chunks, func):
+    """(chunk number, m, v, A) of each chunk of a 'chunks' source (a list, or a callable returning an iterator),
+    each validated by :func:`check_multiclass` as it comes."""
     source = chunks() if callable(chunks) else chunks
-    acc = None
     for i, chunk in enumerate(source):
         if not isinstance(chunk, dict):
             raise TypeError(f"A chunk of {func} must be a mapping with keys 'mean', 'cov' and 'labels' or 'counts'. "
                             f"Got {type(chunk).__name__} (chunk {i}).")
         m, _, v, A = check_multiclass(chunk.get("mean"), chunk.get("cov"), chunk.get("labels"),
                                       counts=chunk.get("counts"), func=f"{func} (chunk {i})")
+        yield i, m, v, A
+
+
+def _chunked_test(chunks, rng, func, alpha=0.05):
+    acc = None
+    for _, m, v, A in _validated_chunks(chunks, func):
         part = _chunk_part(m, v, A)
         acc = part if acc is None else _merge_parts(acc, part, func)
     if acc is None:
@@ -957,14 +964,8 @@ def _gathered(mean, cov, labels, counts, chunks, func):
     if chunks is not None:
         if any(x is not None for x in (mean, cov, labels, counts)):
             raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
-        source = chunks() if callable(chunks) else chunks
         parts = []
-        for i, chunk in enumerate(source):
-            if not isinstance(chunk, dict):
-                raise TypeError(f"A chunk of {func} must be a mapping with keys 'mean', 'cov' and 'labels' or "
-                                f"'counts'. Got {type(chunk).__name__} (chunk {i}).")
-            m, _, v, A = check_multiclass(chunk.get("mean"), chunk.get("cov"), chunk.get("labels"),
-                                          counts=chunk.get("counts"), func=f"{func} (chunk {i})")
+        for i, m, v, A in _validated_chunks(chunks, func):
             if parts and m.shape[1] != parts[0][0].shape[1]:
                 raise ValueError(f"The chunks of {func} must all have the same classes. Got {m.shape[1]} in chunk "
                                  f"{i} after {parts[0][0].shape[1]}.")
