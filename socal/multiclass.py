@@ -528,8 +528,9 @@ class MulticlassTest(Tabular):
                  f"1/2 shared)."]
         if alpha < self.alpha:
             lines.append(f"  Note: the parts' simulated references resolve levels down to {self.alpha:g} (the "
-                         f"'alpha' multiclass_test was given); below it a class's tail beyond its replicates is "
-                         f"extrapolated. Pass alpha={alpha:g} to multiclass_test to read at {alpha:g}.")
+                         f"'alpha' multiclass_test was given); below it a part beyond all its replicates reads its "
+                         f"count's floor and cannot reject. Pass alpha={alpha:g} to multiclass_test to read at "
+                         f"{alpha:g}.")
         imp = [(names[c], t) for c, t in enumerate(self.classes) if t.impossible]
         if imp:
             lines.append("  Items the null calls impossible (a vote for a class with m_c = var_c = 0): "
@@ -538,7 +539,8 @@ class MulticlassTest(Tabular):
                          + ". Each such class's p-value is 0 for that reason alone.")
         lines.append(f"  trace (E|f* - m|^2 = tr Sigma, every vote pair): {_pfmt(self.trace.pvalue)}, adjusted "
                      f"{_fmt(self.trace_adjusted)} (T = {self.trace.statistic:.1f} on {self.trace.df} df)")
-        lines.append(f"  top label (Y = argmax m): {_pfmt(self.top.pvalue, self.top)}, adjusted {_fmt(self.top_adjusted)}; "
+        lines.append(f"  top label (Y = argmax m): {_pfmt(self.top.pvalue, self.top)}, adjusted "
+                     f"{_fmt(self.top_adjusted)}; "
                      f"means {_fmt(self.top.mean_part.pvalue)}, variances {_fmt(self.top.variance_part.pvalue)}")
         shown = range(self.C) if self.C <= 20 else [c for c in np.argsort(self.holm, kind="stable")[:10]]
         for c in shown:

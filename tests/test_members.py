@@ -70,7 +70,8 @@ def test_class_variances_alone_follow_their_stated_rule(n, M, C, conc, seed):
     assert np.all(d1 <= m1 * (1 - m1) * (1 + 1e-12))
     pair = m1[:, :, None] * m1[:, None, :]  # with the unscaled ddof=1 covariance: the pair law
     raw = S0 * M / (M - 1)
-    free = ((pair + raw) >= -1e-12 * (pair - raw) - 1e-300).all(axis=(1, 2)) & (np.diagonal(raw, axis1=1, axis2=2) <= m1 * (1 - m1)).all(1)
+    free = ((pair + raw) >= -1e-12 * (pair - raw) - 1e-300).all(axis=(1, 2))
+    free &= (np.diagonal(raw, axis1=1, axis2=2) <= m1 * (1 - m1)).all(axis=1)
     np.testing.assert_allclose(d1[free], full1[free], rtol=1e-12, atol=1e-300)
     v1 = np.diagonal(raw, axis1=1, axis2=2)  # the rule from first principles
     cap = m1 * (1 - m1)
