@@ -63,18 +63,20 @@ def _multi(mean, second, chunks=None):
          "Multiclass input (``raw_mean`` (n, M, C) with ``raw_var`` None, or (n, C) with a covariance or class "
          "variances) goes to :func:`socal.multiclass.evaluate_multiclass` (:mod:`socal.dispatch`).")
 def evaluate(raw_mean=None, raw_var=None, labels=None, **kwargs):
-    if kwargs.get("chunks") is not None:  # chunks of multiclass rows (binary evaluate reads arrays)
-        if any(x is not None for x in (raw_mean, raw_var, labels)):
-            raise ValueError("Pass either arrays or 'chunks' to evaluate, not both.")
-        return multiclass.evaluate_multiclass(**kwargs)
-    kwargs.pop("chunks", None)
-    multi = _multi(raw_mean, raw_var)
-    if multi is None:
+    chunked = kwargs.get("chunks") is not None  # chunks of multiclass rows (binary evaluate reads arrays)
+    multi = None if chunked else _multi(raw_mean, raw_var)
+    if multi is None and not chunked:
+        kwargs.pop("chunks", None)
         return binary_evaluate(raw_mean, raw_var, labels, **kwargs)
     extra = set(kwargs) - {"counts", "chunks", "h", "ci", "n_boot", "rng", "progress", "names", "checkpoint"}
     if extra:
         raise ValueError(f"For multiclass input evaluate takes counts or chunks, h, ci, n_boot, rng, progress, names "
                          f"and checkpoint; {', '.join(sorted(extra))} are for binary scores.")
+    if chunked:
+        if any(x is not None for x in (raw_mean, raw_var, labels)):
+            raise ValueError("Pass either arrays or 'chunks' to evaluate, not both.")
+        return multiclass.evaluate_multiclass(**kwargs)
+    kwargs.pop("chunks", None)
     return multiclass.evaluate_multiclass(*multi, labels, **kwargs)
 
 

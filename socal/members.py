@@ -132,11 +132,8 @@ def _multiclass_members(probabilities, ddof, func, diagonal=False):
         # at 1e-300) is no violation: read as one, it scaled a whole item's variances to 0.
         bad = cov < -pair - 1e-12 * (pair - cov) - 1e-300
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(diag > cap, cap / np.where(diag > 0, diag, 1.0), 1.0).min(axis=1)
             ratio_pair = np.where(bad, pair / np.where(cov < 0, -cov, 1.0), 1.0).min(axis=(1, 2))
-        # never below (M - 1) / M, the members' own (ddof=0) covariance, whose pair law is their average p p^T >= 0
-        scale = np.clip(np.minimum(ratio, ratio_pair), (M - ddof) / M, 1.0) if ddof else np.minimum(ratio, ratio_pair)
-        out[lo:lo + block] = cov * scale[:, None, None]
+        out[lo:lo + block] = cov * _scale(diag, cap, M, ddof, ratio_pair)[:, None, None]
     return m, out
 
 
@@ -150,10 +147,15 @@ def _class_variances(p, m, ddof):
         mb = m[lo:lo + block]
         d = p[lo:lo + block] - mb[:, None, :]
         var = np.einsum("ijc,ijc->ic", d, d) / (M - ddof)
-        cap = mb * (1.0 - mb)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scale = np.where(var > cap, cap / np.where(var > 0, var, 1.0), 1.0).min(axis=1)
-        if ddof:
-            scale = np.clip(scale, (M - ddof) / M, 1.0)
-        out[lo:lo + block] = var * scale[:, None]
+        out[lo:lo + block] = var * _scale(var, mb * (1.0 - mb), M, ddof)[:, None]
     return out
+
+
+def _scale(var, cap, M, ddof, bound=1.0):
+    """Each item's scale: the largest in [(M - ddof) / M, 1] keeping every class variance at most its cap m_c (1 -
+    m_c) and at most ``bound`` (the pair rule's, for the full covariance).  Never below (M - ddof) / M: there the
+    result is the members' own (ddof=0) covariance, whose variances are at most m_c (1 - m_c) and whose pair law is
+    their average p p^T >= 0, so at ddof=0 the scale is 1."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(var > cap, cap / np.where(var > 0, var, 1.0), 1.0).min(axis=1)
+    return np.clip(np.minimum(ratio, bound), (M - ddof) / M, 1.0)

@@ -220,6 +220,7 @@ def test_one_call_from_members_probabilities_and_counts():
     with pytest.raises(ValueError, match="'order', 'degree'"):
         socal.calibration_test(probs, None, counts=counts, degree=3)
     assert socal.calibration_test(probs, None, counts=counts, alpha=0.01).alpha == 0.01  # the level it resolves
+    assert "resolve levels down to 0.05" in test.summary(alpha=0.01) and "resolve levels" not in test.summary()
     with pytest.raises(ValueError, match="'alpha' parameter of multiclass_test"):
         socal.calibration_test(probs, None, counts=counts, alpha=1.5)
 
@@ -340,7 +341,7 @@ def test_ce2_and_ce1_of_multiclass_input_are_per_class():
         socal.ce2(m * 0.9, S, y)
 
 
-def test_evaluate_reads_chunks_dask_and_resumes_from_its_checkpoint(tmp_path):
+def test_evaluate_reads_chunks_dask_and_resumes_from_its_checkpoint(tmp_path, monkeypatch):
     """Issue 72: multiclass ``evaluate`` takes chunks, dask arrays and a checkpoint, with the same numbers as the
     arrays in any chunking and row order; a checkpoint keeps one file per class and the top label, so a run killed
     in class 2 resumes there (here: two files deleted, the rerun redoes them) with the same numbers bit for bit.
@@ -369,6 +370,17 @@ def test_evaluate_reads_chunks_dask_and_resumes_from_its_checkpoint(tmp_path):
     with pytest.raises(ValueError, match="either arrays or 'chunks'"):
         socal.evaluate(m, S, y, chunks=chunks, **kw)
     assert not np.allclose(nums(socal.evaluate(m, S, np.roll(y, 1, axis=0), **kw)), whole, rtol=1e-3)
+    with pytest.raises(ValueError, match="checkpoint; reference are for binary scores"):
+        socal.evaluate(chunks=chunks, reference="chi2", **kw)
     da = pytest.importorskip("dask.array", reason="the dask path needs dask")
-    assert np.array_equal(nums(socal.evaluate(da.from_array(m, chunks=400), da.from_array(S, chunks=400),
-                                              labels=da.from_array(y, chunks=400), **kw)), whole)
+    lazy = (da.from_array(m, chunks=400), da.from_array(S, chunks=400))
+    assert np.array_equal(nums(socal.evaluate(*lazy, labels=da.from_array(y, chunks=400), **kw)), whole)
+    import socal.multiclass as mc
+
+    def never(block):  # a dask array whose computation is refused: the size check must come before it
+        raise AssertionError("computed before the size check")
+
+    with monkeypatch.context() as mp:  # a lowered budget stands in for dask arrays too large to compute
+        mp.setattr(mc, "MEMORY_BUDGET", 1000)
+        with pytest.raises(ValueError, match=r"would need about .* GiB for n = 1,200 items and C = 3 classes"):
+            socal.evaluate(lazy[0].map_blocks(never, dtype=float), lazy[1], labels=da.from_array(y, chunks=400), **kw)
