@@ -7,7 +7,7 @@ recalibration map -> report.  Importing socal loads numpy and scipy only (never 
 """
 
 from ._threads import SPIN_EXPONENT as _OPENBLAS_SPIN  # noqa: F401  (first: before numpy and scipy load OpenBLAS)
-from . import multiclass, plot, synthetic, truth
+from . import multiclass, plot, simplex, synthetic, truth
 from ._evaluate import Evaluation, RecalibratedEvaluation, evaluate_recalibrated
 from .degrees import paper_degree, theta
 from ._results import CalibrationError, ConfidenceInterval, DegreeEstimate, SelectionReport, UpperBound
@@ -21,6 +21,7 @@ from .pairs import PairScore, pair_score
 from .votes import votes_from_long, votes_from_wide
 from .perturb import perturb, perturb_mean
 from .recalibrate import FirstOrderPlatt, NotFittedError, SecondOrderPlatt
+from .simplex import MulticlassPlatt, TemperatureScaling
 from .deviations import DeviationStats
 from .sufficient import SufficientStats
 from .testing import CalibrationTest, CalibrationTestStats, VoteCheck, vote_check
@@ -59,12 +60,15 @@ __all__ = [
     "get_backend",
     "SecondOrderPlatt",
     "FirstOrderPlatt",
+    "MulticlassPlatt",
+    "TemperatureScaling",
     "NotFittedError",
     "SufficientStats",
     "DeviationStats",
     "paper_degree",
     "theta",
     "plot",
+    "simplex",
     "synthetic",
     "truth",
 ]

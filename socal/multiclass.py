@@ -1,4 +1,5 @@
-"""Many classes: a C-class predictor's mean vector and covariance judged, sized and fixed in one call.
+"""Many classes: a C-class predictor's mean vector and covariance judged and sized in one call (fixed by
+:mod:`socal.simplex`).
 
 For C classes the true probability vector is f*(x) in the simplex; the predictor reports a mean m(x) (a probability
 vector) and a covariance Sigma(x) (C x C, positive semidefinite, rows summing to 0: an ensemble's members' mean and
@@ -31,7 +32,6 @@ the same in any order or chunking.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,10 +42,10 @@ from .tables import Tabular
 from ._validation import check_array, check_parameters, check_rng, level_rule
 from .pipeline import N_BOOT
 
-__all__ = ["multiclass_input", "check_multiclass", "class_counts", "project_simplex_covariance", "holm",
+__all__ = ["multiclass_input", "check_multiclass", "check_multiclass_scores", "class_counts", "holm",
            "weighted_holm", "MulticlassTest", "TraceStats", "TraceRegion", "TraceCheck", "trace_check",
            "multiclass_test", "MulticlassEvaluation", "evaluate_multiclass",
-           "MulticlassPlatt", "MISSING_VOTE", "ce2", "ce1"]
+           "MISSING_VOTE", "ce2", "ce1"]
 
 MISSING_VOTE = -1  # the marker of a missing vote in an (n, k) array of class votes
 _TOL = 1e-6  # the rows of a mean must sum to 1, and a covariance's to 0, within this
@@ -80,6 +80,13 @@ def check_multiclass(mean, cov, labels=None, *, counts=None, func="multiclass_te
     (all the verdict reads).  ``labels``: (n, k) class indices in 0..C-1, with :data:`MISSING_VOTE`
     (-1) for a missing vote; or ``counts``: (n, C) votes per class.  Every item needs at least 2 votes.
     """
+    m, Sigma, v = check_multiclass_scores(mean, cov, func)
+    return m, Sigma, v, class_counts(labels, counts, m.shape[0], m.shape[1], func)
+
+
+def check_multiclass_scores(mean, cov, func):
+    """The scores' half of :func:`check_multiclass`: (m, Sigma or None, v), without votes (what a recalibrator's
+    ``transform`` reads)."""
     m = check_array(mean, "mean", func, ndim=2, lo=0.0, hi=1.0, rule="in [0, 1] (class probabilities)",
                     clip_edges=True)
     n, C = m.shape
@@ -166,8 +173,7 @@ def check_multiclass(mean, cov, labels=None, *, counts=None, func="multiclass_te
                 v, copied = v.copy(), True
                 vb = v[lo:lo + _BLOCK]
             np.minimum(vb, cap, out=vb)
-    A = class_counts(labels, counts, n, C, func)
-    return m, Sigma, v, A
+    return m, Sigma, v
 
 
 def class_counts(labels, counts, n, C, func):
@@ -834,7 +840,7 @@ class MulticlassEvaluation(Tabular):
 
     @property
     def mean(self) -> np.ndarray:
-        """(n, C): each class's perturbed mean (what :class:`MulticlassPlatt` is fitted on)."""
+        """(n, C): each class's perturbed mean (what :class:`socal.simplex.ClasswisePlatt` is fitted on)."""
         return np.column_stack([e.mean for e in self.classes])
 
     @property
@@ -990,94 +996,6 @@ def _gathered(mean, cov, labels, counts, chunks, func):
         mean, cov, labels, counts = dask.compute(mean, cov, labels, counts)
     m, _, v, A = check_multiclass(mean, cov, labels, counts=counts, func=func)
     return m, v, A
-
-
-# -- the fix ---------------------------------------------------------------------------------------------------------
-def project_simplex_covariance(m, v):
-    """The stated projection of class-wise (m', var') onto a probability vector and a covariance: the means divided
-    by their sum; the covariance s (diag(m) - m m^T), the form of a Dirichlet's, with s = sum_c var'_c /
-    sum_c m_c (1 - m_c) clipped to [0, 1], so that its trace is the class variances' sum.  diag(m) - m m^T is PSD
-    with rows summing to 0 for m in the simplex, so the output is a valid (mean, covariance)."""
-    m = np.clip(np.asarray(m, dtype=float), 0.0, None)
-    tot = m.sum(axis=1, keepdims=True)
-    m = np.where(tot > 0, m / np.where(tot > 0, tot, 1.0), 1.0 / m.shape[1])
-    q = (m * (1 - m)).sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a tiny q: s is clipped to 1 below
-        s = np.where(q > 0, np.asarray(v, dtype=float).sum(axis=1) / np.where(q > 0, q, 1.0), 0.0)
-    s = np.clip(s, 0.0, 1.0)
-    cov = s[:, None, None] * (m[:, :, None] * np.eye(m.shape[1])[None] - m[:, :, None] * m[:, None, :])
-    return m, cov
-
-
-class MulticlassPlatt:
-    """Class-wise second-order Platt scaling followed by :func:`project_simplex_covariance`: outputs a probability
-    vector and a PSD covariance with rows summing to 0.
-
-    ``fit(mean, var, labels | counts)`` on the perturbed class scores (:attr:`MulticlassEvaluation.mean`,
-    ``.var``), one :class:`socal.SecondOrderPlatt` per class (its keyword arguments as given here); ``transform``
-    returns (mean (n, C), cov (n, C, C)).  Check it on held-out items with :func:`multiclass_test`.
-    """
-
-    def __init__(self, **platt_kwargs: Any) -> None:
-        self.platt_kwargs = platt_kwargs
-
-    def fit(self, mean, var, labels=None, *, counts=None) -> MulticlassPlatt:
-        """Fit one map per class on the perturbed scores and the class votes."""
-        from .recalibrate import SecondOrderPlatt
-
-        func = "MulticlassPlatt.fit"
-        m = check_array(mean, "mean", func, ndim=2, lo=0.0, hi=1.0, clip_edges=True)
-        v = check_array(var, "var", func, ndim=2, lo=0.0, hi=0.25, clip_edges=True)
-        if v.shape != m.shape:
-            raise ValueError(f"The 'var' parameter of {func} must have the shape of 'mean' {m.shape}. Got {v.shape}.")
-        A = class_counts(labels, counts, m.shape[0], m.shape[1], func)
-        K = A.sum(axis=1)
-        self.maps_ = [SecondOrderPlatt(**self.platt_kwargs).fit(m[:, c], v[:, c], counts=(A[:, c], K))
-                      for c in range(m.shape[1])]
-        return self
-
-    def transform(self, mean, var):
-        """(mean (n, C), cov (n, C, C)): each class's map, then the projection."""
-        if not hasattr(self, "maps_"):
-            from .recalibrate import NotFittedError
-
-            raise NotFittedError("This MulticlassPlatt is not fitted yet: call fit first.")
-        m = np.asarray(mean, dtype=float)
-        v = np.asarray(var, dtype=float)
-        if m.ndim != 2 or m.shape[1] != len(self.maps_) or v.shape != m.shape:
-            raise ValueError(f"The 'mean' and 'var' parameters of MulticlassPlatt.transform must be (n, "
-                             f"{len(self.maps_)}) arrays. Got shapes {m.shape} and {v.shape}.")
-        out = [mp.transform(m[:, c], v[:, c]) for c, mp in enumerate(self.maps_)]
-        return project_simplex_covariance(np.column_stack([o[0] for o in out]), np.column_stack([o[1] for o in out]))
-
-    def to_dict(self) -> dict:
-        """The fitted maps as JSON-safe values."""
-        return {"format": "socal.multiclass-recalibrator", "version": 1, "classes": [mp.to_dict() for mp in
-                                                                                      self.maps_]}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> MulticlassPlatt:
-        """Rebuild what :meth:`to_dict` gave (each class's map checked as SecondOrderPlatt.from_dict checks it)."""
-        from .recalibrate import SecondOrderPlatt
-
-        if not isinstance(d, dict) or d.get("format") != "socal.multiclass-recalibrator":
-            raise ValueError("MulticlassPlatt.from_dict needs what MulticlassPlatt.to_dict gave (format "
-                             "'socal.multiclass-recalibrator').")
-        obj = cls()
-        obj.maps_ = [SecondOrderPlatt.from_dict(x) for x in d["classes"]]
-        return obj
-
-    def save(self, file: str | os.PathLike) -> None:
-        """Write :meth:`to_dict` as JSON, atomically (:mod:`socal.files`)."""
-        from .files import write_text_atomic
-
-        write_text_atomic(file, json.dumps(self.to_dict(), indent=1))
-
-    @classmethod
-    def load(cls, file: str | os.PathLike) -> MulticlassPlatt:
-        """Read what :meth:`save` wrote."""
-        with open(file, encoding="utf-8") as fh:
-            return cls.from_dict(json.load(fh))
 
 
 def _per_class(kind, multi, labels, counts, kw):

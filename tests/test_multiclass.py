@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import socal
-from socal.multiclass import (MulticlassPlatt, TraceStats, check_multiclass, evaluate_multiclass, holm,
-                              multiclass_test, project_simplex_covariance, trace_check, weighted_holm)
+from socal.multiclass import (TraceStats, check_multiclass, evaluate_multiclass, holm,
+                              multiclass_test, trace_check, weighted_holm)
 from socal.synthetic import DirichletEnsemble
 
 
@@ -173,28 +173,6 @@ def test_class_variances_and_the_full_covariance_give_the_same_verdict():
     m, S, y = DirichletEnsemble(C=5, base="rare").sample(2000, k=3, rng=2)
     full, diag = multiclass_test(m, S, y), multiclass_test(m, np.diagonal(S, axis1=1, axis2=2).copy(), y)
     assert full.pvalue == diag.pvalue and full.trace.statistic == diag.trace.statistic
-
-
-def test_the_recalibrator_outputs_a_simplex_mean_and_a_valid_covariance_and_saves(tmp_path):
-    m, S, y = DirichletEnsemble(C=3, kind="tempered").sample(6000, rng=2)
-    ev = evaluate_multiclass(m, S, y, h=1 / 16, n_boot=20)
-    fit = MulticlassPlatt(h=1 / 16).fit(ev.mean[:3000], ev.var[:3000], y[:3000])
-    m2, S2 = fit.transform(ev.mean[3000:], ev.var[3000:])
-    assert np.abs(m2.sum(1) - 1).max() < 1e-12 and np.abs(S2.sum(2)).max() < 1e-12
-    assert np.linalg.eigvalsh(S2).min() > -1e-12
-    before, after = multiclass_test(m[3000:], S[3000:], y[3000:]), multiclass_test(m2, S2, y[3000:])
-    assert after.trace.statistic < before.trace.statistic or after.pvalue > before.pvalue
-    fit.save(tmp_path / "map.json")
-    again = MulticlassPlatt.load(tmp_path / "map.json").transform(ev.mean[3000:], ev.var[3000:])
-    assert np.array_equal(again[0], m2) and np.array_equal(again[1], S2)
-
-
-@given(st.lists(st.floats(0, 1), min_size=3, max_size=6), st.floats(0, 0.3))
-def test_the_projection_is_a_probability_vector_and_a_covariance(raw, var):
-    m, cov = project_simplex_covariance(np.array([raw]), np.full((1, len(raw)), var))
-    assert abs(m.sum() - 1) < 1e-12 and np.all(m >= 0)
-    assert np.abs(cov.sum(axis=2)).max() < 1e-12 and np.linalg.eigvalsh(cov[0]).min() > -1e-12
-    assert np.all(np.diagonal(cov[0]) <= m[0] * (1 - m[0]) + 1e-12)
 
 
 def _members_and_votes(n, k, seed):

@@ -28,7 +28,8 @@ from ..degrees import DEFAULT_FOLDS
 from ..datasets import thin_counts
 from ..members import from_members
 
-__all__ = ["one_vs_rest", "crowd_check", "tfidf_ensemble", "cifar10h_sharp_ensemble", "report"]
+__all__ = ["one_vs_rest", "crowd_check", "tfidf_ensemble", "cifar10h_sharp_ensemble", "report", "multiclass_report",
+           "recalibration_sets", "recalibration_report"]
 
 
 def one_vs_rest(probs, counts, c, *, ddof=1):
@@ -161,11 +162,10 @@ def report(data_dir, *, rng=0, quick=False):
 
 def multiclass_report(data_dir, *, rng=0):
     """The multiclass tables of docs/multiclass.md, as text: the one call on ChaosNLI (RoBERTa, all votes and two
-    drawn from them), held-out recalibration on ChaosNLI SNLI, and the one call on a sharp CIFAR-10H ensemble."""
+    drawn from them) and on a sharp CIFAR-10H ensemble (held-out recalibration: :func:`recalibration_report`)."""
     import socal
     from ..datasets import load_chaosnli_predictions, load_cifar10h
-    from ..multiclass import MulticlassPlatt, evaluate_multiclass, multiclass_test, trace_check
-    from ..rowkeys import text_columns
+    from ..multiclass import evaluate_multiclass, trace_check
 
     lines = []
     out = lines.append
@@ -184,37 +184,6 @@ def multiclass_report(data_dir, *, rng=0):
             out("\nThe direct check (socal.multiclass.trace_check, item by item):")
             out(str(trace_check(m, cov, counts=cts, names=names)))
             out("```")
-        if subset != "snli":
-            continue
-        # held-out recalibration: the items split in halves by a hash of their ids
-        cols = text_columns(np.asarray(ens.votes.items, dtype=str))
-        fit_rows = (cols[:, 0] % 2) == 0
-        ev = evaluate_multiclass(m, cov, counts=counts, names=names, rng=rng, h=(1 / 16, 1 / 64))
-        platt = MulticlassPlatt(h=(1 / 16, 1 / 64)).fit(ev.mean[fit_rows], ev.var[fit_rows], counts=counts[fit_rows])
-        m2, cov2 = platt.transform(ev.mean[~fit_rows], ev.var[~fit_rows])
-        held = ~fit_rows
-        before = multiclass_test(m[held], cov[held], counts=counts[held])
-        after = multiclass_test(m2, cov2, counts=counts[held])
-        out(f"\n### Held-out recalibration, ChaosNLI SNLI: MulticlassPlatt fitted on {int(fit_rows.sum())} items, "
-            f"checked on the other {int(held.sum())}\n")
-        out(f"Recalibrated means sum to 1 within {np.abs(m2.sum(axis=1) - 1).max():.1e}; covariance rows sum to 0 "
-            f"within {np.abs(cov2.sum(axis=2)).max():.1e}; smallest eigenvalue {np.linalg.eigvalsh(cov2).min():.1e}.\n")
-        out("| | verdict p | trace T (df), adjusted p | top-label adjusted p | class-wise adjusted p (e / n / c) |")
-        out("| --- | --- | --- | --- | --- |")
-        for name, t in (("raw ensemble", before), ("recalibrated", after)):
-            out(f"| {name} | {t.pvalue:.2g} | {t.trace.statistic:.1f} ({t.trace.df}), {t.trace_adjusted:.2g} | "
-                f"{t.top_adjusted:.2g} | {' / '.join(f'{p:.2g}' for p in t.holm)} |")
-        K = counts[held].sum(axis=1)
-        out("\nCE2 per class on the held-out items (the raw ensemble: perturbed at h = (1/16, 1/64), against its "
-            "calibrated reference; recalibrated: its own scores, reference 0):\n")
-        out("| class | raw CE2 [90%] | reference | recalibrated CE2 [90%] |")
-        out("| --- | --- | --- | --- |")
-        for c, cname in enumerate(ens.votes.classes):
-            raw = socal.evaluate(m[held, c], cov[held, c, c], counts=(counts[held, c], K), h=(1 / 16, 1 / 64),
-                                 rng=rng)
-            rec = socal.ce2(m2[:, c], cov2[:, c, c], counts=(counts[held, c], K), ci=0.9, rng=rng)
-            out(f"| {cname} | {raw.ce2.estimate:.4f} [{raw.ce2.ci.low:.4f}, {raw.ce2.ci.high:.4f}] | "
-                f"{raw.reference.ce2.value:.4f} | {rec.estimate:.4f} [{rec.ci.low:.4f}, {rec.ci.high:.4f}] |")
     votes = load_cifar10h(f"{data_dir}/cifar10h")
     probs, judge = cifar10h_sharp_ensemble(votes.counts, rng=rng)
     ev = evaluate_multiclass(*socal.from_members(probs), counts=judge.astype(float), names=votes.classes, rng=rng)
@@ -225,4 +194,89 @@ def multiclass_report(data_dir, *, rng=0):
     out("\nThe direct check (socal.multiclass.trace_check, item by item):")
     out(str(trace_check(*socal.from_members(probs), counts=judge.astype(float), names=votes.classes)))
     out("```")
+    return "\n".join(lines)
+
+
+def recalibration_sets(data_dir, *, rng=0, quick=False):
+    """{name: (mean (n, C), cov (n, C, C), counts (n, C), fit_rows (n,) bool, class names)}: the held-out
+    recalibration comparison's predictors.  ChaosNLI SNLI and MNLI with the RoBERTa ensemble and (not ``quick``) the
+    cross-fitted TF-IDF ensemble, the items split in halves by a hash of their ids; (not ``quick``) the sharp
+    CIFAR-10H ensemble judged by the other half of each image's votes, images split by index parity."""
+    from ..datasets import load_chaosnli_predictions, load_cifar10h
+    from ..rowkeys import text_columns
+
+    out = {}
+    for subset in ("snli", "mnli"):
+        ens = load_chaosnli_predictions(f"{data_dir}/chaosnli_predictions", f"{data_dir}/chaosnli", subset)
+        fit = (text_columns(np.asarray(ens.votes.items, dtype=str))[:, 0] % 2) == 0
+        counts = ens.votes.counts.astype(float)
+        names = tuple(c[0] for c in ens.votes.classes)
+        models = {"RoBERTa x3": ens.probs}
+        if not quick:
+            models["TF-IDF LR x8"] = tfidf_ensemble(ens.votes.texts, ens.votes.counts, rng=rng)
+        for name, probs in models.items():
+            out[f"ChaosNLI {subset.upper()}, {name}"] = (*from_members(probs), counts, fit, names)
+    if not quick:
+        votes = load_cifar10h(f"{data_dir}/cifar10h")
+        probs, judge = cifar10h_sharp_ensemble(votes.counts, rng=rng)
+        out["CIFAR-10H, sharp x5"] = (*from_members(probs), judge.astype(float), np.arange(len(judge)) % 2 == 0,
+                                      tuple(votes.classes))
+    return out
+
+
+def recalibration_report(data_dir, *, rng=0, quick=False):
+    """The held-out comparison of docs/multiclass.md, as markdown: per predictor, the raw ensemble, the anchor
+    (:class:`socal.simplex.TemperatureScaling`), the class-wise maps alone and projected
+    (:class:`socal.simplex.ClasswisePlatt`, fitted on the perturbed class scores at h = (1/16, 1/64)) and
+    :class:`socal.simplex.MulticlassPlatt`, each fitted on one half of the items and checked on the other: the
+    multiclass verdict, the votes' |f* - m'|^2 over tr Sigma' overall and in thirds of tr Sigma', the log loss per
+    vote, the class probabilities at 0 that got a vote, and each class's CE2 on its own scores (h=None)."""
+    from ..estimators import ce2
+    from ..multiclass import evaluate_multiclass, multiclass_test
+    from ..multiclass import holm
+    from ..simplex import ClasswisePlatt, MulticlassPlatt, TemperatureScaling, log_loss, trace_by_thirds
+    from ..testing import calibration_test
+
+    lines = []
+    out = lines.append
+    out("| predictor | map | verdict p | trace part adj. p | E\|f* - m\|^2 / E tr Sigma (thirds of tr Sigma) | "
+        "log loss / vote | m' = 0 with a vote | class CE2 (h=None) |")
+    out("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name, (m, cov, counts, fit, names) in recalibration_sets(data_dir, rng=rng, quick=quick).items():
+        held = ~fit
+        A = counts[held]
+        K = A.sum(axis=1)
+        v = np.diagonal(cov, axis1=1, axis2=2)
+        ev = evaluate_multiclass(m, v, counts=counts, rng=rng, h=(1 / 16, 1 / 64), n_boot=20)
+        cw = ClasswisePlatt(h=(1 / 16, 1 / 64)).fit(ev.mean[fit], ev.var[fit], counts=counts[fit])
+        rows = {"raw ensemble": (m[held], v[held]),
+                "TemperatureScaling": TemperatureScaling().fit(m[fit], cov[fit], counts=counts[fit]).transform(
+                    m[held], cov[held], diagonal=True),
+                "class-wise maps alone": cw.transform(ev.mean[held], ev.var[held], project=False),
+                "ClasswisePlatt (projected)": cw.transform(ev.mean[held], ev.var[held]),
+                "MulticlassPlatt": MulticlassPlatt().fit(m[fit], cov[fit], counts=counts[fit]).transform(
+                    m[held], cov[held], diagonal=True)}
+        for label, (m2, c2) in rows.items():
+            v2 = np.diagonal(c2, axis1=1, axis2=2) if c2.ndim == 3 else c2
+            zeros = int(((m2 <= 0) & (A > 0)).sum())
+            ratio, thirds = trace_by_thirds(m2, v2, A)
+            valid = label != "class-wise maps alone"
+            if valid:
+                t = multiclass_test(m2, v2, counts=A, rng=rng)
+                verdict, trace_p = f"{t.pvalue:.2g}", f"{t.trace_adjusted:.2g}"
+                ll = f"{log_loss(m2, counts=A):.4f}"
+            else:  # not a probability vector: the class tests one by one, Holm over the classes
+                ps = [calibration_test(m2[:, c], v2[:, c], counts=(A[:, c], K), rng=rng).pvalue
+                      for c in range(m2.shape[1])]
+                verdict, trace_p, ll = f"classes (Holm) {min(holm(ps)):.2g}", "-", "- (not a probability vector)"
+            ce = []
+            for c in range(m2.shape[1]):
+                try:
+                    ce.append(ce2(m2[:, c], v2[:, c], counts=(A[:, c], K), h=None, n_boot=20, rng=rng).estimate)
+                except ValueError:
+                    ce.append(float("nan"))
+            ce_text = (" / ".join(f"{x:.3f}" for x in ce) if len(ce) <= 3 else
+                       f"mean {np.nanmean(ce):.4f}, max {np.nanmax(ce):.4f}")
+            out(f"| {name} | {label} | {verdict} | {trace_p} | {ratio:.2f} ({', '.join(f'{x:.2f}' for x in thirds)}) "
+                f"| {ll} | {zeros} | {ce_text} |")
     return "\n".join(lines)
