@@ -197,12 +197,19 @@ def _evaluate_multiclass(args):
     if args.out:
         from .io import write_table
 
-        cols = {}
-        for c, e in zip(classes, res.classes):
+        mean = np.asarray(first, dtype=float)
+        var = np.asarray(second, dtype=float)
+        var = np.diagonal(var, axis1=1, axis2=2) if var.ndim == 3 else var
+        cols = {"row": np.arange(len(mean))}  # the input row (0-based): the key back to the input file
+        for j, c in enumerate(classes):  # the predictor's class means (a probability vector per row) and variances
+            cols[f"mean_{c}"], cols[f"var_{c}"] = mean[:, j], var[:, j]
+        for c, e in zip(classes, res.classes):  # each class perturbed on its own: not a probability vector
             cols[f"perturbed_mean_{c}"], cols[f"perturbed_var_{c}"] = e.mean, e.var
         write_table(args.out, cols)
         if not args.json:
-            print(f"perturbed class scores (one row per input row, same order): {args.out}")
+            print(f"class means and variances (mean_* sum to 1 per row), and each class's perturbed scores "
+                  f"(perturbed_*, one class at a time: they do not sum to 1); one row per input row, 'row' its "
+                  f"index: {args.out}")
     if args.plot:
         import matplotlib
 

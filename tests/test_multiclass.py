@@ -227,8 +227,13 @@ def test_socal_evaluate_reads_a_multiclass_file_by_patterns(member_file, capsys)
     assert main(["evaluate", str(d / "mc.npz"), "--classes", "e,n,c", "--members", "probs", "--counts", "counts",
                  "--n-boot", "20", "--no-progress"]) == 0
     assert direct.summary() in capsys.readouterr().out
-    out = socal.io.read_columns(d / "out.csv", ["perturbed_mean_e", "perturbed_var_c"])
+    out = socal.io.read_columns(d / "out.csv", ["row", "perturbed_mean_e", "perturbed_var_c", "mean_e", "mean_n",
+                                                 "mean_c", "var_n"])
     np.testing.assert_allclose(out["perturbed_mean_e"], direct.classes[0].mean)
+    assert np.array_equal(out["row"], np.arange(len(probs)))  # the id column: the input row
+    m, cov = socal.from_members(probs)
+    np.testing.assert_allclose(out["mean_e"] + out["mean_n"] + out["mean_c"], 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out["var_n"], cov[:, 1, 1], rtol=1e-12)
 
 
 @pytest.mark.parametrize("argv, match", [
