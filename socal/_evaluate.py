@@ -68,7 +68,9 @@ class Evaluation(Tabular):
         CE2 and CE1 of the perturbed predictor, with bootstrap intervals and bias-corrected values.  ``ce2`` is None
         when the bandwidth was chosen from the data (``h='auto'``) and no h that n supports keeps the reported
         variances (:attr:`bandwidth`, ``keeps_var``): a CE2 of scores whose variances the perturbation has replaced
-        says nothing of the reported ones.
+        says nothing of the reported ones.  ``ce1`` is None by the same rule on the mean axis (``keeps_mean``), and
+        where its interval lies below the calibrated reference while the test rejects the means at ABOVE_LEVEL (a
+        blurred CE1 that the votes contradict): :attr:`ce1_note` says which.
     reference : socal.truth.CalibratedReference
         CE2^pert and CE1^pert of a perfectly calibrated raw predictor with the same raw scores at the same h.
     mean, var : ndarray, shape (n,)
@@ -85,7 +87,7 @@ class Evaluation(Tabular):
 
     test: CalibrationTest
     ce2: CalibrationError
-    ce1: CalibrationError
+    ce1: CalibrationError | None
     reference: CalibratedReference
     mean: np.ndarray = field(repr=False)
     var: np.ndarray = field(repr=False)
@@ -94,10 +96,11 @@ class Evaluation(Tabular):
     var_shift: float = float("nan")
     var_spread: float = float("nan")
     bandwidth: BandwidthChoice | None = None
+    ce1_note: str = ""
 
     @property
     def n(self) -> int:
-        return self.ce1.n
+        return int(len(self.mean))
 
     @property
     def verdict(self) -> str:
@@ -133,7 +136,7 @@ class Evaluation(Tabular):
         miss are ``print(result.test)``: printing a test and then its evaluation does not repeat it; ``full_test``
         includes them, as ``socal evaluate`` prints), then the size of the error."""
         r2, r1, ref = self.ce2, self.ce1, self.reference
-        level = int(round(r1.ci.level * 100))
+        level = int(round((r1 or r2 or _Level()).ci.level * 100))
         hs = _fmt_h(self.h)
         wrap = (lambda ps: [textwrap.fill(p, 110) for p in ps])
         lines = self.test.summary().split("\n")
@@ -154,15 +157,20 @@ class Evaluation(Tabular):
                 f"{'  mean term':<22}{r2.mean_term:>10.4f}   {'(plug-in)':<18}{_reference(ref.mean_term):>22}",
                 f"{'  variance term':<22}{r2.moment_term:>10.4f}   {'(plug-in)':<18}"
                 f"{_reference(ref.moment_term):>22}"]
-        table.append(f"{'CE1 (mean only)':<22}{r1.estimate:>10.4f}   [{r1.ci.low:.4f}, {r1.ci.high:.4f}]  "
-                     f"{_reference(ref.ce1):>20}")
+        if r1 is not None:
+            table.append(f"{'CE1 (mean only)':<22}{r1.estimate:>10.4f}   [{r1.ci.low:.4f}, {r1.ci.high:.4f}]  "
+                         f"{_reference(ref.ce1):>20}")
+        else:
+            table.append(f"{'CE1 (mean only)':<22}{'not estimated':>13}{'':<15}{_reference(ref.ce1):>20}")
+        ce1_after = [] if r1 is not None else [f"CE1 is not estimated: {self.ce1_note}"]
         if r2 is None:
             need = (f"n >= {self.bandwidth.needed_n:,} items" if self.bandwidth.needed_n is not None else
                     "reported variances that spread more (no n suffices under the degree cap)")
             after = [f"CE2 is not estimated: no bandwidth that n = {self.n} supports keeps the reported variances, "
                      f"so the perturbed CE2 could not be told apart from its reference (the perturbation would "
                      f"replace the variances by its own noise).  It would need {need}.  The test above reads the raw "
-                     f"variances as they are; CE1 is the size of the means' error."]
+                     f"variances as they are" + ("; CE1 is the size of the means' error." if r1 is not None else
+                                                 ".")] + ce1_after
             return "\n".join(head + pre + table + [""] + wrap(after))
         after = ["The reference is the CE2 that a predictor with nothing wrong (E[f*] = mean and Var[f*] = var at "
                  "every raw score) would have after the same perturbation: read the estimate against it, not "
@@ -201,13 +209,14 @@ class Evaluation(Tabular):
             after.append(f"The perturbation moved the variances by {self.var_shift:.3g} (median) against a spread "
                          f"of {self.var_spread:.3g} (interquartile range) in the raw variances.")
         after.append("Deploy the perturbed scores (Evaluation.mean, .var): the CE2 guarantee is about them.")
-        return "\n".join(head + pre + table + [""] + wrap(after))
+        return "\n".join(head + pre + table + [""] + wrap(after + ce1_after))
 
     def __format__(self, spec):
         """``f"{ev:.4f}"`` formats the CE2 estimate (CE1's where CE2 was not estimated); an empty spec is str()."""
         if not spec:
             return str(self)
-        return format((self.ce2 if self.ce2 is not None else self.ce1).estimate, spec)
+        est = self.ce2 if self.ce2 is not None else self.ce1
+        return format(float("nan") if est is None else est.estimate, spec)
 
     def __str__(self) -> str:
         return self.summary()
@@ -231,7 +240,8 @@ class Evaluation(Tabular):
         ref = self.reference
         return {"n": self.n, "h": self.h, "seed": self.seed, "test": self.test.to_dict(), "verdict": self.verdict,
                 "var_shift": self.var_shift, "var_spread": self.var_spread, "swamped": self.swamped,
-                "ce2": None if self.ce2 is None else self.ce2.to_dict(), "ce1": self.ce1.to_dict(),
+                "ce2": None if self.ce2 is None else self.ce2.to_dict(),
+                "ce1": None if self.ce1 is None else self.ce1.to_dict(), "ce1_note": self.ce1_note,
                 "bandwidth": None if self.bandwidth is None else
                 {"h": list(self.bandwidth.h), "wanted": list(self.bandwidth.wanted),
                  "floor": list(self.bandwidth.floor), "spread": list(self.bandwidth.spread),
@@ -373,10 +383,26 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     # as Rows, which ce2 and ce1 read as they are
     kw = dict(h=h, ci=ci, n_boot=n_boot, rng=boot_rng, progress=progress, checkpoint=cp)
     r2 = ce2(Rows(pm, pv, a, k), **kw) if choice is None or choice.keeps_var else None
-    r1 = ce1(Rows(pm, None, a, k), **kw)
+    r1, note = None, ""
+    if choice is not None and not choice.keeps_mean:
+        note = (f"no bandwidth that n = {m.shape[0]} supports keeps the reported means (they spread over "
+                f"{choice.spread[0]:.3g}; keeping them needs h_mean <= {choice.wanted[0]:.3g}, n supports "
+                f">= {choice.floor[0]:.3g}), so the perturbed CE1 would measure the perturbation's blur, not the "
+                f"means' error.  The test above reads the raw means as they are.")
+    else:
+        r1 = ce1(Rows(pm, None, a, k), **kw)
+        err = getattr(ref.ce1, "error", 0.0) or 0.0
+        if r1.ci.high < ref.ce1.value - err and test.mean_part.pvalue <= ABOVE_LEVEL:
+            # a blurred CE1 below what a calibrated predictor would show, where the votes reject the means: it
+            # would read "closer to calibrated than calibrated" for a predictor the test says is not (issue 69)
+            note = (f"its interval [{r1.ci.low:.4f}, {r1.ci.high:.4f}] lies below the calibrated reference "
+                    f"{ref.ce1.value:.4f} while the test rejects the means ({fmt_p(test.mean_part.pvalue)}): at "
+                    f"h = {_fmt_h(h)} the perturbation blurs the means' error, so the perturbed CE1 does not measure "
+                    f"it.  The test above reads the raw means as they are.")
+            r1 = None
     return Evaluation(test=test, ce2=r2, ce1=r1, reference=ref, mean=pm, var=pv, h=h,
                       seed=None if seed is None else int(seed), var_shift=shift, var_spread=spread,
-                      bandwidth=choice)
+                      bandwidth=choice, ce1_note=note)
 
 
 @dataclass(frozen=True)
@@ -462,6 +488,13 @@ def _reference(tv):
     """A reference value as the summary prints it: four decimals, with its quadrature error where that shows in
     them (a bandwidth near the quadrature's resolution limit)."""
     return f"{tv.value:.4f}" if tv.error < 5e-5 else f"{tv.value:.4f} +- {tv.error:.4f}"
+
+
+class _Level:
+    """The default interval level, where neither CE2 nor CE1 was estimated (for the table's heading)."""
+
+    class ci:  # noqa: N801  (read as .ci.level)
+        level = 0.9
 
 
 def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,

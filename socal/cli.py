@@ -15,7 +15,7 @@ from importlib.metadata import entry_points
 import numpy as np
 
 from .commands import (REAL_DEFAULTS, demo_command, estimate_command, evaluate_command, reproduce_decision,
-                       reproduce_rate, reproduce_real_labels, reproduce_recalibration)
+                       reproduce_rate, reproduce_real_labels, reproduce_real_models, reproduce_recalibration)
 
 __all__ = ["main", "build_parser"]
 
@@ -253,6 +253,14 @@ def build_parser():
     _progress_arg(rl)
     _parallel_args(rl)
     rl.set_defaults(func=reproduce_real_labels)
+    rm = rsub.add_parser("real-models", help="real ensembles on real crowd votes: the tables of docs/real_models.md "
+                                             "and docs/multiclass.md")
+    rm.add_argument("part", choices=["report", "multiclass", "recalibration"],
+                    help="report: docs/real_models.md (one class against the rest); multiclass: the one call on "
+                         "ChaosNLI and CIFAR-10H; recalibration: the held-out comparison of the multiclass maps")
+    rm.add_argument("--data-dir", default="../shared/data", help="folder with one sub-folder per data set")
+    rm.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, help="random seed (same seed, same numbers)")
+    rm.set_defaults(func=reproduce_real_models)
     for ep in entry_points(group="socal.commands"):
         try:
             register = ep.load()

@@ -20,7 +20,7 @@ from .pipeline import N_BOOT
 from .report import candidates_table, estimate_line
 
 __all__ = ["CI", "UPPER", "REAL_DEFAULTS", "estimate_command", "evaluate_command", "demo_command", "reproduce_decision",
-           "reproduce_recalibration", "reproduce_rate", "reproduce_real_labels"]
+           "reproduce_recalibration", "reproduce_rate", "reproduce_real_labels", "reproduce_real_models"]
 
 
 CI, UPPER = 0.9, 0.95  # the CLI's defaults for --ci and --upper (--n-boot's is the API's, N_BOOT)
@@ -219,11 +219,12 @@ def _evaluate_multiclass(args):
         from .files import save_figure
         from .plot import multiclass_figure
 
-        fig = multiclass_figure(res, **votes, rng=args.seed)
+        fig = multiclass_figure(res, **votes, mean=first, cov=second, rng=args.seed)
         save_figure(fig, args.plot, dpi=110)
         plt.close(fig)
         if not args.json:
-            print(f"figure (per-class reliability, CE2 against the references): {args.plot}")
+            print(f"figure (per-class reliability, CE2 against the references, the covariance's trace against the "
+                  f"votes): {args.plot}")
     if args.report:
         _write_page(args, res, votes)
     return 0
@@ -509,4 +510,13 @@ def reproduce_real_labels(args):
         _save_figure(lambda: plot_yield(res), out / f"yield_{name}.png")
     write_text_atomic(out / "real_labels.json", json.dumps(summary, indent=2, default=str))
     print(f"summary: {out / 'real_labels.json'}")
+    return 0
+
+
+def reproduce_real_models(args):
+    """``socal reproduce real-models PART``: the real-ensemble tables of the docs, printed as the docs hold them
+    (:data:`socal.experiments.real_models.PARTS`; tests/test_docs_reproduce.py compares the two)."""
+    from .experiments.real_models import PARTS
+
+    print(PARTS[args.part](args.data_dir, rng=args.seed))
     return 0

@@ -868,14 +868,18 @@ class MulticlassEvaluation(Tabular):
             else:
                 c2 = (f"{e.ce2.estimate:>9.4f} [{e.ce2.ci.low:.4f}, {e.ce2.ci.high:.4f}]"
                       f"{e.reference.ce2.value:>10.4f}")
-            c1 = f"{e.ce1.estimate:>8.4f} [{e.ce1.ci.low:.4f}, {e.ce1.ci.high:.4f}]{e.reference.ce1.value:>10.4f}"
+            c1 = (f"{'not estimated':>27}{e.reference.ce1.value:>10.4f}" if e.ce1 is None else
+                  f"{e.ce1.estimate:>8.4f} [{e.ce1.ci.low:.4f}, {e.ce1.ci.high:.4f}]{e.reference.ce1.value:>10.4f}")
             rows.append(f"  {str(name):<{width}}{c2}   {c1}")
-        if self.ce2_mean is not None:
-            rows.append(f"  mean over classes: CE2 {self.ce2_mean:.4f}, CE1 "
-                        f"{np.mean([e.ce1.estimate for e in self.classes]):.4f}")
-        else:
+        ce1s = [e.ce1.estimate for e in self.classes if e.ce1 is not None]
+        if self.ce2_mean is not None and len(ce1s) == len(self.classes):
+            rows.append(f"  mean over classes: CE2 {self.ce2_mean:.4f}, CE1 {np.mean(ce1s):.4f}")
+        if self.ce2_mean is None:
             rows.append("  (a CE2 not estimated: the class's variances spread too little for a supported h; see "
                         "socal.bandwidth)")
+        if len(ce1s) < len(self.classes) or self.top.ce1 is None:
+            rows.append("  (a CE1 not estimated: the class's means spread too little for a supported h, or its "
+                        "blurred CE1 fell below the reference where the test rejects the means; Evaluation.ce1_note)")
         return head + "\n" + "\n".join(rows)
 
     def __str__(self):
@@ -894,7 +898,9 @@ class MulticlassEvaluation(Tabular):
                         "ce2": None if e.ce2 is None else e.ce2.estimate,
                         "ce2_low": None if e.ce2 is None else e.ce2.ci.low,
                         "ce2_high": None if e.ce2 is None else e.ce2.ci.high, "ce2_reference": e.reference.ce2.value,
-                        "ce1": e.ce1.estimate, "ce1_low": e.ce1.ci.low, "ce1_high": e.ce1.ci.high,
+                        "ce1": None if e.ce1 is None else e.ce1.estimate,
+                        "ce1_low": None if e.ce1 is None else e.ce1.ci.low,
+                        "ce1_high": None if e.ce1 is None else e.ce1.ci.high,
                         "ce1_reference": e.reference.ce1.value, "verdict": e.verdict})
         return out
 

@@ -32,7 +32,7 @@ from .rowkeys import item_keys, keyed_uniforms
 BAND_REPLICATES = 50  # bootstrap replicates of a figure's bands (fewer than an interval's N_BOOT: a picture's)
 
 __all__ = ["ReliabilityData", "ResidualMap", "reliability", "residual_map", "plot_reliability", "plot_residual_map",
-           "plot_before_after", "evaluation_figure", "multiclass_figure"]
+           "plot_before_after", "evaluation_figure", "multiclass_figure", "covariance_figure"]
 
 
 @dataclass(frozen=True)
@@ -380,11 +380,14 @@ def evaluation_figure(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None 
 
 
 def multiclass_figure(evaluation: Any, labels: ArrayLike | None = None, *, counts: Counts | None = None,
+                      mean: ArrayLike | None = None, cov: ArrayLike | None = None,
                       n_boot: int = BAND_REPLICATES, rng: Seed = None) -> Any:
     """The multiclass figure: one reliability panel of the means per class (one-vs-rest, the perturbed class
-    scores of :func:`socal.multiclass.evaluate_multiclass`), and a summary panel: each class's and the top label's
-    CE2 (CE1 where CE2 was not estimated) against its calibrated reference, with the Holm-adjusted p-values.
-    ``labels``/``counts``: the votes the evaluation read (class votes (n, k) or counts (n, C)).
+    scores of :func:`socal.multiclass.evaluate_multiclass`), a summary panel: each class's and the top label's CE2
+    against its calibrated reference ("not estimated" written where it was not), and, given the raw scores
+    (``mean`` (n, C), ``cov`` (n, C, C) or class variances), the covariance's trace panel of
+    :func:`covariance_figure`.  ``labels``/``counts``: the votes the evaluation read (class votes (n, k) or counts
+    (n, C)).
 
     Returns the matplotlib Figure.
     """
@@ -400,8 +403,20 @@ def multiclass_figure(evaluation: Any, labels: ArrayLike | None = None, *, count
     K = A.sum(axis=1)
     n_boot, _ = _check_bands(n_boot, 0.9, func)
     rng = check_rng(0 if rng is None else rng, func)
-    cols = min(4, C + 1)
-    rows = -(-(C + 1) // cols)
+    trace = None
+    if (mean is None) != (cov is None):
+        raise ValueError(f"{func} needs both 'mean' and 'cov' (the raw scores, for the trace panel) or neither.")
+    if mean is not None:
+        from .multiclass import check_multiclass_scores
+
+        m0, _, v0 = check_multiclass_scores(mean, cov, func)
+        if m0.shape != (n, C):
+            raise ValueError(f"The 'mean' parameter of {func} must be the evaluation's raw means, shape {(n, C)}. Got "
+                             f"{m0.shape}.")
+        trace = (m0, v0)
+    panels = C + 1 + (trace is not None)
+    cols = min(4, panels)
+    rows = -(-panels // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.0 * rows), squeeze=False)
     flat = axes.ravel()
     for c, e in enumerate(evaluation.classes):
@@ -412,16 +427,129 @@ def multiclass_figure(evaluation: Any, labels: ArrayLike | None = None, *, count
         ax.set_title(f"class {evaluation.names[c]}: adjusted p = {evaluation.test.holm[c]:.2g}", fontsize=9)
     ax = flat[C]
     items = list(zip(evaluation.names, evaluation.classes)) + [("top", evaluation.top)]
-    est = [(e.ce2 or e.ce1).estimate for _, e in items]
-    ref = [(e.reference.ce2 if e.ce2 is not None else e.reference.ce1).value for _, e in items]
+    est = [e.ce2.estimate if e.ce2 is not None else 0.0 for _, e in items]
+    ref = [e.reference.ce2.value for _, e in items]
     x = np.arange(len(items))
-    ax.bar(x, est, color=["C0" if e.ce2 is not None else "C1" for _, e in items])
+    ax.bar(x, est, color="C0")
+    for i, (_, e) in enumerate(items):
+        if e.ce2 is None:  # CE2 only in this panel: a class without one says so, no CE1 bar in its place
+            ax.text(i, 0.0, "not\nestimated", ha="center", va="bottom", fontsize=6, rotation=90, color="C3")
     ax.scatter(x, ref, marker="_", s=200, color="k", zorder=3, label="calibrated reference")
     ax.set_xticks(x, [str(name) for name, _ in items], rotation=60, fontsize=7)
-    ax.set_title("CE2 (orange: CE1, where no CE2)", fontsize=8)
+    ax.set_title("CE2 after perturbation", fontsize=8)
     ax.legend(fontsize=7)
-    for extra in flat[C + 1:]:
+    if trace is not None:
+        _trace_panel(flat[C + 1], [("reported", *trace)], A)
+    for extra in flat[C + 1 + (trace is not None):]:
         extra.set_axis_off()
     fig.suptitle(f"{C} classes, n = {n}; verdict p = {evaluation.test.pvalue:.2g}", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _spread_bins(reported, observed, bins=8, min_count=20):
+    """(x, y, n) per quantile bin of ``reported``: the bin's mean reported value and mean of ``observed`` (the votes'
+    unbiased squared distances); bins of fewer than ``min_count`` items dropped."""
+    order = np.argsort(reported, kind="stable")
+    out = []
+    for part in np.array_split(order, bins):
+        if len(part) >= min_count:
+            out.append((float(reported[part].mean()), float(observed[part].mean()), len(part)))
+    return np.array([o[0] for o in out]), np.array([o[1] for o in out]), np.array([o[2] for o in out])
+
+
+def _loglog(ax, xs, ys, label, color, marker):
+    """Points on log axes; a bin whose votes' average is <= 0 (an unbiased estimate can be) drawn at the axis floor
+    as an open marker."""
+    floor = 1e-7
+    pos = ys > 0
+    ax.plot(np.maximum(xs, floor), np.where(pos, ys, np.nan), marker=marker, color=color, label=label, lw=1)
+    if (~pos).any():
+        ax.scatter(np.maximum(xs[~pos], floor), np.full((~pos).sum(), floor), facecolors="none", edgecolors=color,
+                   marker=marker)
+
+
+def _trace_panel(ax, series, A):
+    """The votes' E|f* - m|^2 against the reported tr Sigma, in quantile bins of tr Sigma, for each (label, m, v)."""
+    from .simplex import pair_spread
+
+    lo, hi = np.inf, 0.0
+    for (label, m, v), color, marker in zip(series, ("C3", "C0"), ("o", "s")):
+        x, y, _ = _spread_bins(v.sum(axis=1), pair_spread(m, A))
+        ratio = float(pair_spread(m, A).mean() / max(v.sum(axis=1).mean(), 1e-300))
+        _loglog(ax, x, y, f"{label} (votes / reported {ratio:.2g}x)", color, marker)
+        lo, hi = min(lo, np.min(x[x > 0], initial=1e-6), np.min(y[y > 0], initial=1e-6)), max(hi, x.max(), y.max())
+    lo, hi = max(lo / 2, 1e-7), max(hi * 2, 1e-6)
+    ax.plot([lo, hi], [lo, hi], color="0.5", lw=0.8, ls="--", label="calibrated")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("reported tr Sigma (bin mean; 0 at 1e-7)", fontsize=8)
+    ax.set_ylabel("votes' E|f* - m|^2", fontsize=8)
+    ax.set_title("the covariance's trace", fontsize=9)
+    ax.legend(fontsize=6)
+
+
+def covariance_figure(mean: ArrayLike, cov: ArrayLike, labels: ArrayLike | None = None, *,
+                      counts: Counts | None = None, recalibrated: tuple | None = None, names: Any = None,
+                      max_classes: int = 11) -> Any:
+    """The multiclass covariance, seen from the votes: the reported tr Sigma against the votes' E|f* - m|^2 (every
+    pair of an item's votes, unbiased), and one panel per class of the reported Sigma_cc against the votes'
+    E(f*_c - m_c)^2, each in quantile bins of the reported value on log axes (a calibrated predictor lies on the
+    dashed diagonal).  ``recalibrated=(mean2, cov2)``: the same items after a recalibrator, drawn beside the raw
+    (before/after).  ``cov`` (n, C, C) or class variances (n, C); for more than ``max_classes`` classes the panels
+    show the classes with the most votes.
+
+    Returns the matplotlib Figure.
+    """
+    from .multiclass import check_multiclass, check_multiclass_scores
+
+    func = "plot.covariance_figure"
+    m, _, v, A = check_multiclass(mean, cov, labels, counts=counts, func=func)
+    n, C = m.shape
+    series = [("raw", m, v)]
+    if recalibrated is not None:
+        if not isinstance(recalibrated, tuple) or len(recalibrated) != 2:
+            raise ValueError(f"The 'recalibrated' parameter of {func} must be a (mean, cov) pair. Got "
+                             f"{type(recalibrated).__name__}.")
+        m2, _, v2 = check_multiclass_scores(*recalibrated, func)
+        if m2.shape != m.shape:
+            raise ValueError(f"The 'recalibrated' means of {func} must have the raw means' shape {m.shape}. Got "
+                             f"{m2.shape}.")
+        series.append(("recalibrated", m2, v2))
+    names = [str(c) for c in range(C)] if names is None else [str(x) for x in names]
+    if len(names) != C:
+        raise ValueError(f"The 'names' parameter of {func} must name the {C} classes. Got {len(names)}.")
+    max_classes = check_int(max_classes, "max_classes", func, 1, 1000)
+    shown = np.argsort(-A.sum(axis=0), kind="stable")[:max_classes]
+    plt = _pyplot()
+    panels = 1 + len(shown)
+    cols = min(4, panels)
+    rows = -(-panels // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.3 * cols, 3.0 * rows), squeeze=False)
+    flat = axes.ravel()
+    _trace_panel(flat[0], series, A)
+    K = A.sum(axis=1, keepdims=True)
+    for ax, c in zip(flat[1:], shown):
+        lo, hi = np.inf, 0.0
+        for (label, mm, vv), color, marker in zip(series, ("C3", "C0"), ("o", "s")):
+            obs = (A * (A - 1) / (K * (K - 1)) - 2 * mm * A / K + mm ** 2)[:, c]
+            x, y, _ = _spread_bins(vv[:, c], obs)
+            ratio = float(obs.mean() / max(vv[:, c].mean(), 1e-300))
+            _loglog(ax, x, y, f"{label} ({ratio:.2g}x)", color, marker)
+            lo = min(lo, np.min(x[x > 0], initial=1e-6), np.min(y[y > 0], initial=1e-6))
+            hi = max(hi, x.max(initial=0), y.max(initial=0))
+        lo, hi = max(lo / 2, 1e-7), max(hi * 2, 1e-6)
+        ax.plot([lo, hi], [lo, hi], color="0.5", lw=0.8, ls="--")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(f"class {names[c]}: variance", fontsize=9)
+        ax.set_xlabel("reported Sigma_cc (bin mean; 0 at 1e-7)", fontsize=7)
+        ax.set_ylabel("votes' E(f*_c - m_c)^2", fontsize=7)
+        ax.legend(fontsize=6)
+    for extra in flat[panels:]:
+        extra.set_axis_off()
+    title = f"{C} classes, n = {n:,} items" + (f" (panels: the {len(shown)} classes with the most votes)"
+                                                 if len(shown) < C else "")
+    fig.suptitle(title + ("; raw and recalibrated" if recalibrated is not None else ""), fontsize=10)
     fig.tight_layout()
     return fig

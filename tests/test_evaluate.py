@@ -440,3 +440,50 @@ def test_evaluate_and_the_reference_name_their_own_score_parameters():
         socal.truth.calibrated_reference(np.array([]), np.array([]), h=1 / 16)
     with pytest.raises(ValueError, match="The 'vars' parameter of DiscretePopulation must be at most means"):
         socal.synthetic.DiscretePopulation(means=[0.1], vars=[0.2], weights=[1.0], fstar=[[0.1]], fprobs=[[1.0]])
+
+
+def _rare_event(n, spread, truth_factor, seed):
+    """Means around 0.01 spread by ``spread`` (log scale), the truth ``truth_factor`` times the mean, 20 votes."""
+    rng = np.random.default_rng(seed)
+    m = np.clip(0.01 * np.exp(spread * rng.standard_normal(n)), 1e-4, 0.5)
+    v = 0.1 * m * (1 - m)
+    a = rng.binomial(20, np.clip(truth_factor * m, 0, 1)).astype(float)
+    return m, v, a, np.full(n, 20.0)
+
+
+def test_ce1_is_not_estimated_where_no_supported_bandwidth_keeps_the_means():
+    """Issue 69: the CE2 rule on the mean axis.  Means spread over far less than a supported h (rare events, the
+    sharp CIFAR-10H classes): CE1 None, and the printout says why; the same predictor with spread means gets its
+    CE1 (control)."""
+    m, v, a, k = _rare_event(5000, 0.02, 2.0, 0)
+    ev = socal.evaluate(m, v, counts=(a, k), rng=0, n_boot=20)
+    assert not ev.bandwidth.keeps_mean and ev.ce1 is None
+    assert "keeping them needs h_mean" in ev.ce1_note and "CE1 is not estimated" in ev.summary()
+    assert ev.to_dict()["ce1"] is None and ev.frame()["value"].isna().sum() >= 1
+    m, v, a, k = _rare_event(5000, 1.5, 2.0, 0)
+    ev = socal.evaluate(m, v, counts=(a, k), rng=0, n_boot=20)
+    assert ev.bandwidth.keeps_mean and ev.ce1 is not None and ev.ce1_note == ""
+
+
+def test_ce1_below_its_reference_while_the_means_are_rejected_is_not_reported(monkeypatch):
+    """The guard: a perturbed CE1 whose interval lies below the calibrated reference where the test rejects the
+    means is not a size of the error (it would say "closer to calibrated than calibrated").  The estimator is
+    replaced by one returning such an interval; on means the test rejects, CE1 is withheld with the reason; on a
+    calibrated predictor (the test does not reject) the same interval is kept (control)."""
+    import socal._evaluate as ev_module
+
+    real = ev_module.ce1
+
+    def low(*args, **kw):
+        import dataclasses
+
+        r = real(*args, **kw)
+        return dataclasses.replace(r, ci=socal.ConfidenceInterval(0.0, 1e-9, r.ci.level))
+
+    monkeypatch.setattr(ev_module, "ce1", low)
+    m, v, a, k = _rare_event(5000, 1.5, 2.0, 1)
+    bad = socal.evaluate(m, v, counts=(a, k), rng=0, n_boot=20, h=1 / 16)
+    assert bad.test.mean_part.pvalue < 0.05 and bad.ce1 is None and "lies below the calibrated reference" in bad.ce1_note
+    m, v, a, k = _rare_event(5000, 1.5, 1.0, 1)
+    good = socal.evaluate(m, v, counts=(a, k), rng=0, n_boot=20, h=1 / 16)
+    assert good.test.mean_part.pvalue > 0.05 and good.ce1 is not None

@@ -29,7 +29,7 @@ from ..datasets import thin_counts
 from ..members import from_members
 
 __all__ = ["one_vs_rest", "crowd_check", "tfidf_ensemble", "cifar10h_sharp_ensemble", "report", "multiclass_report",
-           "recalibration_sets", "recalibration_report"]
+           "recalibration_sets", "recalibration_report", "PARTS"]
 
 
 def one_vs_rest(probs, counts, c, *, ddof=1):
@@ -233,7 +233,7 @@ def recalibration_report(data_dir, *, rng=0, quick=False):
     vote, the class probabilities at 0 that got a vote, and each class's CE2 on its own scores (h=None)."""
     from ..estimators import ce2
     from ..multiclass import evaluate_multiclass, multiclass_test
-    from ..multiclass import holm
+    from ..multiclass import _fmt, holm
     from ..simplex import ClasswisePlatt, MulticlassPlatt, TemperatureScaling, log_loss, trace_by_thirds
     from ..testing import calibration_test
 
@@ -268,7 +268,7 @@ def recalibration_report(data_dir, *, rng=0, quick=False):
             else:  # not a probability vector: the class tests one by one, Holm over the classes
                 ps = [calibration_test(m2[:, c], v2[:, c], counts=(A[:, c], K), rng=rng).pvalue
                       for c in range(m2.shape[1])]
-                verdict, trace_p, ll = f"classes (Holm) {min(holm(ps)):.2g}", "-", "- (not a probability vector)"
+                verdict, trace_p, ll = f"classes (Holm) {_fmt(min(holm(ps)))}", "-", "- (not a probability vector)"
             ce = []
             for c in range(m2.shape[1]):
                 try:
@@ -280,3 +280,8 @@ def recalibration_report(data_dir, *, rng=0, quick=False):
             out(f"| {name} | {label} | {verdict} | {trace_p} | {ratio:.2f} ({', '.join(f'{x:.2f}' for x in thirds)}) "
                 f"| {ll} | {zeros} | {ce_text} |")
     return "\n".join(lines)
+
+
+PARTS = {"report": report, "multiclass": multiclass_report, "recalibration": recalibration_report}
+"""``socal reproduce real-models PART``: each part's text, as docs/real_models.md and docs/multiclass.md hold it
+between ``<!-- socal reproduce real-models PART -->`` and ``<!-- end -->``."""
