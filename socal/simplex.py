@@ -539,7 +539,14 @@ class ClasswisePlatt(_SimplexMap):
     (:attr:`socal.multiclass.MulticlassEvaluation.mean`, ``.var``), then :func:`project_simplex_covariance`.
     ``transform(..., project=False)`` gives the class maps' own (mean, var) (n, C) each, not a valid multiclass
     output, for comparison.  Before 2026-12-06 this was ``socal.multiclass.MulticlassPlatt``; its files (format
-    version 1) load here."""
+    version 1) load here.
+
+    Attributes
+    ----------
+    maps_ : list of socal.SecondOrderPlatt
+        One fitted map per class, in class order, each with the keyword arguments given here (one ``h`` for every
+        class: pass the h the class scores were perturbed at).
+    """
 
     _fitted_attr = "maps_"
 

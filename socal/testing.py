@@ -185,6 +185,7 @@ class Region:
     observed: float = float("nan")
     mean_bins: tuple[int, int] = (0, GRID_MEAN - 1)
     relvar_bins: tuple[int, int] = (0, GRID_RELVAR - 1)
+    mean_core: tuple[float, float] = (float("nan"), float("nan"))
 
     @property
     def factor(self) -> float:
@@ -214,6 +215,12 @@ class Region:
         mid = (lo + hi) / 2
         where = f"m {lo:.2f}-{hi:.2f}" if hi - lo >= 0.02 else f"m near {mid:.2f}" if 0.01 <= mid <= 0.99 else \
             f"m near {mid:.2g}"
+        c_lo, c_hi = self.mean_core
+        if math.isfinite(c_lo) and (c_hi - c_lo) <= 0.5 * (hi - lo) and hi - lo >= 0.02:
+            # the range's ends can be a few items: say where most of them are (the grid's count-weighted 10th to
+            # 90th percentile of the mean)
+            core = f"{c_lo:.2f}-{c_hi:.2f}" if c_hi - c_lo >= 0.02 else f"near {(c_lo + c_hi) / 2:.2g}"
+            where += f" (80% of its items at m {core})"
         if math.isfinite(self.var_mean):
             where += f" and var {_fmt_range(*self.var_range)} (mean {_sig(self.var_mean)})"
         return where
@@ -1439,6 +1446,18 @@ def _region_bounds(cells, order):
     return (int(mi.min()), int(mi.max())), (int(ti.min()), int(ti.max()))
 
 
+def _mean_core(counts, cells, order):
+    """(low, high): the count-weighted 10th to 90th percentile of a region's cells' mean bins, as bin edges."""
+    mi = cells // GRID_RELVAR if order == 2 else cells
+    idx = np.argsort(mi, kind="stable")
+    cum = np.cumsum(counts[idx])
+    if cum.size == 0 or cum[-1] <= 0:
+        return float("nan"), float("nan")
+    lo = mi[idx][np.searchsorted(cum, 0.1 * cum[-1], side="left")]
+    hi = mi[idx][min(np.searchsorted(cum, 0.9 * cum[-1], side="left"), cum.size - 1)]
+    return float(lo / GRID_MEAN), float((hi + 1) / GRID_MEAN)
+
+
 def _regions1(S, occ, x, c11):
     """Order 1: the means' standardized residual in the terciles of the mean's ranks, with the votes' frequency."""
     col = _C1
@@ -1454,7 +1473,8 @@ def _regions1(S, occ, x, c11):
         r1, msum = S[col["r1"], cells].sum(), S[col["msum"], cells].sum()
         out.append(Region("mean", float(r1 / math.sqrt(c11[sel].sum())), int(round(cnt)),
                           (mb[0] / GRID_MEAN, (mb[1] + 1) / GRID_MEAN), float("nan"), reported=float(msum / cnt),
-                          observed=float((r1 + msum) / cnt), mean_bins=mb, relvar_bins=tb))
+                          observed=float((r1 + msum) / cnt), mean_bins=mb, relvar_bins=tb,
+                          mean_core=_mean_core(S[col["count"], cells], cells, 1)))
     return tuple(sorted(out, key=lambda r: -abs(r.z)))
 
 
@@ -1483,7 +1503,7 @@ def _regions2(S, occ, x, y, c11s, cuus):
             v_lo, v_hi = _cell_var_bounds(cells)
             vr = (float(v_lo.min()), float(v_hi.max()))
             r1, msum, u = S[col["r1"], cells].sum(), S[col["msum"], cells].sum(), S[col["u"], cells].sum()
-            shared = dict(mean_bins=mb, relvar_bins=tb)
+            shared = dict(mean_bins=mb, relvar_bins=tb, mean_core=_mean_core(S[col["count"], cells], cells, 2))
             c11 = float(c11s[sel].sum())
             if c11 > 0:
                 out.append(Region("mean", float(r1 / math.sqrt(c11)), int(round(cnt)), mr, vmean, vr,

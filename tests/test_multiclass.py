@@ -297,6 +297,7 @@ def test_the_covariance_figure_draws_the_votes_against_the_reported_spread():
         socal.plot.covariance_figure(m, S, counts=A, names="ab")
 
 
+@pytest.mark.slow  # 110 s; tests/test_docs_reproduce.py (slow too) compares its whole text with the docs
 def test_the_multiclass_real_data_report_runs(data_dir):
     """docs/multiclass.md's real-data part: ChaosNLI (RoBERTa, all votes and 2) and CIFAR-10H reject, each with its
     direct check."""
