@@ -68,7 +68,6 @@ __all__ = [
     "paper_degree",
     "theta",
     "plot",
-    "simplex",
     "synthetic",
     "truth",
 ]

@@ -13,8 +13,8 @@ Three maps, fitted on items with votes and checked on others (:func:`evaluate_re
     never worse than the raw mean's on the fitting votes;
   - the covariance: Sigma' = S (diag(m') - m' m'^T), a Dirichlet's shape around m', with the item's scale
     S = expit(theta_0 + theta_1 logit rho) a function of the raw scores' relative spread
-    rho = tr Sigma / (1 - |m|^2) (the members' disagreement as a share of the most a probability vector about m can
-    have), fitted by least squares to the votes' unbiased |f* - m'|^2 (every pair of an item's votes, as
+    rho = tr Sigma / (1 - ``|m|^2``) (the members' disagreement as a share of the most a probability vector about m can
+    have), fitted by least squares to the votes' unbiased ``|f* - m'|^2`` (every pair of an item's votes, as
     :func:`socal.multiclass.trace_check` counts it) and kept in (0, 1 - 1e-6].  diag(m') - m' m'^T is PSD with rows
     summing to 0, and the pair law is m'_c m'_d (1 - S) > 0 for c != d: the output is valid by construction, with
     no projection after the fit, so nothing the fit calibrated is moved afterwards.
@@ -70,7 +70,7 @@ def _expit(x):
 
 def _scores(mean, cov, func):
     """(m (n, C), v (n, C), rho (n,)): validated scores, members (n, M, C) with ``cov`` None read by
-    :func:`socal.from_members` (diagonal), and the relative spread rho = sum_c v_c / (1 - |m|^2) in [1e-9, 1 - 1e-9].
+    :func:`socal.from_members` (diagonal), and the relative spread rho = sum_c v_c / (1 - ``|m|^2``) in [1e-9, 1 - 1e-9].
     """
     multi = multiclass_input(mean, cov)
     if multi is None:
@@ -85,8 +85,8 @@ def _scores(mean, cov, func):
 
 
 def pair_spread(m, A):
-    """(n,) the votes' unbiased estimate of |f* - m|^2 per item: sum_c a_c (a_c - 1) / (K (K - 1)) - 2 m_c a_c / K
-    + m_c^2 (K >= 2 votes; two votes of an item agree with probability |f*|^2)."""
+    """(n,) the votes' unbiased estimate of ``|f* - m|^2`` per item: sum_c a_c (a_c - 1) / (K (K - 1)) - 2 m_c a_c / K
+    + m_c^2 (K >= 2 votes; two votes of an item agree with probability ``|f*|^2``)."""
     K = A.sum(axis=1)
     return ((A * (A - 1)).sum(axis=1) / (K * (K - 1)) - 2 * np.einsum("ij,ij->i", m, A) / K
             + np.einsum("ij,ij->i", m, m))
@@ -111,7 +111,7 @@ def _softmax(z):
 
 def _features(L, lo, degree):
     """(D, n, C) features of the mean step: log m, then (clip(log m, lo_c, 0))^k / s^(k-1) for k = 2..D
-    (s = max(1, max_c |lo_c|): every feature within the first one's range; clipped at the fitting data's smallest
+    (s = max(1, max_c ``|lo_c|``): every feature within the first one's range; clipped at the fitting data's smallest
     log m per class, so a mean below every fitted one is extrapolated by the linear term only)."""
     s = max(1.0, float(np.max(np.abs(lo))))
     Lc = np.clip(L, lo, 0.0)
@@ -345,6 +345,7 @@ class _JointBase(_SimplexMap):
         self.ridge = ridge
 
     def get_params(self, deep: bool = True) -> dict:
+        """The constructor's parameters (scikit-learn's convention)."""
         return {"degree": self.degree, "ridge": self.ridge}
 
     def _check_params(self):
@@ -471,7 +472,7 @@ class MulticlassPlatt(_JointBase):
     a_, b_ : ndarray (C,)
         The temperatures (multipliers of log m_c) and biases.
     eps_ : float
-        The floor's weight; every class keeps probability >= eps_ * prior_[c].
+        The floor's weight; every class keeps probability >= ``eps_ * prior_[c]``.
     prior_ : ndarray (C,)
         The classes' share of the fitting votes, each class given half a vote.
     theta_ : ndarray (2,)
@@ -495,7 +496,7 @@ class MulticlassPlatt(_JointBase):
 
 class TemperatureScaling(_JointBase):
     """The anchor: one temperature on the mean (m' = softmax(log m / T)) and one scale s on a Dirichlet-shaped
-    covariance (Sigma' = s (diag(m') - m' m'^T), s = the votes' sum of |f* - m'|^2 over sum of 1 - |m'|^2, in
+    covariance (Sigma' = s (diag(m') - m' m'^T), s = the votes' sum of ``|f* - m'|^2`` over sum of 1 - ``|m'|^2``, in
     (0, 1 - 1e-6]): two parameters, what users try first.  ``a_`` holds 1 / T for every class."""
 
     _per_class = False
@@ -508,10 +509,12 @@ class TemperatureScaling(_JointBase):
         super().__init__(degree=1, ridge=ridge)
 
     def get_params(self, deep: bool = True) -> dict:
+        """The constructor's parameters (scikit-learn's convention)."""
         return {"ridge": self.ridge}
 
     @property
     def temperature_(self) -> float:
+        """T = 1 / a: above 1 the means were softened, below 1 sharpened."""
         self._check_fitted()
         return float(1.0 / self.beta_[0, 0])
 
@@ -620,7 +623,7 @@ class RecalibratedMulticlass(Tabular):
     log_loss_before, log_loss_after : float
     names : tuple of str
     trace_thirds : tuple of 3 floats
-        The votes' mean |f* - m'|^2 over the mean tr Sigma' in each third of the items ordered by tr Sigma'
+        The votes' mean ``|f* - m'|^2`` over the mean tr Sigma' in each third of the items ordered by tr Sigma'
         (:func:`trace_by_thirds`).
     """
 
@@ -639,6 +642,7 @@ class RecalibratedMulticlass(Tabular):
         return "rejected" if self.test.pvalue <= self.test.alpha else "not rejected"
 
     def summary(self) -> str:
+        """The verdict, the log loss and the trace in words, the test's parts, and each class's CE2."""
         lines = [f"{self.recalibrator or 'Recalibrated predictor'} on held-out items: "
                  f"{self.verdict} at level {self.test.alpha:g} (p = {self.test.pvalue:.2g})",
                  f"Log loss per vote: {self.log_loss_before:.4f} (raw mean) -> {self.log_loss_after:.4f}",
@@ -660,6 +664,7 @@ class RecalibratedMulticlass(Tabular):
                  "ce2_high": None if e is None else e.ci.high} for name, e in zip(self.names, self.ce2)]
 
     def to_dict(self) -> dict:
+        """JSON-safe summary."""
         return {"test": self.test.to_dict(), "verdict": self.verdict, "log_loss_before": self.log_loss_before,
                 "log_loss_after": self.log_loss_after, "trace_observed": self.trace.observed,
                 "trace_reported": self.trace.reported, "names": list(self.names),
@@ -667,7 +672,7 @@ class RecalibratedMulticlass(Tabular):
 
 
 def trace_by_thirds(mean, cov, counts):
-    """(overall, (low, middle, high)): the votes' mean |f* - m|^2 over the mean tr Sigma, overall and in each third
+    """(overall, (low, middle, high)): the votes' mean ``|f* - m|^2`` over the mean tr Sigma, overall and in each third
     of the items ordered by tr Sigma (ties kept together by a stable sort); ``cov`` (n, C, C) or (n, C)."""
     m = np.asarray(mean, dtype=float)
     c = np.asarray(cov, dtype=float)

@@ -1,7 +1,7 @@
 """Real models on real crowd labels: a fine-tuned RoBERTa ensemble and a TF-IDF ensemble on ChaosNLI (100 votes per
 item), and a sharp ensemble on CIFAR-10H (about 50 votes per image), each judged one class against the rest.
 
-    socal real-models --data ../shared/data           # the tables of docs/real_models.md
+    socal reproduce real-models report --data-dir ../shared/data   # the tables of docs/real_models.md
 
 What each piece answers:
 
@@ -233,9 +233,9 @@ def recalibration_report(data_dir, *, rng=0, quick=False):
     vote, the class probabilities at 0 that got a vote, and each class's CE2 on its own scores (h=None)."""
     from ..estimators import ce2
     from ..multiclass import evaluate_multiclass, multiclass_test
-    from ..multiclass import _fmt, holm
+    from ..multiclass import holm
     from ..simplex import ClasswisePlatt, MulticlassPlatt, TemperatureScaling, log_loss, trace_by_thirds
-    from ..testing import calibration_test
+    from ..testing import calibration_test, fmt_p
 
     lines = []
     out = lines.append
@@ -268,7 +268,8 @@ def recalibration_report(data_dir, *, rng=0, quick=False):
             else:  # not a probability vector: the class tests one by one, Holm over the classes
                 ps = [calibration_test(m2[:, c], v2[:, c], counts=(A[:, c], K), rng=rng).pvalue
                       for c in range(m2.shape[1])]
-                verdict, trace_p, ll = f"classes (Holm) {_fmt(min(holm(ps)))}", "-", "- (not a probability vector)"
+                p_min = fmt_p(min(holm(ps))).removeprefix("p = ").removeprefix("p ")
+                verdict, trace_p, ll = f"classes (Holm) {p_min}", "-", "- (not a probability vector)"
             ce = []
             for c in range(m2.shape[1]):
                 try:
