@@ -395,3 +395,13 @@ def test_evaluate_reads_chunks_dask_and_resumes_from_its_checkpoint(tmp_path, mo
         mp.setattr(mc, "MEMORY_BUDGET", 1000)
         with pytest.raises(ValueError, match=r"would need about .* GiB for n = 1,200 items and C = 3 classes"):
             socal.evaluate(lazy[0].map_blocks(never, dtype=float), lazy[1], labels=da.from_array(y, chunks=400), **kw)
+
+
+def test_socal_evaluate_takes_class_names_for_multiclass_input():
+    """Issue 69: socal.evaluate(probs, None, counts=..., names=[...]) names the classes in the printout (it raised
+    TypeError once); a wrong number of names is refused."""
+    probs, counts = _members_and_votes(400, 3, 4)
+    ev = socal.evaluate(probs, None, counts=counts, names=["ent", "neu", "con"], n_boot=20, h=1 / 16)
+    assert ev.names == ("ent", "neu", "con") and "class neu" in ev.summary()
+    with pytest.raises(ValueError, match="names"):
+        socal.evaluate(probs, None, counts=counts, names=["a", "b"], n_boot=20, h=1 / 16)
