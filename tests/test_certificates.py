@@ -13,7 +13,7 @@ pytest.importorskip("flint", reason="the certificates need python-flint")
 
 from socal.verify.certified import compare, token, untoken  # noqa: E402
 
-IDS = "aux-1,step2-constants,main-bound-explicit,lower-bound-exact,sandwich,lower-bound"
+IDS = "aux-1,step2-constants,main-bound-explicit,lower-bound-exact,sandwich,lower-bound,sampler,main-bound-mc"
 
 
 @given(st.one_of(st.fractions(), st.integers(), st.floats(allow_nan=False, allow_infinity=False)))
@@ -133,3 +133,35 @@ def test_replay_catches_a_deleted_row_an_edited_verdict_and_a_malformed_file(cer
                                                     lambda d: d["claims"][0].pop("rows")))]) == 2
     err = capsys.readouterr().err
     assert "malformed: claim 0" in err and "has no 'rows'" in err and "Traceback" not in err
+
+
+def test_monte_carlo_rows_carry_their_counts_and_a_flipped_outcome_fails(certificates, tmp_path, capsys):
+    """Issue 71: a Monte Carlo row records the counts or statistics and the rule that decides it (binomial counts of
+    replicates above twice the bound, the KS p-values against their Bonferroni level, an interval's end against a
+    rate), so replay re-decides it.  Flipping its outcome, or editing its counts and level so that the rule flips
+    (the quick audit's few replicates cannot reject at 1e-3 whatever the counts), fails; the untouched file replays
+    (control)."""
+    from socal.cli import main
+    from socal.verify.certified import Ledger, statistical_outcome
+
+    doc = json.loads(certificates.read_text())
+    mc = [(c["id"], i, r) for c in doc["claims"] for i, r in enumerate(c["rows"]) if r["how"] == "statistical"]
+    assert {r["data"]["kind"] for _, _, r in mc} >= {"binomial", "min_p", "below"}
+    assert all(statistical_outcome(r["data"]) == r["outcome"] for _, _, r in mc)
+    cid, i, _ = next(x for x in mc if x[2]["data"]["kind"] == "binomial")
+
+    def flip(d):
+        row = next(c for c in d["claims"] if c["id"] == cid)["rows"][i]
+        row["outcome"] = not row["outcome"]
+
+    def all_above(d):  # every replicate above twice the bound, read at level 0.5: the binomial rule rejects
+        row = next(c for c in d["claims"] if c["id"] == cid)["rows"][i]
+        row["data"]["counts"] = [[r, r] for _, r in row["data"]["counts"]]
+        row["data"]["alpha"] = 0.5
+
+    for edit in (flip, all_above):
+        capsys.readouterr()
+        assert main(["audit", "--replay", str(_tampered(certificates, tmp_path, edit))]) == 1
+        assert f"{cid} row {i}" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="contradicts its own data"):  # a row cannot record what its data deny
+        Ledger().statistical("x", True, "", {"kind": "min_p", "pvalues": [1e-9], "alpha": 0.01})

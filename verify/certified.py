@@ -257,9 +257,16 @@ class Ledger:
         self.rows.append(Decision(what, detail, "", "", outcome, how))
         return outcome
 
-    def statistical(self, what, ok, detail):
-        """A decision by a statistical test at a stated level (Monte Carlo): ``ok`` is the test's outcome."""
-        self.rows.append(Decision(what, detail, "", "", bool(ok), "statistical"))
+    def statistical(self, what, ok, detail, data=None):
+        """A decision by a statistical test at a stated level (Monte Carlo): ``ok`` is the test's outcome.
+        ``data`` (see :func:`statistical_outcome`): the counts or statistics and the rule that turns them into the
+        outcome, so a certificate's replay re-decides the row; without it the row is recorded only.  The outcome is
+        checked against the rule here too, so a row cannot record what its own data contradict."""
+        if data is not None:
+            again = statistical_outcome(data)
+            if again != bool(ok):
+                raise ValueError(f"{what}: the outcome {bool(ok)} contradicts its own data ({again}): {data}")
+        self.rows.append(Decision(what, detail, "", "", bool(ok), "statistical", data))
         return bool(ok)
 
     @property
@@ -366,6 +373,32 @@ def untoken(t):
     raise ValueError(f"unknown token kind {kind!r}")
 
 
+def statistical_outcome(data):
+    """The outcome of a Monte Carlo row from its recorded data, by its stated rule:
+
+    * ``binomial``: counts [[k, R], ...] of replicates above a bound that holds in each with probability >= 1 - p0
+      (Markov: p0 = 1/2); the claim is kept when every one-sided binomial p-value P(Bin(R, p0) >= k) is at least
+      ``alpha`` / (number of counts) (Bonferroni over the family);
+    * ``min_p``: p-values of tests of one family; kept when the smallest is at least ``alpha``;
+    * ``below``: ``value`` < ``bound`` (an interval's end against a rate, each recorded with its seed);
+    * ``intervals_below``: the interval ``first`` lies below every interval of ``others`` (its upper end below
+      their lower ends)."""
+    from scipy import stats
+
+    kind = data.get("kind")
+    if kind == "binomial":
+        counts, alpha, p0 = data["counts"], float(data["alpha"]), float(data["p0"])
+        return all((float(stats.binom.sf(int(k) - 1, int(r), p0)) if int(k) > 0 else 1.0) >= alpha / len(counts)
+                   for k, r in counts)
+    if kind == "min_p":
+        return min(float(p) for p in data["pvalues"]) >= float(data["alpha"])
+    if kind == "below":
+        return float(data["value"]) < float(data["bound"])
+    if kind == "intervals_below":
+        return all(float(data["first"][1]) < float(o[0]) for o in data["others"])
+    raise ValueError(f"unknown statistical row kind {kind!r}")
+
+
 def replay_row(row):
     """Re-decide one recorded row from its data alone: (outcome now, or 'recorded' where the row holds no
     comparison to redo: a Monte Carlo test's outcome or a decision certified elsewhere)."""
@@ -379,6 +412,8 @@ def replay_row(row):
         outs = [compare(untoken(a), op, untoken(b), lhs_err=untoken(le), rhs_err=untoken(re))[0]
                 for a, op, b, le, re in data["items"]]
         return False if any(o is False for o in outs) else (None if any(o is None for o in outs) else True)
+    if data["kind"] in ("binomial", "min_p", "below", "intervals_below"):
+        return statistical_outcome(data)
     if data["kind"] == "identity":
         e = sp.sympify(data["expr"])
         if e == 0 or sp.simplify(e) == 0:

@@ -775,7 +775,9 @@ def check_sampler(*, quick, scale):
     ppf_ok = led.check("socal's ppf agrees with the closed form to 1e-9 (closed form's own round-off 1e-14)",
                        float(max(diffs)), "<=", sp.Rational(1, 10**9), lhs_err=1e-14)
     ks_ok = led.statistical("KS tests of socal's sampler", min(pvals) >= alpha,
-                            f"min p = {min(pvals):.3g} >= {alpha:.3g} (Bonferroni, family level 1e-3)")
+                            f"min p = {min(pvals):.3g} >= {alpha:.3g} (Bonferroni, family level 1e-3)",
+                            {"kind": "min_p", "pvalues": [float(p) for p in pvals], "alpha": alpha,
+                             "seed": 20261125})
     ev["decided by"] = led.lines()
     if both(deriv_ok, ppf_ok) is not True:
         return Result(led.verdict(both(deriv_ok, ppf_ok), Verdict.HOLDS, Verdict.FAILS),

@@ -52,10 +52,13 @@ def check_main_bound_mc(*, quick, bias, bound_scale):
           "rate of log^1.5(n)/sqrt(n) over this range": float(np.polyfit(np.log10(ns), np.log10(
               [math.log(n) ** 1.5 / math.sqrt(n) for n in ns]), 1)[0])}
     led = Ledger()
-    led.statistical("observed errors within the bound (Markov + binomial test)", ok, "family false-alarm level 1e-3")
+    led.statistical("observed errors within the bound (Markov + binomial test)", ok, "family false-alarm level 1e-3",
+                    {"kind": "binomial", "counts": [[d["above_2B"], d["reps"]] for _, d in sorted(details.items())],
+                     "p0": 0.5, "alpha": 1e-3, "seed": 11})
     rate = ev["rate of log^1.5(n)/sqrt(n) over this range"]
     slope_ok = led.statistical("the error falls at least as fast as log^1.5(n)/sqrt(n) (slope's 95% CI below it)",
-                               hi < rate, f"slope {s:.2f} [{lo:.2f}, {hi:.2f}] against {rate:.2f}")
+                               hi < rate, f"slope {s:.2f} [{lo:.2f}, {hi:.2f}] against {rate:.2f}",
+                               {"kind": "below", "value": hi, "bound": rate, "seed": 11, "bootstrap_seed": 0})
     vac = led.all_true("the bound >= 9/4 (CE2's range) at every n simulated (ball arithmetic)",
                        [(upper_bound_ball(n, H) * bound_scale if bound_scale == 1 else upper_bound_ball(n, H)
                          * float(bound_scale), ">=", sp.Rational(9, 4), None, None) for n in ns])
@@ -239,9 +242,13 @@ def check_rate_table(*, quick, faster):
     above = [o for o in others if ci[o][1] < ci[faster][0]]
     fastest = Verdict.FAILS if above else Verdict.HOLDS if len(below) == len(others) else Verdict.INCONCLUSIVE
     led.statistical(f"{faster}'s slope interval lies below every other's", fastest == Verdict.HOLDS,
-                    ", ".join(f"{k} [{v[0]:.2f}, {v[1]:.2f}]" for k, v in ci.items()))
+                    ", ".join(f"{k} [{v[0]:.2f}, {v[1]:.2f}]" for k, v in ci.items()),
+                    {"kind": "intervals_below", "first": list(ci[faster]), "others": [list(ci[o]) for o in others],
+                     "seed": 5})
     quarter = led.statistical("every estimator falls at least as fast as n^-1/4 (95% CI upper end below -1/4)",
-                              all(v["95% CI"][1] < -0.25 for v in out.values()), "bootstrap CIs of the slopes")
+                              all(v["95% CI"][1] < -0.25 for v in out.values()), "bootstrap CIs of the slopes",
+                              {"kind": "below", "value": max(v["95% CI"][1] for v in out.values()), "bound": -0.25,
+                               "seed": 5})
     ev = {"population": "toy", "h": H, "replicates": reps, "estimators": out, "decided by": led.lines(),
           "note": "the table's rates are worst-case upper bounds; on one smooth population the baselines can fall "
                   "faster than n^-1/4 (Experiment 1 sees -0.3 to -0.55)"}
