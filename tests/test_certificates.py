@@ -165,3 +165,25 @@ def test_monte_carlo_rows_carry_their_counts_and_a_flipped_outcome_fails(certifi
         assert f"{cid} row {i}" in capsys.readouterr().out
     with pytest.raises(ValueError, match="contradicts its own data"):  # a row cannot record what its data deny
         Ledger().statistical("x", True, "", {"kind": "min_p", "pvalues": [1e-9], "alpha": 0.01})
+
+
+def test_identity_rows_keep_both_sides_and_an_edited_side_fails(certificates, tmp_path, capsys):
+    """Issue 71: identity rows stored the residual already simplified to 0, so replay checked 0 = 0.  Each now keeps
+    the two sides as given and replay simplifies their difference; a side edited (one more mu) fails."""
+    import sympy as sp
+
+    from socal.cli import main
+
+    doc = json.loads(certificates.read_text())
+    ids = [(c["id"], i, r) for c in doc["claims"] for i, r in enumerate(c["rows"])
+           if r["data"] and r["data"]["kind"] == "identity"]
+    assert ids and all("lhs" in r["data"] or r["data"]["expr"] != "Integer(0)" for _, _, r in ids)
+    cid, i, row = next(x for x in ids if "lhs" in x[2]["data"] and "mu" in x[2]["data"]["lhs"])
+
+    def edit(d):
+        r = next(c for c in d["claims"] if c["id"] == cid)["rows"][i]
+        r["data"]["lhs"] = sp.srepr(sp.sympify(r["data"]["lhs"]) + sp.Symbol("mu", positive=True))
+
+    capsys.readouterr()
+    assert main(["audit", "--replay", str(_tampered(certificates, tmp_path, edit))]) == 1
+    assert f"{cid} row {i}" in capsys.readouterr().out

@@ -231,13 +231,21 @@ class Ledger:
         self.rows.append(Decision(what, detail, "", "", out, how, data))
         return out
 
-    def identity(self, what, expr, *, point=None):
-        """``expr == 0`` identically: True when sympy simplifies it to 0; False when it is certified nonzero at a
-        rational point (``point``: symbol -> value; default 3/7, 5/11, ... for each free symbol), else undecided."""
+    def identity(self, what, expr, *, point=None, rhs=None):
+        """``expr == 0`` identically (``rhs`` given: ``expr == rhs``): True when sympy simplifies the difference to 0;
+        False when it is certified nonzero at a rational point (``point``: symbol -> value; default 3/7, 5/11, ...
+        for each free symbol), else undecided.  With ``rhs`` the certificate keeps both sides as given, so replay
+        simplifies their difference itself (a difference written ``a - b`` is often 0 by sympy's automatic
+        evaluation before it reaches here, and a replay of ``0 = 0`` re-decides nothing)."""
+        sides = None if rhs is None else {"lhs": sp.srepr(sp.sympify(expr)), "rhs": sp.srepr(sp.sympify(rhs))}
+        if rhs is not None:
+            expr = sp.sympify(expr) - sp.sympify(rhs)
         e = sp.simplify(sp.sympify(expr))
         if e == 0:
-            self.rows.append(Decision(what, "simplifies to 0", "", "", True, "exact",
-                                      {"kind": "identity", "expr": sp.srepr(sp.sympify(expr)), "point": {}}))
+            data = {"kind": "identity", "expr": sp.srepr(sp.sympify(expr)), "point": {}}
+            if sides:
+                data.update(sides)
+            self.rows.append(Decision(what, "simplifies to 0", "", "", True, "exact", data))
             return True
         syms = sorted(e.free_symbols, key=str)
         point = point or {s: sp.Rational(2 * i + 3, 4 * i + 7) for i, s in enumerate(syms)}
@@ -415,7 +423,7 @@ def replay_row(row):
     if data["kind"] in ("binomial", "min_p", "below", "intervals_below"):
         return statistical_outcome(data)
     if data["kind"] == "identity":
-        e = sp.sympify(data["expr"])
+        e = sp.sympify(data["lhs"]) - sp.sympify(data["rhs"]) if "lhs" in data else sp.sympify(data["expr"])
         if e == 0 or sp.simplify(e) == 0:
             return True
         val = e.subs({sp.Symbol(k): sp.sympify(v) for k, v in data["point"].items()})

@@ -34,8 +34,8 @@ def check_covering(*, quick, base):
     # the empirical and the population mean adds 2 ||h - h'|| <= 2/n: the discretisation term 2/n
     n_, d_ = sp.symbols("n d", positive=True)
     disc_ok = both(led.identity("(3/eps)^d squared at eps = 1/(2n) is (6n)^(2d)",
-                                ((sp.Integer(3) / (1 / (2 * n_))) ** d_) ** 2 - (6 * n_) ** (2 * d_)),
-                   led.identity("2 ||h - h'|| at ||h - h'|| = 2 eps = 1/n is 2/n", 2 * (2 / (2 * n_)) - 2 / n_))
+                                ((sp.Integer(3) / (1 / (2 * n_))) ** d_) ** 2, rhs=(6 * n_) ** (2 * d_)),
+                   led.identity("2 ||h - h'|| at ||h - h'|| = 2 eps = 1/n is 2/n", 2 * (2 / (2 * n_)), rhs=2 / n_))
     ok_set = sp.solve_univariate_inequality(1 + 2 / eps <= sp.Integer(base) / eps, eps, relational=False)
     step_ok = led.record("1 + 2/eps <= base/eps on (0, 1] (sympy solves the inequality)",
                          sp.Interval.Lopen(0, 1).is_subset(ok_set), "exact", str(ok_set))
@@ -71,14 +71,14 @@ def _aux1_arithmetic(c304, c406, c408, led=None):
     led = Ledger() if led is None else led
     mu = sp.symbols("mu", positive=True)
     denom = 2 * (32 * mu + 16 * mu + R(8, 3) * mu)  # 64 eps^2 <= 16 mu
-    denom_ok = led.identity("2(32 + 16 + 8/3) mu = c304 mu", denom - sym(c304) * mu)
+    denom_ok = led.identity("2(32 + 16 + 8/3) mu = c304 mu", denom, rhs=sym(c304) * mu)
     expo = sp.simplify((mu / 2) ** 2 / denom)  # n (mu/2)^2 / denom = 3 n mu / 1216
     c1216 = 1 / sp.simplify(expo / mu)
     exp_ok = led.check("the exponent's constant 1216/3 <= c406", c1216, "<=", sym(c406))
     sum_ok = led.check("c408 = 2 + c406 (2/n from the net, c406/n from the tail)", sym(c408), "==",
                        2 + sym(c406))
     n = sp.symbols("n", positive=True)
-    half_ok = led.identity("(mu - 2/n) - mu/2 = (mu - 4/n)/2", (mu - 2 / n) - mu / 2 - (mu - 4 / n) / 2)
+    half_ok = led.identity("(mu - 2/n) - mu/2 = (mu - 4/n)/2", (mu - 2 / n) - mu / 2, rhs=(mu - 4 / n) / 2)
     ev = {"denominator 2(32+16+8/3) mu": str(denom), "equals c304 mu": denom_ok,
           "exponent constant (1216/3)": str(c1216), "1216/3 <= c406": exp_ok,
           "c408 == 2 + c406": sum_ok, "t >= mu/2 iff mu >= 4/n": half_ok}
@@ -208,22 +208,22 @@ def check_main_bound(*, quick, c406, c408, hoeffding):
     H, e2, L = sp.symbols("Eh eps2 L2", nonnegative=True)
     norm_bound = (2 * (H + L) + 2 * L).subs(L, e2)
     checks["2c ||f-f*||^2 <= 2 Eh + 4 eps^2"] = led.identity("Step 2(c): 2(Eh + eps^2) + 2 eps^2 = 2 Eh + 4 eps^2",
-                                                             norm_bound - (2 * H + 4 * e2))
+                                                             norm_bound, rhs=2 * H + 4 * e2)
     checks["2c E h^2 <= 32 Eh + 64 eps^2"] = led.identity("Step 2(c): 16 (2 Eh + 4 eps^2) = 32 Eh + 64 eps^2",
-                                                          16 * norm_bound - (32 * H + 64 * e2))
+                                                          16 * norm_bound, rhs=32 * H + 64 * e2)
     # Steps 3-4 and the final form rest on aux-1's arithmetic
     checks["aux-1 arithmetic"], ev_aux = _aux1_arithmetic(R(304, 3), c406, c408, led)
     # Step 5: Hoeffding for [0, 2]-valued summands: P(|mean - E| > t) <= 2 exp(-2 n t^2 / 2^2) = 2 exp(-n t^2 / 2)
     n, t, d = sp.symbols("n t d", positive=True)
     checks["Hoeffding exponent n t^2/2"] = led.identity("Step 5: Hoeffding's exponent 2 n t^2 / 2^2 = the stated one",
-                                                        2 * n * t**2 / 4 - sym(hoeffding) * n * t**2)
+                                                        2 * n * t**2 / 4, rhs=sym(hoeffding) * n * t**2)
     tstar2 = sp.solve(sp.Eq(sp.log(2) + 2 * d * sp.log(6 * n) - n * t**2 / 2, 0), t)
     checks["t* solves 2(6n)^(2d) e^(-n t^2/2) = 1"] = led.record(
         "Step 5: t* solves 2 (6n)^(2d) exp(-n t^2/2) = 1 (sympy solves it)", any(
             sp.simplify(r**2 - (4 * d * sp.log(6 * n) + 2 * sp.log(2)) / n) == 0 for r in tstar2), "exact")
     ts = sp.symbols("tstar", positive=True)
     tail = sp.integrate(t * sp.exp(-n * t**2 / 2), (t, ts, sp.oo)) / ts
-    checks["tail integral"] = led.identity("Step 5: the tail integral", tail - sp.exp(-n * ts**2 / 2) / (n * ts))
+    checks["tail integral"] = led.identity("Step 5: the tail integral", tail, rhs=sp.exp(-n * ts**2 / 2) / (n * ts))
     steps = {**checks, **numbers}
     if both(*checks.values()) is not True:
         bad = [k for k, v in checks.items() if v is not True]
@@ -330,7 +330,7 @@ def check_dominance(*, quick, centre):
     g1 = led.identity("G' = sech", (sp.diff(G, x) - sp.sech(x)).rewrite(sp.exp))
     g2 = led.identity("G'' = -sech tanh", (sp.diff(G, x, 2) + sp.sech(x) * sp.tanh(x)).rewrite(sp.exp))
     # App. E's closed form F(p) = 1 - G((1 - p)/h)/G(1/h) follows from G' = sech and G odd
-    led.identity("G is odd: G(-x) + G(x) = 0 (App. E: F(p) = 1 - G((1-p)/h)/G(1/h))", G.subs(x, -x) + G)
+    led.identity("G is odd: G(-x) + G(x) = 0 (App. E: F(p) = 1 - G((1-p)/h)/G(1/h))", G.subs(x, -x), rhs=-G)
     # F(p) = (G_h(p) - G_h(0)) / (G_h(1) - G_h(0)), G_h(t) = 2h atan(tanh((t - c)/(2h))): in ball arithmetic on the
     # grid's interior (F(0) = 0 and F(1) = 1 by construction: the ends are ties, decided exactly)
     from flint import arb, ctx
@@ -517,7 +517,8 @@ def check_main_bound_explicit(*, quick, tstar_sq):
     # t* must solve 2 (6n)^(2d) exp(-n t*^2/2) = 1
     defining = sp.simplify(sp.log(2) + 2 * d * sp.log(6 * n) - n * ts2 / 2)
     led = Ledger()
-    solves = led.identity("t* solves 2 (6n)^(2d) exp(-n t*^2/2) = 1 (its log)", defining)
+    solves = led.identity("t* solves 2 (6n)^(2d) exp(-n t*^2/2) = 1 (its log)", n * ts2 / 2,
+                          rhs=sp.log(2) + 2 * d * sp.log(6 * n))
     ev = {"t*^2": tstar_sq, "log of defining equation at t*": str(defining)}
     if solves is not True:
         ev["decided by"] = led.lines()

@@ -66,7 +66,7 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
                             "p": str(log_power), "a": "log theta(h) = asinh(h pi)",
                             "K(h) at h = 1/16, 1/64": [float(K.subs(_a, math.asinh(math.pi / k))) for k in (16, 64)]}
     if finite:
-        sharp = led.identity("the limit is K(h) = 2 (2 sqrt C + R) / log theta at both ends (exact)", lims[0] - K) \
+        sharp = led.identity("the limit is K(h) = 2 (2 sqrt C + R) / log theta at both ends (exact)", lims[0], rhs=K) \
             if log_power == R(3, 2) else None
         parts.append(Part("[prop-main, contrib-rate, abs-rate, table-rates, step5-final] the rate in n, h fixed (upper "
                           "bound)", Verdict.HOLDS,
@@ -109,7 +109,7 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     Ud = 2 * sp.sqrt((C * _d * sp.log(3 * _n) + c408) / _n) + sp.sqrt((R5**2 * _d * sp.log(6 * _n)
                                                                        + R5**2 * sp.log(2) / 2) / _n)
     d_exp = sp.simplify(sp.limit(_d * sp.diff(sp.log(Ud), _d), _d, sp.oo))
-    led.identity("d dlog U / dd -> 1/2 as d grows, n fixed (sympy)", d_exp - R(1, 2))
+    led.identity("d dlog U / dd -> 1/2 as d grows, n fixed (sympy)", d_exp, rhs=R(1, 2))
     ev["in d (n fixed)"] = {"side": "upper bound", "lim d dlog U/dd": str(d_exp)}
     parts.append(Part("[prop-main] the bound in d = (l+1)^2, n fixed (upper bound)", Verdict.HOLDS,
                       f"d dlog U/dd -> {d_exp} (sympy): U grows like sqrt(d), through Lemma covering's log N = "
@@ -118,7 +118,7 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     # -- the degree rule: eps_l <= B theta^-l <= B n^-2; B ~ 2/(pi h); d ~ 4 log^2 n / log^2 theta ------------------
     th = sp.exp(sp.asinh(_h * sp.pi))
     led.identity("theta^(-2 log n / log theta) = n^-2, so l >= 2 log n / log theta gives theta^-l <= n^-2",
-                 sp.exp(-2 * sp.log(_n) / sp.log(th) * sp.log(th)) - _n**-2)
+                 sp.exp(-2 * sp.log(_n) / sp.log(th) * sp.log(th)), rhs=_n**-2)
     eps_ok = led.check("the rule's theta^-l <= n^p for every n, h iff p >= -2 (l >= 2 log n / log theta)",
                        eps_power, ">=", -2)
     hB = sp.limit(_h * 2 / (th - 1), _h, 0)
@@ -127,8 +127,8 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     d_ok = led.record(f"lim d / log^{d_log_power} n is finite (n -> oo, h fixed; sympy limit)", _finite(d_n),
                       "exact", str(d_n))
     d_h = sp.limit(_h**2 * d_rule, _h, 0)
-    led.identity("h B -> 2/pi as h -> 0 (sympy)", hB - 2 / sp.pi)
-    led.identity("h^2 d -> 4 log^2 n / pi^2 as h -> 0 (sympy)", d_h - 4 * sp.log(_n) ** 2 / sp.pi**2)
+    led.identity("h B -> 2/pi as h -> 0 (sympy)", hB, rhs=2 / sp.pi)
+    led.identity("h^2 d -> 4 log^2 n / pi^2 as h -> 0 (sympy)", d_h, rhs=4 * sp.log(_n) ** 2 / sp.pi**2)
     ev["degree rule"] = {"side": "upper bound (eps_l) and exact (d)", "lim h B": str(hB),
                          f"lim d / log^{d_log_power} n": str(d_n), "lim h^2 d": str(d_h)}
     rule_ok = both(eps_ok, d_ok)

@@ -106,7 +106,7 @@ def check_aux_lipschitz(*, quick, factor):
     n = sp.symbols("n", positive=True)
     ev["the net's discretisation factor / n"] = {"paper (factor 2)": str(2 / n), f"claimed ({factor})": str(factor / n),
                                                  f"sharp ({sup_pl})": str(sup_pl / n)}
-    led.identity("the net's term factor * delta_n at delta_n = 1/n, factor 2: 2/n", 2 * (1 / n) - 2 / n)
+    led.identity("the net's term factor * delta_n at delta_n = 1/n, factor 2: 2/n", 2 * (1 / n), rhs=2 / n)
     fails = led.check("the factor < sup |f + g - 2Z| over P_l values (exact)", factor, "<", sup_pl)
     ev["decided by"] = led.lines()
     if fails:
