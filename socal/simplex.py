@@ -6,18 +6,22 @@ Three maps, fitted on items with votes and checked on others (:func:`evaluate_re
 * :class:`MulticlassPlatt` (the recommended one), a joint map in two stated steps:
 
   - the mean: m' = (1 - eps) softmax(a_c log m_c + b_c) + eps pi: a temperature a_c and a bias b_c per class (the
-    diagonal form of Dirichlet calibration, Kull et al. 2019), mixed with a floor eps pi, where pi is the classes'
-    share of the fitting votes (each class given half a vote) and eps in [1e-6, 0.5]; all fitted by the votes'
-    multinomial likelihood (a ridge of 1 on the biases).  Every class keeps a probability of at least eps pi_c > 0,
-    so no vote is ever given probability 0, and the identity map is inside the family, so the fitted likelihood is
-    never worse than the raw mean's on the fitting votes;
-  - the covariance: Sigma' = S (diag(m') - m' m'^T), a Dirichlet's shape around m', with the item's scale
-    S = expit(theta_0 + theta_1 logit rho) a function of the raw scores' relative spread
-    rho = tr Sigma / (1 - ``|m|^2``) (the members' disagreement as a share of the most a probability vector about m can
-    have), fitted by least squares to the votes' unbiased ``|f* - m'|^2`` (every pair of an item's votes, as
-    :func:`socal.multiclass.trace_check` counts it) and kept in (0, 1 - 1e-6].  diag(m') - m' m'^T is PSD with rows
-    summing to 0, and the pair law is m'_c m'_d (1 - S) > 0 for c != d: the output is valid by construction, with
-    no projection after the fit, so nothing the fit calibrated is moved afterwards.
+    diagonal form of Dirichlet calibration, Kull et al. 2019; ``degree`` > 1 adds powers of log m_c), mixed with a
+    floor eps pi, where pi is the classes' share of the fitting votes (each class given half a vote) and eps in
+    [1e-6, 0.5]; all fitted by the votes' multinomial likelihood (a ridge of 1 on the biases).  Every class keeps a
+    probability of at least eps pi_c > 0, so no vote is ever given probability 0, and the identity map is inside the
+    family, so the fitted likelihood is never worse than the raw mean's on the fitting votes;
+  - the covariance, in two fitted quantities: its trace, tr Sigma' = S (1 - ``|m'|^2``) with the item's scale
+    S = expit(theta_0 + theta_1 logit rho) a function of the raw scores' relative spread rho = tr Sigma /
+    (1 - ``|m|^2``) (the members' disagreement as a share of the most a probability vector about m can have), fitted
+    by least squares to the votes' unbiased ``|f* - m'|^2`` (every pair of an item's votes, as
+    :func:`socal.multiclass.trace_check` counts it); and its split across classes, by class weights g_c: Sigma' =
+    k sum_{c<d} m'_c m'_d g_c g_d (e_c - e_d)(e_c - e_d)^T (diagonal k m'_c g_c (G - m'_c g_c), off-diagonal
+    -k m'_c m'_d g_c g_d, G = sum_d m'_d g_d), k setting the trace, the weights fitted to the votes' per-class
+    (f*_c - m'_c)^2 with the trace held (at g = 1 it is the Dirichlet shape S (diag(m') - m' m'^T)).  Each term of
+    the sum is PSD with rows summing to 0, and the pair law is m'_c m'_d (1 - k g_c g_d) > 0 for c != d because k
+    is capped at (1 - 1e-6) / (g_(1) g_(2)) (which also keeps each variance below m'(1 - m')): the output is valid
+    by construction, with no projection after the fit, so nothing the fit calibrated is moved afterwards.
 
 * :class:`TemperatureScaling`, the anchor users try first: one temperature on the mean and one scale s on the same
   Dirichlet shape (two parameters: T and s).
@@ -55,6 +59,7 @@ FORMAT_VERSION = 2  # 1: socal before 2026-12-06, the class-wise maps (read by C
 LOG_FLOOR = 1e-12  # log m is read as log max(m, 1e-12): a member's exact 0 stays finite
 S_MAX = 1.0 - 1e-6  # the covariance scale's ceiling: every pair law m'_c m'_d (1 - S) stays > 0
 EPS_RANGE = (1e-6, 0.5)  # the floor's weight
+MIN_CLASS_VOTES = 1000  # a class's covariance weight is fitted from at least this many fitting votes (else g = 1)
 _FULL_COV_BYTES = 2**30  # transform refuses an (n, C, C) output above 1 GiB: pass diagonal=True
 
 
@@ -197,58 +202,82 @@ def _shape(mp, g):
     return mg * rest, G
 
 
-def _fit_scale(U, mp, x, *, slope, weights):
-    """(theta (2,), g (C,)): the covariance S (diag(m g) G - (m g)(m g)^T) / ... of :func:`_cov` with
-    S = expit(theta_0 + theta_1 x), fitted by least squares of the votes' per-class (f*_c - m_c)^2 (``U``, (n, C))
-    on its diagonal.  ``slope`` False: theta_1 = 0; ``weights`` False: g = 1 (the Dirichlet shape)."""
+def _fit_scale(U, mp, x, *, slope, weights, class_votes=None):
+    """(theta (2,), g (C,)) of the covariance of :func:`_cov`, in two steps:
+
+    1. the trace: S = expit(theta_0 + theta_1 x) by least squares of the votes' sum over classes of
+       (f*_c - m_c)^2 (``U`` (n, C) summed) on S (1 - ``|m|^2``) (the Dirichlet trace); ``slope`` False: theta_1 = 0,
+       S the closed-form constant;
+    2. the split across classes (``weights``): the class weights g set each class's share h_c(g) / sum_d h_d(g) of
+       that trace (h of :func:`_shape`), by least squares of the votes' per-class (f*_c - m_c)^2 on S (1 - ``|m|^2``)
+       times the share, theta held.  The weights move variance between classes and leave each item's trace as
+       step 1 set it, so the trace's calibration (by thirds of tr Sigma', docs/multiclass.md) is not traded for the
+       classes'.  A class's weight is fitted only from at least :data:`MIN_CLASS_VOTES` fitting votes (else 1)."""
     from scipy import optimize
 
     n, C = mp.shape
-    tot = float((mp * (1 - mp)).sum())
-    s0 = float(np.clip(U.sum() / tot if tot > 0 else 0.5, 1e-6, 0.5))
-    th0 = np.array([float(_logit(s0)), 0.0])
-    if not slope and not weights:
-        return th0, np.ones(C)
+    D = 1.0 - np.einsum("ij,ij->i", mp, mp)
+    Ut = U.sum(axis=1)
+    tot = float(D.sum())
+    s0 = float(np.clip(Ut.sum() / tot if tot > 0 else 0.5, 1e-6, 0.5))
+    theta = np.array([float(_logit(s0)), 0.0])
+    if slope:
+        def resid(th):
+            return np.minimum(_expit(th[0] + th[1] * x), S_MAX) * D - Ut
+
+        def jac(th):
+            sv = _expit(th[0] + th[1] * x)
+            d = sv * (1 - sv) * D
+            return np.column_stack([d, d * x])
+
+        theta = optimize.least_squares(resid, theta, jac=jac, bounds=([-40.0, -10.0], [40.0, 10.0])).x
+    free = np.ones(C, bool) if class_votes is None else np.asarray(class_votes) >= MIN_CLASS_VOTES
+    if not weights or free.sum() < 1:
+        return theta, np.ones(C)
+    SD = np.minimum(_expit(theta[0] + theta[1] * x), S_MAX) * D  # each item's trace, held
     scale = 1.0 / max(float((U ** 2).sum()), 1e-300)
 
-    def objective(th):
-        t0, t1 = th[0], th[1] if slope else 0.0
-        g = np.exp(th[2:]) if weights else np.ones(C)
-        S = _expit(t0 + t1 * x)
+    def objective(gam):
+        g = np.exp(gam)
         h, G = _shape(mp, g)
-        r = S[:, None] * h - U
+        T = h.sum(axis=1)
+        T = np.where(T > 0, T, 1.0)
+        r = SD[:, None] * h / T[:, None] - U
         f = float((r ** 2).sum())
-        dS = 2 * (r * h).sum(axis=1) * S * (1 - S)
-        grad = [np.array([dS.sum()]), np.array([(dS * x).sum()]) if slope else np.zeros(1)]
-        if weights:
-            R = r * S[:, None]
-            mg = mp * g
-            gg = (R * mp * (G[:, None] - 2 * mg)).sum(axis=0) + (mp * (R * mg).sum(axis=1, keepdims=True)).sum(axis=0)
-            pen = th[2:].sum()  # pins the g's geometric mean at 1 (S absorbs a common factor)
-            f += pen ** 2 / scale
-            grad.append(2 * gg * g + 2 * pen / scale)
-        return f * scale, np.concatenate(grad) * scale
+        R = 2 * r * SD[:, None]
+        Q = R / T[:, None] - ((R * h).sum(axis=1) / T ** 2)[:, None]  # d f / d h through the share
+        mg = mp * g
+        gg = (Q * mp * (G[:, None] - 2 * mg)).sum(axis=0) + (mp * (Q * mg).sum(axis=1, keepdims=True)).sum(axis=0)
+        pin = float(gam.sum())  # the shares ignore a common factor of g: pin the log weights' sum at 0
+        return (f + pin ** 2 / scale) * scale, (gg * g + 2 * pin / scale) * scale
 
-    start = np.concatenate([th0, np.zeros(C if weights else 0)])
-    bounds = [(-40.0, 40.0), (-10.0, 10.0)] + [(-5.0, 5.0)] * (C if weights else 0)
-    res = optimize.minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds,
+    bounds = [(-5.0, 5.0) if f else (0.0, 0.0) for f in free]
+    res = optimize.minimize(objective, np.zeros(C), jac=True, method="L-BFGS-B", bounds=bounds,
                             options={"maxiter": 2000, "ftol": 1e-14, "gtol": 1e-10})
-    th = res.x
-    return th[:2] if slope else np.array([th[0], 0.0]), np.exp(th[2:]) if weights else np.ones(C)
+    return theta, np.exp(res.x)
 
 
 def _cov(mp, g, S, diagonal):
-    """Sigma = S sum_{c<d} m_c m_d g_c g_d (e_c - e_d)(e_c - e_d)^T: diagonal S m_c g_c (G - m_c g_c), off-diagonal
-    -S m_c m_d g_c g_d (G = sum_d m_d g_d); at g = 1 the Dirichlet shape S (diag(m) - m m^T).  PSD (a sum of PSD
-    terms with weights >= 0), rows summing to 0 (each term's do), and the pair law m_c m_d + Sigma_cd =
-    m_c m_d (1 - S g_c g_d) > 0 when S g_c g_d < 1 for every c != d (the caller's cap on S)."""
-    h = S[:, None] * _shape(mp, g)[0]
+    """Sigma = k sum_{c<d} m_c m_d g_c g_d (e_c - e_d)(e_c - e_d)^T: diagonal k m_c g_c (G - m_c g_c), off-diagonal
+    -k m_c m_d g_c g_d (G = sum_d m_d g_d), with k = S (1 - ``|m|^2``) / T, T = sum_c m_c g_c (G - m_c g_c), so that
+    tr Sigma = S (1 - ``|m|^2``) whatever g (at g = 1, k = S and Sigma is the Dirichlet shape S (diag(m) - m m^T)).
+    PSD (a sum of PSD terms with weights >= 0), rows summing to 0 (each term's do); k is capped at
+    (1 - 1e-6) / (g_(1) g_(2)), so the pair law m_c m_d + Sigma_cd = m_c m_d (1 - k g_c g_d) > 0 for c != d (and each
+    variance stays below m (1 - m)); where the cap binds, the trace is below S (1 - ``|m|^2``)."""
+    h, _ = _shape(mp, g)
+    T = h.sum(axis=1)
+    D = 1.0 - np.einsum("ij,ij->i", mp, mp)
+    top = np.sort(g)[-2:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = np.where(T > 0, S * D / np.where(T > 0, T, 1.0), 0.0)
+    k = np.minimum(k, S_MAX / (top[0] * top[1]))
+    diag = k[:, None] * h
     if diagonal:
-        return h
+        return diag
     mg = mp * g
-    cov = -S[:, None, None] * (mg[:, :, None] * mg[:, None, :])
+    cov = -k[:, None, None] * (mg[:, :, None] * mg[:, None, :])
     C = mp.shape[1]
-    cov[:, np.arange(C), np.arange(C)] = h  # the diagonal summed from the off-diagonal terms: rows sum to 0
+    cov[:, np.arange(C), np.arange(C)] = diag  # the diagonal summed from the off-diagonal terms: rows sum to 0
     return cov
 
 
@@ -373,24 +402,17 @@ class _JointBase(_SimplexMap):
             degree=degree)
         mp = _mean_map(L, self.beta_, self.b_, self.eps_, self.prior_, self.lo_)
         self.theta_, self.g_ = _fit_scale(_class_spread(mp, A), mp, _logit(rho), slope=self._slope,
-                                          weights=self._weights)
+                                          weights=self._weights, class_votes=A.sum(axis=0))
         self.n_classes_ = m.shape[1]
         self.n_samples_fit_ = m.shape[0]
         return self
 
-    @property
-    def s_max_(self) -> float:
-        """The ceiling on the scale S: S g_c g_d <= 1 - 1e-6 for every pair c != d (the pair law stays > 0)."""
-        self._check_fitted()
-        top = np.sort(self.g_)[-2:]
-        return float(S_MAX / (top[0] * top[1]))
-
     def scale(self, rho):
-        """S(rho) = expit(theta_0 + theta_1 logit rho), at most :attr:`s_max_`: the covariance's scale at relative
-        spread rho."""
+        """S(rho) = expit(theta_0 + theta_1 logit rho), at most 1 - 1e-6: the covariance's trace is S (1 - ``|m'|^2``)
+        at relative spread rho (less where the pair-law cap of :func:`_cov` binds)."""
         self._check_fitted()
         x = _logit(np.clip(np.asarray(rho, dtype=float), 1e-9, 1 - 1e-9))
-        return np.minimum(_expit(self.theta_[0] + self.theta_[1] * x), self.s_max_)
+        return np.minimum(_expit(self.theta_[0] + self.theta_[1] * x), S_MAX)
 
     def transform(self, mean, cov=None, *, diagonal: bool = False):
         """(m' (n, C), Sigma' (n, C, C)) for the items' scores (as :meth:`fit` takes them); ``diagonal=True``
@@ -458,25 +480,37 @@ class _JointBase(_SimplexMap):
 
 
 class MulticlassPlatt(_JointBase):
-    """Multiclass recalibration by a joint map: per-class temperature, bias and a floor on the mean; a Dirichlet
-    shape with a fitted, spread-dependent scale on the covariance (the module docstring gives the rule and why it
-    is valid).
+    """Multiclass recalibration by a joint map: per-class temperature, bias and a floor on the mean; a
+    Dirichlet-family covariance with class weights and a fitted, spread-dependent scale (the module docstring gives
+    the rule and why it is valid).
 
     Parameters
     ----------
+    degree : int in [1, 6], default 1
+        The terms in log m_c of the mean step: 1 is a temperature and a bias per class; more add powers of log m_c
+        (measured on the real ensembles of docs/multiclass.md, degree 3 did not pass more of their tests).
     ridge : float, default 1.0
-        The ridge on the class biases (a N(0, 1/ridge) prior): keeps a class with few votes near its raw mean.
+        The ridge on the class biases and the higher terms (a N(0, 1/ridge) prior): keeps a class with few votes
+        near its raw mean.
 
     Attributes
     ----------
-    a_, b_ : ndarray (C,)
-        The temperatures (multipliers of log m_c) and biases.
+    beta_ : ndarray (degree, C)
+        The mean step's coefficients: ``beta_[0]`` the temperatures (multipliers of log m_c), the rest the higher
+        terms.
+    b_ : ndarray (C,)
+        The biases.
     eps_ : float
         The floor's weight; every class keeps probability >= ``eps_ * prior_[c]``.
     prior_ : ndarray (C,)
         The classes' share of the fitting votes, each class given half a vote.
+    lo_ : ndarray (C,)
+        The fitting data's smallest log m per class (the higher terms are clipped there).
     theta_ : ndarray (2,)
-        The covariance scale S = expit(theta_0 + theta_1 logit rho) (:meth:`scale`).
+        The covariance scale S = expit(theta_0 + theta_1 logit rho) (:meth:`scale`): tr Sigma' = S (1 - ``|m'|^2``).
+    g_ : ndarray (C,)
+        The class weights of the covariance: each class's share of the trace (log weights summing to about 0; 1 for
+        a class with fewer than :data:`MIN_CLASS_VOTES` fitting votes).
 
     Examples
     --------
@@ -497,7 +531,7 @@ class MulticlassPlatt(_JointBase):
 class TemperatureScaling(_JointBase):
     """The anchor: one temperature on the mean (m' = softmax(log m / T)) and one scale s on a Dirichlet-shaped
     covariance (Sigma' = s (diag(m') - m' m'^T), s = the votes' sum of ``|f* - m'|^2`` over sum of 1 - ``|m'|^2``, in
-    (0, 1 - 1e-6]): two parameters, what users try first.  ``a_`` holds 1 / T for every class."""
+    (0, 1 - 1e-6]): two parameters, what users try first.  ``beta_[0]`` holds 1 / T for every class."""
 
     _per_class = False
     _biases = False

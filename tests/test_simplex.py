@@ -46,14 +46,14 @@ def test_the_output_is_a_positive_probability_vector_and_a_valid_covariance(temp
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.floats(1e-9, 1.0), min_size=3, max_size=7), st.data())
-def test_the_covariance_rule_is_valid_for_any_weights_and_scale_up_to_its_cap(raw, data):
-    """The family S sum_{c<d} m_c m_d g_c g_d (e_c - e_d)(e_c - e_d)^T at S up to the cap (1 - 1e-6) / (g_(1)
-    g_(2)) is PSD, rows summing to 0, every pair law > 0, each variance <= m (1 - m)."""
+def test_the_covariance_rule_is_valid_for_any_weights_and_scale(raw, data):
+    """The family k sum_{c<d} m_c m_d g_c g_d (e_c - e_d)(e_c - e_d)^T of :func:`_cov`, for any weights in the fit's
+    range and any scale S in [0, 1], is PSD, rows summing to 0, every pair law > 0, each variance <= m (1 - m), and
+    its trace is S (1 - |m|^2) wherever the pair-law cap does not bind."""
     m = np.array([raw]) / np.sum(raw)
     C = m.shape[1]
     g = np.array(data.draw(st.lists(st.floats(np.exp(-5), np.exp(5)), min_size=C, max_size=C)))
-    top = np.sort(g)[-2:]
-    S = np.array([data.draw(st.floats(0.0, 1.0)) * (1 - 1e-6) / (top[0] * top[1])])
+    S = np.array([data.draw(st.floats(0.0, 1.0 - 1e-6))])
     cov = _cov(m, g, S, diagonal=False)
     assert np.abs(cov.sum(axis=2)).max() < 1e-12 * max(1.0, np.abs(cov).max())
     assert np.linalg.eigvalsh(cov[0]).min() > -1e-12
@@ -61,14 +61,24 @@ def test_the_covariance_rule_is_valid_for_any_weights_and_scale_up_to_its_cap(ra
     assert pair.min() >= -1e-15
     assert np.all(np.diagonal(cov[0]) <= m[0] * (1 - m[0]) + 1e-12)
     assert np.allclose(_cov(m, g, S, diagonal=True)[0], np.diagonal(cov[0]), rtol=1e-12, atol=1e-300)
+    mg = m[0] * g
+    T = mg.sum() ** 2 - (mg ** 2).sum()
+    top = np.sort(g)[-2:]
+    if T > 0 and S[0] * (1 - (m[0] ** 2).sum()) / T <= (1 - 1e-6) / (top[0] * top[1]):
+        assert np.isclose(np.trace(cov[0]), S[0] * (1 - (m[0] ** 2).sum()), rtol=1e-9, atol=1e-300)
 
 
-def test_the_rule_above_its_cap_breaks_the_pair_law():
-    """Negative control of the cap: at S = 2 / (g_(1) g_(2)) a pair law goes negative."""
-    m = np.array([[0.5, 0.3, 0.2]])
+def test_the_family_without_its_cap_breaks_the_pair_law():
+    """Negative control of the cap: the same family at k = 2 / (g_(1) g_(2)) (what the trace would ask for here,
+    uncapped) has a negative pair law; _cov caps it."""
+    m = np.array([0.5, 0.3, 0.2])
     g = np.array([1.0, 2.0, 0.5])
-    cov = _cov(m, g, np.array([2.0 / 2.0]), diagonal=False)
-    assert (m[0][:, None] * m[0][None, :] + cov[0]).min() < 0
+    mg = m * g
+    k = 2.0 / 2.0
+    uncapped = k * (np.diag(mg * mg.sum()) - np.outer(mg, mg))
+    assert (np.outer(m, m) + uncapped).min() < 0
+    capped = _cov(m[None], g, np.array([0.999]), diagonal=False)[0]
+    assert (np.outer(m, m) + capped).min() > 0
 
 
 def test_the_recalibrated_predictor_is_calibrated_where_the_truth_is_known(tempered):

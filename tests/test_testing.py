@@ -658,3 +658,26 @@ def test_test_statistics_refuse_an_unread_variance_and_name_themselves():
         socal.CalibrationTestStats().test()
     with pytest.raises(ValueError, match="calibration_test needs at least 10 items; the data hold 5"):
         socal.calibration_test(m[:5], v[:5], y[:5])
+
+
+def test_region_words_name_where_most_of_the_region_s_items_are():
+    """Issue 69: "at m 0.00-0.99" said little.  A region's words add where 80% of its items are (the grid's
+    count-weighted 10th-90th percentile of the mean), inside its range, when that is under half the range; the
+    recount of the same region agrees (the region's membership is unchanged)."""
+    rng = np.random.default_rng(3)
+    n = 6000
+    u = rng.random(n)  # the lowest third of the means: 3% of items spread over 0.02-0.40, 30% at 0.40-0.42
+    m = np.where(u < 0.03, rng.uniform(0.02, 0.40, n), np.where(u < 0.33, rng.uniform(0.40, 0.42, n),
+                                                                   rng.uniform(0.6, 0.9, n)))
+    v = 0.05 * m * (1 - m)
+    a = rng.binomial(10, 0.8 * m).astype(float)  # means too high everywhere
+    t = socal.calibration_test(m, v, counts=(a, np.full(n, 10.0)))
+    r = next(x for x in t.regions if x.mean_range[0] < 0.05)
+    lo, hi = r.mean_range
+    assert hi - lo > 0.35 and "at m 0.02-0.42 (80% of its items at m 0.39-0.42)" in r.describe()
+    c_lo, c_hi = r.mean_core
+    assert lo <= c_lo < c_hi <= hi and (c_hi - c_lo) <= 0.5 * (hi - lo)
+    assert "80% of its items at m" in r.describe()
+    assert r.agrees(socal.vote_check(m, v, counts=(a, np.full(n, 10.0)), region=r))
+    even = next(x for x in t.regions if x.mean_range[0] > 0.7)  # spread evenly: its range says it (control)
+    assert "80% of its items" not in even.describe()
