@@ -727,7 +727,8 @@ def evaluate_recalibrated_multiclass(recalibrator, mean, cov=None, labels=None, 
 
     ``recalibrator``: a fitted :class:`MulticlassPlatt` or :class:`TemperatureScaling` (``mean``, ``cov`` as their
     ``transform`` takes them), or a :class:`ClasswisePlatt` (``mean``, ``cov`` the perturbed class scores and
-    variances, (n, C) each).  ``names`` labels the classes.
+    variances, (n, C) each; its "before" log loss is then that of the perturbed class means divided by their sum).
+    ``names`` labels the classes.
     """
     from .estimators import ce2
 
