@@ -263,7 +263,8 @@ def recalibration_report(data_dir, *, rng=0, quick=False):
             valid = label != "class-wise maps alone"
             if valid:
                 t = multiclass_test(m2, v2, counts=A, rng=rng)
-                verdict, trace_p = f"{t.pvalue:.2g}", f"{t.trace_adjusted:.2g}"
+                verdict, trace_p = (fmt_p(x).removeprefix("p = ").removeprefix("p ") for x in (t.pvalue,
+                                                                                              t.trace_adjusted))
                 ll = f"{log_loss(m2, counts=A):.4f}"
             else:  # not a probability vector: the class tests one by one, Holm over the classes
                 ps = [calibration_test(m2[:, c], v2[:, c], counts=(A[:, c], K), rng=rng).pvalue
