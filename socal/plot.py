@@ -439,7 +439,7 @@ def multiclass_figure(evaluation: Any, labels: ArrayLike | None = None, *, count
     ax.set_title("CE2 after perturbation", fontsize=8)
     ax.legend(fontsize=7)
     if trace is not None:
-        _trace_panel(flat[C + 1], [("reported", *trace)], A)
+        _trace_panel(flat[C + 1], [("the predictor", *trace)], A)
     for extra in flat[C + 1 + (trace is not None):]:
         extra.set_axis_off()
     fig.suptitle(f"{C} classes, n = {n}; verdict p = {evaluation.test.pvalue:.2g}", fontsize=10)
