@@ -83,6 +83,10 @@ class Evaluation(Tabular):
         perturbed CE2 then says little about them; the test on the raw scores is unaffected).
     bandwidth : socal.bandwidth.BandwidthChoice or None
         How h was chosen (``h='auto'``, the default); None for an h the caller gave.
+    ce1_note : str
+        Why CE1 was not estimated ("" where it was).
+    ci : float
+        The intervals' level.
     """
 
     test: CalibrationTest
@@ -97,6 +101,7 @@ class Evaluation(Tabular):
     var_spread: float = float("nan")
     bandwidth: BandwidthChoice | None = None
     ce1_note: str = ""
+    ci: float = 0.9
 
     @property
     def n(self) -> int:
@@ -136,7 +141,7 @@ class Evaluation(Tabular):
         miss are ``print(result.test)``: printing a test and then its evaluation does not repeat it; ``full_test``
         includes them, as ``socal evaluate`` prints), then the size of the error."""
         r2, r1, ref = self.ce2, self.ce1, self.reference
-        level = int(round((r1 or r2 or _Level()).ci.level * 100))
+        level = int(round(self.ci * 100))
         hs = _fmt_h(self.h)
         wrap = (lambda ps: [textwrap.fill(p, 110) for p in ps])
         lines = self.test.summary().split("\n")
@@ -402,7 +407,7 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
             r1 = None
     return Evaluation(test=test, ce2=r2, ce1=r1, reference=ref, mean=pm, var=pv, h=h,
                       seed=None if seed is None else int(seed), var_shift=shift, var_spread=spread,
-                      bandwidth=choice, ce1_note=note)
+                      bandwidth=choice, ce1_note=note, ci=float(ci))
 
 
 @dataclass(frozen=True)
@@ -488,13 +493,6 @@ def _reference(tv):
     """A reference value as the summary prints it: four decimals, with its quadrature error where that shows in
     them (a bandwidth near the quadrature's resolution limit)."""
     return f"{tv.value:.4f}" if tv.error < 5e-5 else f"{tv.value:.4f} +- {tv.error:.4f}"
-
-
-class _Level:
-    """The default interval level, where neither CE2 nor CE1 was estimated (for the table's heading)."""
-
-    class ci:  # noqa: N801  (read as .ci.level)
-        level = 0.9
 
 
 def evaluate_recalibrated(recalibrator: Any, mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *,
