@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from ._typing import ArrayLike, Seed
 from ._validation import check_array, check_rng
 from .multiclass import (MulticlassTest, TraceCheck, check_multiclass_scores, class_counts, multiclass_input,
                          multiclass_test, trace_check)
@@ -97,7 +98,7 @@ def pair_spread(m, A):
             + np.einsum("ij,ij->i", m, m))
 
 
-def log_loss(mean, labels=None, *, counts=None) -> float:
+def log_loss(mean: ArrayLike, labels: ArrayLike | None = None, *, counts: ArrayLike | None = None) -> float:
     """The votes' log loss per vote, -sum_i sum_c a_ic log m_ic / sum_i K_i (natural log; inf where a vote falls on
     a class given probability 0)."""
     m = check_array(mean, "mean", "log_loss", ndim=2, lo=0.0, hi=1.0, clip_edges=True)
@@ -304,7 +305,7 @@ class _SimplexMap:
                              f"({exc.strerror or exc}).") from None
 
     @classmethod
-    def load(cls, file: str | os.PathLike):
+    def load(cls, file: str | os.PathLike) -> Any:
         """Read what :meth:`save` wrote, checked field by field (:meth:`from_dict`); a file that cannot be read or
         is not JSON is a ValueError naming it."""
         where = f"{cls.__name__}.load"
@@ -386,7 +387,8 @@ class _JointBase(_SimplexMap):
         if isinstance(r, bool) or not isinstance(r, (int, float)) or not np.isfinite(r) or not 0 <= r <= 1e6:
             raise ValueError(f"The 'ridge' parameter of {name} must be a number in [0, 1e6]. Got {r!r} instead.")
 
-    def fit(self, mean, cov=None, labels=None, *, counts=None):
+    def fit(self, mean: ArrayLike, cov: ArrayLike | None = None, labels: ArrayLike | None = None, *,
+            counts: ArrayLike | None = None) -> _JointBase:
         """Fit on items' scores (``mean`` (n, C) with ``cov`` (n, C, C) or class variances (n, C), or members'
         probabilities (n, M, C) with ``cov`` None) and their votes (``labels`` (n, k), -1 missing, or ``counts``
         (n, C); at least 2 votes per item).  The mean step first (the votes' likelihood), then the covariance step
@@ -407,14 +409,15 @@ class _JointBase(_SimplexMap):
         self.n_samples_fit_ = m.shape[0]
         return self
 
-    def scale(self, rho):
+    def scale(self, rho: ArrayLike) -> np.ndarray:
         """S(rho) = expit(theta_0 + theta_1 logit rho), at most 1 - 1e-6: the covariance's trace is S (1 - ``|m'|^2``)
         at relative spread rho (less where the pair-law cap of :func:`_cov` binds)."""
         self._check_fitted()
         x = _logit(np.clip(np.asarray(rho, dtype=float), 1e-9, 1 - 1e-9))
         return np.minimum(_expit(self.theta_[0] + self.theta_[1] * x), S_MAX)
 
-    def transform(self, mean, cov=None, *, diagonal: bool = False):
+    def transform(self, mean: ArrayLike, cov: ArrayLike | None = None, *,
+                  diagonal: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(m' (n, C), Sigma' (n, C, C)) for the items' scores (as :meth:`fit` takes them); ``diagonal=True``
         returns the class variances (n, C) instead of the covariance (needed where n C^2 floats exceed 1 GiB)."""
         self._check_fitted()
@@ -440,7 +443,7 @@ class _JointBase(_SimplexMap):
                 "lo": self.lo_.tolist(), "theta": self.theta_.tolist(), "g": self.g_.tolist()}
 
     @classmethod
-    def from_dict(cls, d: dict):
+    def from_dict(cls, d: dict) -> _JointBase:
         """Rebuild from :meth:`to_dict`'s output after checking every field (a ValueError names the one at
         fault)."""
         where = cls._head(d)
@@ -718,8 +721,10 @@ def trace_by_thirds(mean, cov, counts):
     return ratio, tuple(float(U[p].mean() / tr[p].mean()) if tr[p].mean() > 0 else float("inf") for p in parts)
 
 
-def evaluate_recalibrated_multiclass(recalibrator, mean, cov=None, labels=None, *, counts=None, names=None,
-                                     ci=0.9, rng=0, alpha=0.05) -> RecalibratedMulticlass:
+def evaluate_recalibrated_multiclass(recalibrator: Any, mean: ArrayLike, cov: ArrayLike | None = None,
+                                     labels: ArrayLike | None = None, *, counts: ArrayLike | None = None,
+                                     names: Any = None, ci: float = 0.9, rng: Seed = 0,
+                                     alpha: float = 0.05) -> RecalibratedMulticlass:
     """Check a fitted multiclass recalibrator on held-out items (never the items it was fitted on): the multiclass
     verdict (:func:`socal.multiclass.multiclass_test`) on its (m', Sigma'), the direct trace check, each class's CE2
     on its recalibrated scores (:func:`socal.ce2` with ``h=None``: the scores are a fitted function of the raw ones,
