@@ -257,3 +257,23 @@ def test_the_projection_is_a_probability_vector_and_a_covariance(raw, var):
     assert abs(m.sum() - 1) < 1e-12 and np.all(m >= 0)
     assert np.abs(cov.sum(axis=2)).max() < 1e-12 and np.linalg.eigvalsh(cov[0]).min() > -1e-12
     assert np.all(np.diagonal(cov[0]) <= m[0] * (1 - m[0]) + 1e-12)
+
+
+def test_the_class_weights_split_the_trace_and_leave_it_as_the_scale_set_it():
+    """The covariance's trace is S(rho) (1 - |m'|^2) whatever the class weights (they only split it across classes,
+    fitted with the trace held) wherever the pair-law cap does not bind; on a rare 50-class population its ratio to
+    the votes' |f* - m'|^2 stays within x2 in every third of tr Sigma' (the raw ensemble's lowest third: x2.55)."""
+    from socal.simplex import _scores
+
+    m, v, A = DirichletEnsemble(C=50, base="rare", kind="tempered").sample(8000, k=5, counts=True, diagonal=True,
+                                                                            rng=1)
+    fit = MulticlassPlatt().fit(m[:4000], v[:4000], counts=A[:4000])
+    assert not np.allclose(fit.g_, 1.0)  # some weights were fitted
+    m2, v2 = fit.transform(m[4000:], v[4000:], diagonal=True)
+    rho = _scores(m[4000:], v[4000:], "test")[2]
+    held = fit.scale(rho) * (1 - (m2 ** 2).sum(axis=1))
+    exact = np.isclose(v2.sum(axis=1), held, rtol=1e-9, atol=0)  # the rest: the cap bound, the trace below
+    assert exact.mean() > 0.9 and np.all(v2.sum(axis=1)[~exact] < held[~exact])
+    _, thirds = trace_by_thirds(m2, v2, A[4000:])
+    assert all(0.5 < x < 2 for x in thirds), thirds
+    assert trace_by_thirds(m[4000:], v[4000:], A[4000:])[1][0] > 2  # the raw lowest third was off (control)
