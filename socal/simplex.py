@@ -9,8 +9,9 @@ Three maps, fitted on items with votes and checked on others (:func:`evaluate_re
     diagonal form of Dirichlet calibration, Kull et al. 2019; ``degree`` > 1 adds powers of log m_c), mixed with a
     floor eps pi, where pi is the classes' share of the fitting votes (each class given half a vote) and eps in
     [1e-6, 0.5]; all fitted by the votes' multinomial likelihood (a ridge of 1 on the biases).  Every class keeps a
-    probability of at least eps pi_c > 0, so no vote is ever given probability 0, and the identity map is inside the
-    family, so the fitted likelihood is never worse than the raw mean's on the fitting votes;
+    probability of at least eps pi_c > 0, so no vote is ever given probability 0, and the raw mean mixed with the
+    smallest floor (1e-6) is inside the family and is where the fit starts, so the fitted likelihood on the fitting
+    votes is never below that;
   - the covariance, in two fitted quantities: its trace, tr Sigma' = S (1 - ``|m'|^2``) with the item's scale
     S = expit(theta_0 + theta_1 logit rho) a function of the raw scores' relative spread rho = tr Sigma /
     (1 - ``|m|^2``) (the members' disagreement as a share of the most a probability vector about m can have), fitted
