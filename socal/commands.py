@@ -226,7 +226,7 @@ def _evaluate_multiclass(args):
             print(f"figure (per-class reliability, CE2 against the references, the covariance's trace against the "
                   f"votes): {args.plot}")
     if args.report:
-        _write_page(args, res, votes)
+        _write_page(args, res, votes, scores=(first, second))
     return 0
 
 
@@ -237,14 +237,15 @@ def _command_line(args):
     return "socal " + " ".join(shlex.quote(a) for a in getattr(args, "argv", sys.argv[1:]))
 
 
-def _write_page(args, res, votes):
-    """``--report``: the self-contained HTML page (:mod:`socal.page`)."""
+def _write_page(args, res, votes, scores=None):
+    """``--report``: the self-contained HTML page (:mod:`socal.page`); ``scores``: a multiclass predictor's raw
+    (mean, cov), for the covariance's panel."""
     import matplotlib
 
     matplotlib.use("Agg")
     from .page import write_report
 
-    write_report(args.report, res, **votes, command=_command_line(args), rng=args.seed)
+    write_report(args.report, res, **votes, command=_command_line(args), rng=args.seed, scores=scores)
     if not args.json:
         print(f"report (verdict, tables, figures, and how to reproduce them; one file): {args.report}")
 

@@ -121,7 +121,7 @@ def _headline(ev):
     return f"Second-order calibration {word} at level 0.05 ({fmt_p(t.pvalue)}, n = {ev.n:,}); {size}."
 
 
-def _multiclass_sections(ev, labels, counts, rng):
+def _multiclass_sections(ev, labels, counts, rng, scores=None):
     from .plot import multiclass_figure
 
     parts = [f'<p class="verdict {_verdict_class(ev.test.pvalue)}">{html.escape(_headline(ev))}</p>',
@@ -130,23 +130,28 @@ def _multiclass_sections(ev, labels, counts, rng):
              html_table(ev.test.frame([str(x) for x in ev.names]), caption="The multiclass test's parts")]
     figs = []
     if labels is not None or counts is not None:
-        fig = multiclass_figure(ev, labels, counts=counts, rng=rng)
+        mean, cov = (None, None) if scores is None else scores
+        fig = multiclass_figure(ev, labels, counts=counts, rng=rng, mean=mean, cov=cov)
         figs.append(_figure(fig, "Per class: the votes' frequency against the predicted mean (one against the rest); "
-                                 "last panel: each class's CE2 against its calibrated reference."))
+                                 "then each class's CE2 against its calibrated reference" +
+                                 ("" if scores is None else "; last: the covariance's trace against the votes' "
+                                  "squared distances") + "."))
     return parts, figs
 
 
-def report_html(evaluation, labels=None, *, counts=None, recalibrated=None, title=None, command=None, rng=0) -> str:
+def report_html(evaluation, labels=None, *, counts=None, recalibrated=None, title=None, command=None, rng=0,
+                scores=None) -> str:
     """The page as a string (:func:`write_report` writes it).  ``labels``/``counts``: the votes the evaluation read
     (needed for the figures; without them the page has the text and tables only).  ``recalibrated``: the held-out
     evaluation of recalibrated scores (:class:`socal.RecalibratedEvaluation`, or a multiclass evaluation of the
     recalibrated scores), shown as an "after" section.  ``command``: how the result was made (the CLI passes its
-    command line; default: this Python process's command line)."""
+    command line; default: this Python process's command line).  ``scores``: a multiclass evaluation's raw (mean,
+    cov), for the covariance's trace panel."""
     from ._evaluate import Evaluation, RecalibratedEvaluation
     from .multiclass import MulticlassEvaluation
 
     if isinstance(evaluation, MulticlassEvaluation):
-        parts, figs = _multiclass_sections(evaluation, labels, counts, rng)
+        parts, figs = _multiclass_sections(evaluation, labels, counts, rng, scores)
         kind = f"{evaluation.test.C} classes"
     elif isinstance(evaluation, Evaluation):
         parts, figs = _binary_sections(evaluation, labels, counts, rng)
@@ -185,12 +190,12 @@ def report_html(evaluation, labels=None, *, counts=None, recalibrated=None, titl
 
 
 def write_report(path, evaluation, labels=None, *, counts=None, recalibrated=None, title=None, command=None,
-                 rng=0):
+                 rng=0, scores=None):
     """Write the self-contained HTML report of ``evaluation`` to ``path`` (parameters: :func:`report_html`).  The
     file is written whole or not at all (a temporary file renamed into place).  Returns the path."""
     from .files import write_text_atomic
 
     text = report_html(evaluation, labels, counts=counts, recalibrated=recalibrated, title=title, command=command,
-                       rng=rng)
+                       rng=rng, scores=scores)
     write_text_atomic(path, text)
     return path

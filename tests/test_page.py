@@ -81,7 +81,8 @@ def test_multiclass_report_renders_with_before_and_after(tmp_path):
     ev = evaluate_multiclass(m, S, y, n_boot=20, h=1 / 16, names=["ent", "neu", "con"])
     after = evaluate_multiclass(m, S, y, n_boot=20, h=1 / 16, names=["ent", "neu", "con"], rng=1)
     path = tmp_path / "multiclass.html"
-    socal.page.write_report(path, ev, y, recalibrated=after)
+    socal.page.write_report(path, ev, y, recalibrated=after, scores=(m, S))
+    assert "trace against the votes" in path.read_text()  # the caption of the trace panel
     dom, text = _render(path, tmp_path)
     assert re.search(r"Second-order calibration (not )?rejected at level 0\.05 \(the smallest adjusted p-value of "
                      r"the trace, top-label and class-wise parts: p", text)
