@@ -232,8 +232,7 @@ def recalibration_report(data_dir, *, rng=0, quick=False):
     multiclass verdict, the votes' |f* - m'|^2 over tr Sigma' overall and in thirds of tr Sigma', the log loss per
     vote, the class probabilities at 0 that got a vote, and each class's CE2 on its own scores (h=None)."""
     from ..estimators import ce2
-    from ..multiclass import evaluate_multiclass, multiclass_test
-    from ..multiclass import holm
+    from ..multiclass import evaluate_multiclass, holm, multiclass_test
     from ..simplex import ClasswisePlatt, MulticlassPlatt, TemperatureScaling, log_loss, trace_by_thirds
     from ..testing import calibration_test, fmt_p
 
