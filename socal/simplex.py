@@ -85,7 +85,7 @@ def _scores(mean, cov, func):
                          f"(n, C) class variances, or members' probabilities (n, M, C) with 'cov' None; binary scores "
                          f"go to socal.SecondOrderPlatt.")
     m, _, v = check_multiclass_scores(*multi, func)
-    q = 1.0 - np.einsum("ij,ij->i", m, m)
+    q = np.einsum("ij,ij->i", m, 1.0 - m)  # 1 - |m|^2 as sum_c m_c (1 - m_c): no cancellation near a vertex
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = np.where(q > 0, v.sum(axis=1) / np.where(q > 0, q, 1.0), 0.0)
     return m, v, np.clip(rho, 1e-9, 1 - 1e-9)
@@ -218,7 +218,7 @@ def _fit_scale(U, mp, x, *, slope, weights, class_votes=None):
     from scipy import optimize
 
     n, C = mp.shape
-    D = 1.0 - np.einsum("ij,ij->i", mp, mp)
+    D = np.einsum("ij,ij->i", mp, 1.0 - mp)  # 1 - |m|^2 without cancellation near a vertex
     Ut = U.sum(axis=1)
     tot = float(D.sum())
     s0 = float(np.clip(Ut.sum() / tot if tot > 0 else 0.5, 1e-6, 0.5))
@@ -268,7 +268,7 @@ def _cov(mp, g, S, diagonal):
     variance stays below m (1 - m)); where the cap binds, the trace is below S (1 - ``|m|^2``)."""
     h, _ = _shape(mp, g)
     T = h.sum(axis=1)
-    D = 1.0 - np.einsum("ij,ij->i", mp, mp)
+    D = np.einsum("ij,ij->i", mp, 1.0 - mp)  # 1 - |m|^2 without cancellation near a vertex
     top = np.sort(g)[-2:]
     with np.errstate(divide="ignore", invalid="ignore"):
         k = np.where(T > 0, S * D / np.where(T > 0, T, 1.0), 0.0)
