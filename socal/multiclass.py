@@ -600,9 +600,9 @@ class MulticlassTest(Tabular):
 
 
 def _fmt(p):
-    from .testing import fmt_p
+    from .testing import p_value_words
 
-    return fmt_p(p).removeprefix("p = ").removeprefix("p ")
+    return p_value_words(p)
 
 
 def _pfmt(p, test=None):

@@ -502,6 +502,7 @@ def covariance_figure(mean: ArrayLike, cov: ArrayLike, labels: ArrayLike | None 
     Returns the matplotlib Figure.
     """
     from .multiclass import check_multiclass, check_multiclass_scores
+    from .simplex import class_spread
 
     func = "plot.covariance_figure"
     m, _, v, A = check_multiclass(mean, cov, labels, counts=counts, func=func)
@@ -528,11 +529,10 @@ def covariance_figure(mean: ArrayLike, cov: ArrayLike, labels: ArrayLike | None 
     fig, axes = plt.subplots(rows, cols, figsize=(3.3 * cols, 3.0 * rows), squeeze=False)
     flat = axes.ravel()
     _trace_panel(flat[0], series, A)
-    K = A.sum(axis=1, keepdims=True)
     for ax, c in zip(flat[1:], shown):
         lo, hi = np.inf, 0.0
         for (label, mm, vv), color, marker in zip(series, ("C3", "C0"), ("o", "s")):
-            obs = (A * (A - 1) / (K * (K - 1)) - 2 * mm * A / K + mm ** 2)[:, c]
+            obs = class_spread(mm, A)[:, c]
             x, y, _ = _spread_bins(vv[:, c], obs)
             ratio = float(obs.mean() / max(vv[:, c].mean(), 1e-300))
             _loglog(ax, x, y, f"{label} ({ratio:.2g}x)", color, marker)

@@ -54,7 +54,7 @@ from .multiclass import (MulticlassTest, TraceCheck, check_multiclass_scores, cl
 from .tables import Tabular
 
 __all__ = ["MulticlassPlatt", "TemperatureScaling", "ClasswisePlatt", "project_simplex_covariance",
-           "RecalibratedMulticlass", "evaluate_recalibrated_multiclass", "log_loss", "trace_by_thirds", "pair_spread", "FORMAT", "FORMAT_VERSION"]
+           "RecalibratedMulticlass", "evaluate_recalibrated_multiclass", "log_loss", "trace_by_thirds", "pair_spread", "class_spread", "FORMAT", "FORMAT_VERSION"]
 
 FORMAT = "socal.multiclass-recalibrator"
 FORMAT_VERSION = 2  # 1: socal before 2026-12-06, the class-wise maps (read by ClasswisePlatt)
@@ -91,12 +91,17 @@ def _scores(mean, cov, func):
     return m, v, np.clip(rho, 1e-9, 1 - 1e-9)
 
 
+def class_spread(m, A):
+    """(n, C) the votes' unbiased estimate of (f*_c - m_c)^2 per item and class: a_c (a_c - 1) / (K (K - 1))
+    - 2 m_c a_c / K + m_c^2 (K >= 2 votes; two votes of an item are both c with probability f*_c^2)."""
+    K = A.sum(axis=1, keepdims=True)
+    return A * (A - 1) / (K * (K - 1)) - 2 * m * A / K + m ** 2
+
+
 def pair_spread(m, A):
-    """(n,) the votes' unbiased estimate of ``|f* - m|^2`` per item: sum_c a_c (a_c - 1) / (K (K - 1)) - 2 m_c a_c / K
-    + m_c^2 (K >= 2 votes; two votes of an item agree with probability ``|f*|^2``)."""
-    K = A.sum(axis=1)
-    return ((A * (A - 1)).sum(axis=1) / (K * (K - 1)) - 2 * np.einsum("ij,ij->i", m, A) / K
-            + np.einsum("ij,ij->i", m, m))
+    """(n,) the votes' unbiased estimate of ``|f* - m|^2`` per item: :func:`class_spread` summed over the classes
+    (two votes of an item agree with probability ``|f*|^2``)."""
+    return class_spread(m, A).sum(axis=1)
 
 
 def log_loss(mean: ArrayLike, labels: ArrayLike | None = None, *, counts: ArrayLike | None = None) -> float:
@@ -183,12 +188,6 @@ def _fit_mean(L, A, *, per_class, biases, floor, ridge, degree):
     th = res.x if res.fun <= objective(th0)[0] else th0  # never worse than the identity on the fitting votes
     beta, b, eps = unpack(th)
     return np.broadcast_to(beta, (D, C)).copy(), np.asarray(b, dtype=float).copy(), eps, prior, lo
-
-
-def _class_spread(mp, A):
-    """(n, C) the votes' unbiased estimate of (f*_c - m_c)^2 per item and class."""
-    K = A.sum(axis=1, keepdims=True)
-    return A * (A - 1) / (K * (K - 1)) - 2 * mp * A / K + mp ** 2
 
 
 def _shape(mp, g):
@@ -404,7 +403,7 @@ class _JointBase(_SimplexMap):
             L, A, per_class=self._per_class, biases=self._biases, floor=self._floor, ridge=float(self.ridge),
             degree=degree)
         mp = _mean_map(L, self.beta_, self.b_, self.eps_, self.prior_, self.lo_)
-        self.theta_, self.g_ = _fit_scale(_class_spread(mp, A), mp, _logit(rho), slope=self._slope,
+        self.theta_, self.g_ = _fit_scale(class_spread(mp, A), mp, _logit(rho), slope=self._slope,
                                           weights=self._weights, class_votes=A.sum(axis=0))
         self.n_classes_ = m.shape[1]
         self.n_samples_fit_ = m.shape[0]

@@ -77,7 +77,7 @@ from .tables import Tabular
 from ._validation import (FEASIBILITY_SLACK, Rule, bool_rule, check_float, check_parameters, check_rng,
                           check_scores, choice_rule, int_rule, level_rule)
 
-__all__ = ["calibration_test", "CalibrationTest", "CalibrationTestStats", "TestPart", "Region", "default_degree",
+__all__ = ["calibration_test", "p_value_words", "CalibrationTest", "CalibrationTestStats", "TestPart", "Region", "default_degree",
            "vote_check", "VoteCheck", "grid_bins"]
 
 GRID_MEAN = 512  # bins of the mean on [0, 1]
@@ -621,6 +621,11 @@ def chi2_sf(t, df):
     from scipy import stats  # on first use: scipy.stats costs 0.3-0.6 s at import, and import socal stays fast
 
     return float(stats.chi2.sf(t, df)) if df > 0 else 1.0
+
+
+def p_value_words(p, floor=0.0):
+    """:func:`fmt_p` without its leading "p = " or "p " ('0.003', '< 1e-300', '<= 0.001'), for a table's cell."""
+    return fmt_p(p, floor).removeprefix("p = ").removeprefix("p ")
 
 
 def fmt_p(p, floor=0.0):

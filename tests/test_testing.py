@@ -679,5 +679,7 @@ def test_region_words_name_where_most_of_the_region_s_items_are():
     assert lo <= c_lo < c_hi <= hi and (c_hi - c_lo) <= 0.5 * (hi - lo)
     assert "80% of its items at m" in r.describe()
     assert r.agrees(socal.vote_check(m, v, counts=(a, np.full(n, 10.0)), region=r))
+    inside = (m >= lo) & (m < hi)  # the region's items (one relative-variance tercile: var / (m (1 - m)) is fixed)
+    assert inside.sum() == r.n and ((m[inside] >= c_lo) & (m[inside] < c_hi)).mean() >= 0.8  # the "80%", counted
     even = next(x for x in t.regions if x.mean_range[0] > 0.7)  # spread evenly: its range says it (control)
     assert "80% of its items" not in even.describe()

@@ -234,7 +234,7 @@ def recalibration_report(data_dir, *, rng=0, quick=False):
     from ..estimators import ce2
     from ..multiclass import evaluate_multiclass, holm, multiclass_test
     from ..simplex import ClasswisePlatt, MulticlassPlatt, TemperatureScaling, log_loss, trace_by_thirds
-    from ..testing import calibration_test, fmt_p
+    from ..testing import calibration_test, p_value_words
 
     lines = []
     out = lines.append
@@ -262,14 +262,13 @@ def recalibration_report(data_dir, *, rng=0, quick=False):
             valid = label != "class-wise maps alone"
             if valid:
                 t = multiclass_test(m2, v2, counts=A, rng=rng)
-                verdict, trace_p = (fmt_p(x).removeprefix("p = ").removeprefix("p ") for x in (t.pvalue,
-                                                                                              t.trace_adjusted))
+                verdict, trace_p = p_value_words(t.pvalue), p_value_words(t.trace_adjusted)
                 ll = f"{log_loss(m2, counts=A):.4f}"
             else:  # not a probability vector: the class tests one by one, Holm over the classes
                 ps = [calibration_test(m2[:, c], v2[:, c], counts=(A[:, c], K), rng=rng).pvalue
                       for c in range(m2.shape[1])]
-                p_min = fmt_p(min(holm(ps))).removeprefix("p = ").removeprefix("p ")
-                verdict, trace_p, ll = f"classes (Holm) {p_min}", "-", "- (not a probability vector)"
+                verdict, trace_p, ll = (f"classes (Holm) {p_value_words(min(holm(ps)))}", "-",
+                                        "- (not a probability vector)")
             ce = []
             for c in range(m2.shape[1]):
                 try:
