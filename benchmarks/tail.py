@@ -7,6 +7,7 @@ errors, and the rate of "above the reference" on calibrated predictors (docs/cal
     python benchmarks/tail.py --regions         # region sentences beside a direct count of the votes (three cases)
     python benchmarks/tail.py --size --reps 200 --quick   # a reduced run
     python benchmarks/tail.py --size --reps 3000 --cells 2,6,9   # chosen cells of the size table (0-based rows)
+    python benchmarks/tail.py --laws --reps 500   # size when f* is not Beta: two-point laws, k >= 3
 
 Populations with exact truth: socal.synthetic.RareEventPopulation (f* given the scores is Beta with exactly the
 reported moments; means from Beta(0.5, 20), Beta(1, 50), log-uniform relative variances, or 30 tied leaves on
@@ -50,6 +51,39 @@ def _size_cell(args):
         out[r] = (res.pvalue, res.mean_part.pvalue, res.variance_part.pvalue, chi.pvalue, chi.mean_part.pvalue,
                   chi.variance_part.pvalue)
     return out
+
+
+def law_cells():
+    """k >= 3 cells with f* two-point (an atom at 0 or at 1) instead of Beta: the reference's Beta law is then wrong
+    from the third moment on, as far as the null's two moments allow (socal.synthetic.RareEventPopulation, ``law``)."""
+    return [(kind, k, 2000, law) for law in ("atom-0", "atom-1") for kind, k in
+            (("beta(0.5, 20)", 10), ("ties", 10), ("beta(0.5, 20)", "mixed"), ("ties", "mixed"), ("beta(0.5, 20)", 3))]
+
+
+def _law_cell(args):
+    c, (kind, k, n, law), reps = args
+    pop = RareEventPopulation(kind, k=k, law=law)
+    out = np.empty((reps, 3))
+    for r in range(reps):
+        m, v, _, counts = pop.sample_counts(n, rng=np.random.default_rng([7301, c, r]))
+        res = socal.calibration_test(m, v, counts=counts)
+        out[r] = (res.pvalue, res.mean_part.pvalue, res.variance_part.pvalue)
+    return out
+
+
+def laws(reps, jobs):
+    cells = law_cells()
+    t0 = time.time()
+    res = _map(_law_cell, [(c, cell, reps) for c, cell in enumerate(cells)], jobs)
+    print(f"Rejection rate at {' / '.join(map(str, LEVELS))} of calibrated populations whose f* is two-point, not "
+          f"Beta (the simulated reference's law for k >= 3), {reps} replicates per cell, seeds [7301, c, r] (asked: "
+          f"within 1.3 alpha = {' / '.join(f'{1.3 * a:.4g}' for a in LEVELS)}):\n")
+    print("| law of f* | population | k | n | verdict (socal) | means part | variances part |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for (kind, k, n, law), p in zip(cells, res):
+        print(f"| {law} | {kind} | {k} | {n:,} | {_rates(p[:, 0])} | {_rates(p[:, 1])} | {_rates(p[:, 2])} |")
+    print(f"\n({time.time() - t0:.0f} s)")
+    return cells, res
 
 
 def _rates(p):
@@ -201,6 +235,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", action="store_true")
     ap.add_argument("--cross", action="store_true")
+    ap.add_argument("--laws", action="store_true")
     ap.add_argument("--above", action="store_true")
     ap.add_argument("--reps", type=int, default=None)
     ap.add_argument("--jobs", type=int, default=2)
@@ -213,11 +248,13 @@ def main(argv=None):
         size(a.reps or 1000, a.jobs, a.quick, None if a.cells is None else {int(c) for c in a.cells.split(",")})
     if a.cross:
         cross(a.reps or 400, a.jobs)
+    if a.laws:
+        laws(a.reps or 500, a.jobs)
     if a.above:
         above(a.reps or 400, a.jobs)
     if a.regions:
         regions(a.data)
-    if not (a.size or a.cross or a.above or a.regions):
+    if not (a.size or a.cross or a.laws or a.above or a.regions):
         ap.print_help()
         return 2
     return 0

@@ -12,7 +12,7 @@ from .truth import CE2_PANELS, discrete_calibration_functions, discrete_ce1, dis
 
 __all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population",
            "beta_calibrated_sample", "ZooMember", "validation_zoo", "sharp_population", "SHARP_KINDS",
-           "EnsembleLikePopulation", "DirichletEnsemble", "RareEventPopulation", "RARE_KINDS", "bimodal_twin"]
+           "EnsembleLikePopulation", "DirichletEnsemble", "RareEventPopulation", "RARE_KINDS", "RARE_LAWS", "bimodal_twin"]
 
 
 @dataclass(frozen=True)
@@ -334,6 +334,7 @@ class EnsembleLikePopulation:
 
 
 RARE_KINDS = ("beta(0.5, 20)", "beta(1, 50)", "log-uniform", "ties")
+RARE_LAWS = ("beta", "atom-0", "atom-1")
 
 
 @dataclass(frozen=True)
@@ -346,15 +347,27 @@ class RareEventPopulation:
     ``kind``: the means m ~ Beta(0.5, 20) ('beta(0.5, 20)') or Beta(1, 50) ('beta(1, 50)') with relative variances
     var / (m (1 - m)) ~ Uniform(0.02, 0.5); the same means with log-uniform relative variances on [1e-4, 1]
     ('log-uniform'); or tree-like ties, 30 leaves with log-uniform means on [0.001, 0.1] and one relative variance
-    each ('ties').  ``k``: labels per item, an int or 'mixed' (each item's k drawn from {2, 3, 5, 10, 100})."""
+    each ('ties').  ``k``: labels per item, an int or 'mixed' (each item's k drawn from {2, 3, 5, 10, 100}).
+
+    ``law``: the law of f* given the scores: 'beta' (default); 'atom-0', two points with one at 0 (f* = (m^2 + var)
+    / m with probability m^2 / (m^2 + var), else 0); or 'atom-1', its mirror image (1 - f* is 'atom-0' at 1 - m).
+    All three have exactly the reported mean and variance, so all are calibrated; they differ from the third moment
+    on, which the null does not fix and the votes of k >= 3 see.  Given two moments on [0, 1], E f*^3 is smallest
+    under 'atom-0' and largest under 'atom-1' (a two-point law with an atom at an end of the interval is extreme for
+    the third moment), so the pair brackets every law the null allows, as far from the Beta as two moments permit:
+    where the simulated reference, which draws f* from the Beta, would be wrong if anywhere."""
 
     kind: str = "beta(0.5, 20)"
     k: int | str = 2
     var_factor: float = 1.0
     mean_shift: float = 0.0
+    law: str = "beta"
 
     def __post_init__(self):
         func = "RareEventPopulation"
+        if self.law not in RARE_LAWS:
+            raise ValueError(f"The 'law' parameter of {func} must be one of {', '.join(map(repr, RARE_LAWS))}. Got "
+                             f"{self.law!r} instead.")
         if self.kind not in RARE_KINDS:
             raise ValueError(f"The 'kind' parameter of {func} must be one of {', '.join(map(repr, RARE_KINDS))}. "
                              f"Got {self.kind!r} instead.")
@@ -380,8 +393,14 @@ class RareEventPopulation:
         v = t * m * (1.0 - m)
         f = m.copy()
         pos = v > 1e-15
-        s = m[pos] * (1.0 - m[pos]) / v[pos] - 1.0  # alpha + beta: Beta with mean m and variance v
-        f[pos] = rng.beta(m[pos] * s, (1.0 - m[pos]) * s)
+        if self.law == "beta":
+            s = m[pos] * (1.0 - m[pos]) / v[pos] - 1.0  # alpha + beta: Beta with mean m and variance v
+            f[pos] = rng.beta(m[pos] * s, (1.0 - m[pos]) * s)
+        else:  # {0, x} with p x = mu and p x^2 = mu^2 + v, for mu = m ('atom-0') or 1 - m ('atom-1'); x <= 1
+            mu = m[pos] if self.law == "atom-0" else 1.0 - m[pos]
+            x = np.minimum((mu ** 2 + v[pos]) / mu, 1.0)
+            g = np.where(rng.random(int(pos.sum())) < mu / x, x, 0.0)
+            f[pos] = g if self.law == "atom-0" else 1.0 - g
         k = rng.choice([2, 3, 5, 10, 100], n) if self.k == "mixed" else np.full(n, int(self.k))
         votes = rng.binomial(k, f).astype(float)
         mr = np.clip(m + self.mean_shift, 1e-4, 1.0 - 1e-4)

@@ -19,7 +19,8 @@ from typing import Callable
 
 from .verdicts import Verdict
 
-__all__ = ["Verdict", "LEGEND", "Part", "combine", "Result", "Claim", "REGISTRY", "claim", "unregister", "steps"]
+__all__ = ["Verdict", "LEGEND", "Part", "combine", "Result", "Claim", "REGISTRY", "claim", "unregister", "steps",
+           "rule_mismatches"]
 
 
 LEGEND = {
@@ -78,6 +79,8 @@ class Result:
     parts: list = field(default_factory=list)  # Part: a claim whose parts differ reports each (combine() decides)
     repair: str = ""  # the suggested repair, where the claim does not hold as stated
     certificate: list = field(default_factory=list)  # the deciding comparisons as data (certified.Decision.as_dict)
+    rules: list = field(default_factory=list)  # how the rows decide verdicts (certified.Ledger.decide), row indices
+    # into ``certificate``
 
 
 def worst(*verdicts):
@@ -112,8 +115,41 @@ class Claim:
                 res = Result(Verdict.INCONCLUSIVE, f"check raised {type(exc).__name__}: {exc}",
                              {"error": f"{type(exc).__name__}: {exc}"})
         res.certificate = [row.as_dict() for led in ledgers for row in led.rows]
+        res.rules, offset = [], 0
+        for led in ledgers:
+            res.rules += [{**r, "clauses": [[[i + offset for i in c[0]], *c[1:]] for c in r["clauses"]]}
+                          for r in led.rules]
+            offset += len(led.rows)
+        wrong = rule_mismatches(res, [row["outcome"] for row in res.certificate])
+        if wrong:  # a check whose stated rule and verdict disagree is a bug in the check: it decides nothing
+            res = Result(Verdict.INCONCLUSIVE, f"check's rules disagree with its verdicts: {'; '.join(wrong)}",
+                         {"error": "; ".join(wrong)}, certificate=res.certificate, rules=res.rules)
         res.evidence.setdefault("seconds", round(time.perf_counter() - t0, 3))
         return res
+
+
+def rule_mismatches(result_or_claim, outcomes):
+    """Where a rule's verdict (:func:`socal.verify.certified.rule_verdict` over ``outcomes``) differs from the
+    verdict it decides: the claim's own (target None) or a part's, in a :class:`Result` or a certificate's claim
+    (a dict).  Each finding is one line; a rule naming no part is one too."""
+    from .certified import rule_verdict
+
+    if isinstance(result_or_claim, dict):
+        rules, claim_v = result_or_claim.get("rules", []), result_or_claim["verdict"]
+        parts = {p["part"]: p["verdict"] for p in result_or_claim["parts"]}
+    else:
+        rules, claim_v = result_or_claim.rules, result_or_claim.verdict.value
+        parts = {p.name: p.verdict.value for p in result_or_claim.parts}
+    out = []
+    for r in rules:
+        now = rule_verdict(r["clauses"], outcomes, r["holds"])
+        target = r["target"]
+        said = claim_v if target is None else parts.get(target)
+        if said is None:
+            out.append(f"a rule decides the part {target!r}, which the claim does not have")
+        elif now != said:
+            out.append(f"{'the claim' if target is None else repr(target)}: recorded {said}, its rows give {now}")
+    return out
 
 
 REGISTRY: dict[str, Claim] = {}

@@ -57,11 +57,12 @@ def _plain(x):
         return repr(x)
 
 
-def rows_digest(rows):
-    """sha256 of a claim's rows as canonical JSON (sorted keys, no spaces): a row deleted, added or edited changes
-    it.  It guards against a file damaged or edited by hand, not against a forger who recomputes it: the replay's
-    re-decisions are what certify."""
-    text = json.dumps(rows, sort_keys=True, separators=(",", ":"), default=repr)
+def rows_digest(rows, rules=None):
+    """sha256 of a claim's rows (and its rules, where it has any) as canonical JSON (sorted keys, no spaces): a row
+    or rule deleted, added or edited changes it.  It guards against a file damaged or edited by hand, not against a
+    forger who recomputes it: the replay's re-decisions are what certify."""
+    text = json.dumps(rows if not rules else {"rows": rows, "rules": rules}, sort_keys=True, separators=(",", ":"),
+                      default=repr)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -73,11 +74,12 @@ def write_certificates(results, path, *, mode):
     claims = []
     for c, r in results:
         rows = json.loads(json.dumps(r.certificate, default=repr))  # as the file holds them
+        rules = json.loads(json.dumps(r.rules))
         claims.append({"id": c.id, "ref": c.ref, "verdict": r.verdict.value, "summary": r.summary,
                        "parts": [{"part": p.name, "role": p.role, "verdict": p.verdict.value} for p in r.parts],
                        "provenance": {"arguments": {k: _plain(v) for k, v in c.paper.items()},
                                       "seconds": r.evidence.get("seconds")},
-                       "n_rows": len(rows), "digest": rows_digest(rows), "rows": rows})
+                       "n_rows": len(rows), "digest": rows_digest(rows, rules), "rows": rows, "rules": rules})
     write_text_atomic(path, json.dumps({"format": FORMAT, "version": 1, "provenance": provenance(mode),
                                         "claims": claims}, indent=1))
 
@@ -102,6 +104,14 @@ def _malformed(path, doc):
             if not isinstance(row, dict) or not {"what", "how", "outcome"} <= set(row):
                 return (f"--replay {path}: malformed: claim {claim['id']} row {i} lacks 'what', 'how' or "
                         f"'outcome'")
+        rules = claim.get("rules", [])
+        if not isinstance(rules, list) or not all(
+                isinstance(r, dict) and {"target", "clauses", "holds"} <= set(r) and isinstance(r["clauses"], list)
+                and all(isinstance(c, list) and len(c) in (2, 3) and isinstance(c[0], list)
+                        and all(isinstance(i, int) and 0 <= i < len(claim["rows"]) for i in c[0]) for c in r["clauses"])
+                for r in rules):
+            return (f"--replay {path}: malformed: claim {claim['id']}'s 'rules' must be a list of {{target, clauses, "
+                    f"holds}} whose clauses name rows of the claim")
         for i, part in enumerate(claim["parts"]):
             if not isinstance(part, dict) or not {"part", "role", "verdict"} <= set(part):
                 return f"--replay {path}: malformed: claim {claim['id']} part {i} lacks 'part', 'role' or 'verdict'"
@@ -119,11 +129,21 @@ def _claim_verdict(claim):
     return combine([Part(p["part"], Verdict(p["verdict"]), "", p["role"]) for p in claim["parts"]]).value
 
 
+def _verdict_source(claim):
+    """'derived' when the claim's verdict follows from its rows alone (a rule for the claim, or a rule for each
+    part, which combine), 'in part' when some parts have rules, 'read' when none do."""
+    targets = {r["target"] for r in claim.get("rules", [])}
+    if None in targets or (claim["parts"] and all(p["part"] in targets for p in claim["parts"])):
+        return "derived"
+    return "in part" if targets else "read"
+
+
 def replay(path):
     """(ok, report): every recorded comparison of the file re-decided and checked against its outcome; each
     claim's rows counted and hashed against its recorded count and digest (a row deleted or added fails); each
     claim's verdict re-derived from its parts by the audit's combination rule, never read.  A malformed file is
     refused in one line (a ValueError)."""
+    from ._core import rule_mismatches
     from .certified import replay_row
     from .verdicts import Verdict
 
@@ -134,14 +154,14 @@ def replay(path):
     why = _malformed(path, doc)
     if why:
         raise ValueError(why)
-    lines, bad, total = [], [], Counter()
+    lines, bad, total, sources = [], [], Counter(), Counter()
     for claim in doc["claims"]:
         cid = claim["id"]
         if len(claim["rows"]) != claim["n_rows"]:
             bad.append(f"{cid}: {len(claim['rows'])} rows where the file records {claim['n_rows']} (a row deleted "
                        f"or added)")
-        elif rows_digest(claim["rows"]) != claim["digest"]:
-            bad.append(f"{cid}: the rows' digest differs from the recorded one (a row edited)")
+        elif rows_digest(claim["rows"], claim.get("rules")) != claim["digest"]:
+            bad.append(f"{cid}: the rows' digest differs from the recorded one (a row or rule edited)")
         try:
             verdicts = {Verdict(claim["verdict"])} | {Verdict(p["verdict"]) for p in claim["parts"]}
         except ValueError as exc:
@@ -152,7 +172,9 @@ def replay(path):
             if derived is not None and derived != claim["verdict"]:
                 bad.append(f"{cid}: recorded verdict {claim['verdict']}, its parts combine to {derived}")
         tags, recorded = Counter(), Counter()
+        outcomes = []  # each row's outcome as replay finds it (a recorded-only row's as recorded)
         for i, row in enumerate(claim["rows"]):
+            outcomes.append(row["outcome"])
             try:
                 now = replay_row(row)
             except Exception as exc:  # a tampered token that no longer parses is a failed replay, named
@@ -161,13 +183,19 @@ def replay(path):
                 continue
             if now == "recorded":
                 recorded[row["how"]] += 1
-            elif now != row["outcome"]:
+                continue
+            outcomes[-1] = now
+            if now != row["outcome"]:
                 bad.append(f"{claim['id']} row {i} ({row['what']}): recorded {row['outcome']}, re-decided {now}")
             else:
                 tags[row["how"]] += 1
+        if verdicts is not None:
+            bad += [f"{cid}: {w}" for w in rule_mismatches(claim, outcomes)]
+        how_v = _verdict_source(claim)
+        sources[how_v] += 1
         total.update(tags)
         total.update({f"recorded ({k})": v for k, v in recorded.items()})
-        lines.append(f"{claim['id']:<26} {claim['verdict']:<12} re-decided {sum(tags.values()):>4} "
+        lines.append(f"{claim['id']:<26} {claim['verdict']:<12} verdict {how_v:<10} re-decided {sum(tags.values()):>4} "
                      f"({', '.join(f'{k} {v}' for k, v in sorted(tags.items())) or 'none'}); recorded only "
                      f"{sum(recorded.values())}" + (f" ({', '.join(f'{k} {v}' for k, v in sorted(recorded.items()))})"
                                                     if recorded else ""))
@@ -176,7 +204,9 @@ def replay(path):
             f"{prov['commit'] or 'unknown'}; sympy {prov['sympy']}, python-flint {prov['python-flint']}).")
     redone = sum(v for k, v in total.items() if not k.startswith("recorded"))
     tail = (f"{redone} comparisons re-decided as recorded; {sum(total.values()) - redone} recorded only "
-            f"(a Monte Carlo outcome or a decision certified elsewhere).")
+            f"(a Monte Carlo outcome or a decision certified elsewhere).\nVerdicts: {sources['derived']} of "
+            f"{len(doc['claims'])} claims re-derived from their rows (a rule per verdict), {sources['in part']} "
+            f"in part (some parts' verdicts read), {sources['read']} read (no rule: stated by the check's argument).")
     if bad:
         tail += f"\nREPLAY FAILS: {len(bad)} finding(s):\n" + "\n".join(
             f"  {b}" for b in bad)

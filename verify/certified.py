@@ -29,7 +29,7 @@ import numpy as np
 import sympy as sp
 from flint import arb, ctx, fmpq
 
-__all__ = ["Decision", "Ledger", "ball", "compare", "exact", "both", "HOW"]
+__all__ = ["Decision", "Ledger", "ball", "compare", "exact", "both", "rule_verdict", "HOW"]
 
 PREC = 212  # bits of the balls built here (64 decimal digits)
 HOW = ("exact", "ball", "error bound", "statistical")
@@ -200,6 +200,7 @@ class Ledger:
 
     def __init__(self):
         self.rows: list[Decision] = []
+        self.rules: list[dict] = []  # how rows decide verdicts (:meth:`decide`), with this ledger's row indices
         if _ACTIVE is not None:  # a claim is being run: its certificate collects this ledger's rows
             _ACTIVE.append(self)
 
@@ -277,6 +278,35 @@ class Ledger:
         self.rows.append(Decision(what, detail, "", "", bool(ok), "statistical", data))
         return bool(ok)
 
+    def since(self, start):
+        """The indices of the rows recorded from ``start`` on (``start = len(led.rows)`` taken before them): a
+        clause of :meth:`decide`."""
+        return list(range(start, len(self.rows)))
+
+    def decide(self, target=None, clauses=None, *, holds=None):
+        """The verdict that rows of this ledger give ``target`` (a part's name; None: the claim's own verdict), by
+        a rule the certificate keeps, so that ``socal audit --replay`` re-derives the verdict from the re-decided
+        rows instead of reading it (:func:`rule_verdict`).
+
+        ``clauses``: an ordered list of (row indices, verdict) or (row indices, verdict, mode); default: every row
+        of the ledger, FAILS.  The first clause that fires gives its verdict (:func:`rule_verdict` states when each
+        mode fires); when none does, the verdict is ``holds`` (default HOLDS)."""
+        from .verdicts import Verdict
+
+        holds = Verdict.HOLDS if holds is None else Verdict(holds)
+        if clauses is None:
+            clauses = [(range(len(self.rows)), Verdict.FAILS)]
+        clauses = [[[int(i) for i in c[0]], Verdict(c[1]).value] + ([c[2]] if len(c) > 2 and c[2] != "any" else [])
+                   for c in clauses]
+        for rows, *rest in clauses:
+            if rest[1:] and rest[1] not in _MODES:
+                raise ValueError(f"decide({target!r}): a clause's mode must be one of {_MODES}; got {rest[1]!r}")
+            if not rows or any(not 0 <= i < len(self.rows) for i in rows):
+                raise ValueError(f"decide({target!r}): a clause's rows must be indices of this ledger's {len(self.rows)} "
+                                 f"rows; got {rows}")
+        self.rules.append({"target": target, "clauses": clauses, "holds": holds.value})
+        return Verdict(rule_verdict(clauses, [r.outcome for r in self.rows], holds.value))
+
     @property
     def decided(self):
         return all(r.outcome is not None for r in self.rows)
@@ -296,6 +326,43 @@ class Ledger:
 
     def __str__(self):
         return "\n".join(self.lines())
+
+
+_MODES = ("any", "all", "true", "undecided")
+
+
+def rule_verdict(clauses, outcomes, holds):
+    """A verdict (its string) from row outcomes by a rule of :meth:`Ledger.decide`: the clauses in order, each
+    [row indices, verdict] or [row indices, verdict, mode]; the first that fires gives its verdict, and past every
+    clause the verdict is ``holds``.  A clause fires
+
+    * mode 'any' (the default): when one of its rows is False (certified), and else gives INCONCLUSIVE when one is
+      undecided (None): a failed check decides, an undecided one cannot be passed;
+    * mode 'all': when every one of its rows is False, and else gives INCONCLUSIVE when none is True and one is
+      undecided (e.g. VACUOUS when no setting is informative);
+    * mode 'true': when every one of its rows is True, and else gives INCONCLUSIVE when none is False and one is
+      undecided (e.g. VACUOUS when a bound is above the quantity's range everywhere);
+    * mode 'undecided': when one of its rows is undecided (a verdict that needs every row decided)."""
+    for clause in clauses:
+        rows, verdict = clause[0], clause[1]
+        mode = clause[2] if len(clause) > 2 else "any"
+        outs = [outcomes[i] for i in rows]
+        if mode == "undecided":
+            if any(o is None for o in outs):
+                return verdict
+            continue
+        if mode in ("all", "true"):
+            fire, other = (False, True) if mode == "all" else (True, False)
+            if all(o is fire for o in outs):
+                return verdict
+            if not any(o is other for o in outs) and any(o is None for o in outs):
+                return "INCONCLUSIVE"
+            continue
+        if any(o is False for o in outs):
+            return verdict
+        if any(o is None for o in outs):
+            return "INCONCLUSIVE"
+    return holds
 
 
 def both(*outs):
@@ -390,7 +457,9 @@ def statistical_outcome(data):
     * ``min_p``: p-values of tests of one family; kept when the smallest is at least ``alpha``;
     * ``below``: ``value`` < ``bound`` (an interval's end against a rate, each recorded with its seed);
     * ``intervals_below``: the interval ``first`` lies below every interval of ``others`` (its upper end below
-      their lower ends)."""
+      their lower ends);
+    * ``none_below``: no interval of ``others`` lies below the interval ``first`` (no upper end below its lower
+      end)."""
     from scipy import stats
 
     kind = data.get("kind")
@@ -404,6 +473,8 @@ def statistical_outcome(data):
         return float(data["value"]) < float(data["bound"])
     if kind == "intervals_below":
         return all(float(data["first"][1]) < float(o[0]) for o in data["others"])
+    if kind == "none_below":
+        return not any(float(o[1]) < float(data["first"][0]) for o in data["others"])
     raise ValueError(f"unknown statistical row kind {kind!r}")
 
 
@@ -420,7 +491,7 @@ def replay_row(row):
         outs = [compare(untoken(a), op, untoken(b), lhs_err=untoken(le), rhs_err=untoken(re))[0]
                 for a, op, b, le, re in data["items"]]
         return False if any(o is False for o in outs) else (None if any(o is None for o in outs) else True)
-    if data["kind"] in ("binomial", "min_p", "below", "intervals_below"):
+    if data["kind"] in ("binomial", "min_p", "below", "intervals_below", "none_below"):
         return statistical_outcome(data)
     if data["kind"] == "identity":
         e = sp.sympify(data["lhs"]) - sp.sympify(data["rhs"]) if "lhs" in data else sp.sympify(data["expr"])

@@ -63,24 +63,25 @@ def check_main_bound_mc(*, quick, bias, bound_scale):
                        [(upper_bound_ball(n, H) * bound_scale if bound_scale == 1 else upper_bound_ball(n, H)
                          * float(bound_scale), ">=", sp.Rational(9, 4), None, None) for n in ns])
     ev["decided by"] = led.lines()
+    verdict = led.decide(None, [([0, 1], Verdict.FAILS), ([2], Verdict.VACUOUS, "true")])
     if not ok:
-        return Result(Verdict.FAILS, "observed errors exceed twice the bound too often (binomial test)", ev)
+        return Result(verdict, "observed errors exceed twice the bound too often (binomial test)", ev)
     if not slope_ok:
-        return Result(Verdict.FAILS, f"the error falls more slowly than the claimed rate: slope {s:.2f}, 95% CI "
+        return Result(verdict, f"the error falls more slowly than the claimed rate: slope {s:.2f}, 95% CI "
                                      f"[{lo:.2f}, {hi:.2f}], against {rate:.2f} for log^1.5(n)/sqrt(n) here", ev)
     ratio = min(t["bound / mean error"] for t in table.values())
     if vac is None:
-        return Result(Verdict.INCONCLUSIVE, "the bound's comparison with 9/4 could not be certified", ev)
+        return Result(verdict, "the bound's comparison with 9/4 could not be certified", ev)
     # with the degree rule the bound decreases to 0 as n grows: it says something from the threshold on
     n_star = threshold_n(H, CE2_RANGE)
     ev["the bound's infimum over n (degree rule)"] = "0: U = O(log^{3/2} n / sqrt n), the limit rate-dependence takes"
     ev["non-vacuous (< 9/4) from n"] = n_star
     if vac:
-        return Result(Verdict.VACUOUS, f"true at every n simulated, but it says nothing there: the bound is above "
+        return Result(verdict, f"true at every n simulated, but it says nothing there: the bound is above "
                                        f"CE2's whole range 9/4 at every n tested (>= {ratio:.0f}x the observed "
                                        f"error; it falls below 9/4 from n = {n_star:.3g}, its infimum over n being "
                                        f"0); observed slope {s:.2f} [{lo:.2f}, {hi:.2f}]", ev)
-    return Result(Verdict.HOLDS, f"observed slope {s:.2f} [{lo:.2f}, {hi:.2f}]; bound >= {ratio:.1f}x error", ev)
+    return Result(verdict, f"observed slope {s:.2f} [{lo:.2f}, {hi:.2f}]; bound >= {ratio:.1f}x error", ev)
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -123,13 +124,14 @@ def check_lower_bound_exact(*, quick, c):
           "looseness": f"the exact two-point risk is {min(r['looseness (exact / bound)'] for r in rows.values()):.1f}-"
                        f"{max(r['looseness (exact / bound)'] for r in rows.values()):.1f}x c/sqrt(n)"}
     ev["decided by"] = led.lines()
+    verdict = led.decide()
     if ok is None:
-        return Result(Verdict.INCONCLUSIVE, "a risk lies within its error of c/sqrt(n)", ev)
+        return Result(verdict, "a risk lies within its error of c/sqrt(n)", ev)
     if not ok:
         n_bad = min(n for n in ns if rows[n]["exact two-point minimax risk (best eps)"] < c / math.sqrt(n))
         ev["counterexample"] = {"n": n_bad, **rows[n_bad]}
-        return Result(Verdict.FAILS, f"the exact minimax risk on the family is below c/sqrt(n) at n = {n_bad}", ev)
-    return Result(Verdict.HOLDS, ev["looseness"] + "; socal's estimator's worst risk is "
+        return Result(verdict, f"the exact minimax risk on the family is below c/sqrt(n) at n = {n_bad}", ev)
+    return Result(verdict, ev["looseness"] + "; socal's estimator's worst risk is "
                   f"{min(r['ratio'] for r in mc.values()):.0f}-{max(r['ratio'] for r in mc.values()):.0f}x it", ev)
 
 
@@ -202,11 +204,11 @@ def check_sandwich_tightness(*, quick, lo, hi):
     ev = {"populations": pops, "ratio CE2 / W1_bar range": [float(min(ratios)), float(max(ratios))],
           "attaining single-element populations (exact)": {k: str(v) for k, v in attain.items()},
           "claimed": [lo, hi], "LP W1 vs closed form (max abs diff)": lp_gap, "decided by": led.lines()}
+    verdict = led.decide()
     if both(low_ok, high_ok) is not True:
         ev["counterexample"] = {"ratio": str(attain["3/2"]) if high_ok is not True else str(attain["1/2"])}
-        return Result(led.verdict(both(low_ok, high_ok), Verdict.HOLDS, Verdict.FAILS),
-                      f"a population has CE2/W1_bar outside [{lo}, {hi}]", ev)
-    return Result(Verdict.HOLDS, f"CE2/W1_bar in [{min(ratios):.3f}, {max(ratios):.3f}] over {pops} random "
+        return Result(verdict, f"a population has CE2/W1_bar outside [{lo}, {hi}]", ev)
+    return Result(verdict, f"CE2/W1_bar in [{min(ratios):.3f}, {max(ratios):.3f}] over {pops} random "
                                  f"populations; 1/2 and 3/2 attained exactly ({attain['1/2']}, "
                                  f"{attain['3/2']}, rational arithmetic)", ev)
 
@@ -241,6 +243,10 @@ def check_rate_table(*, quick, faster):
     below = [o for o in others if ci[faster][1] < ci[o][0]]
     above = [o for o in others if ci[o][1] < ci[faster][0]]
     fastest = Verdict.FAILS if above else Verdict.HOLDS if len(below) == len(others) else Verdict.INCONCLUSIVE
+    led.statistical(f"no other's slope interval lies below {faster}'s", not above,
+                    ", ".join(f"{k} [{v[0]:.2f}, {v[1]:.2f}]" for k, v in ci.items()),
+                    {"kind": "none_below", "first": list(ci[faster]), "others": [list(ci[o]) for o in others],
+                     "seed": 5})
     led.statistical(f"{faster}'s slope interval lies below every other's", fastest == Verdict.HOLDS,
                     ", ".join(f"{k} [{v[0]:.2f}, {v[1]:.2f}]" for k, v in ci.items()),
                     {"kind": "intervals_below", "first": list(ci[faster]), "others": [list(ci[o]) for o in others],
@@ -257,8 +263,10 @@ def check_rate_table(*, quick, faster):
              Verdict.FAILS: f"{', '.join(above)}'s interval lies below its own ({slopes})",
              Verdict.INCONCLUSIVE: f"its interval overlaps {', '.join(o for o in others if o not in below)}'s "
                                    f"({slopes}): these replicates cannot order them"}
-    parts = [Part(f"{faster} falls fastest (slopes' 95% intervals)", fastest, words[fastest], role="conclusion"),
-             Part("every estimator falls at least as fast as n^-1/4", Verdict.HOLDS if quarter else Verdict.FAILS,
+    names = (f"{faster} falls fastest (slopes' 95% intervals)", "every estimator falls at least as fast as n^-1/4")
+    fastest = led.decide(names[0], [([0], Verdict.FAILS), ([1], Verdict.INCONCLUSIVE)])
+    parts = [Part(names[0], fastest, words[fastest], role="conclusion"),
+             Part(names[1], led.decide(names[1], [([2], Verdict.FAILS)]),
                   "the upper ends of the slopes' 95% intervals are below -1/4" if quarter else
                   "an upper end of a slope's 95% interval is above -1/4")]
     verdict = combine(parts)

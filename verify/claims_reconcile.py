@@ -78,8 +78,9 @@ def check_sandwich(*, quick, lower, upper):
     lp_ok = led.check("the LP's W1 agrees with |Delta_0| + |Delta_1| to 1e-6 (HiGHS error 1e-7)", lp_err, "<=",
                       sp.Rational(1, 10**6), lhs_err=1e-7)
     ev["decided by"] = led.lines()
+    verdict = led.decide(None, [([2], Verdict.FAILS), ([0, 1], Verdict.FAILS)])  # the LP row first, then the sandwich
     if lp_ok is not True:
-        return Result(led.verdict(lp_ok, Verdict.HOLDS, Verdict.FAILS),
+        return Result(verdict,
                       f"W1 != |Delta_0| + |Delta_1| (LP differs by {lp_err:.2e})", ev)
     if both(ok_lower, ok_upper) is not True:
         def ratio(r):
@@ -91,9 +92,9 @@ def check_sandwich(*, quick, lower, upper):
             ray, side = min(RAYS, key=ratio), f"{lower} W1 > {upper} (delta1 + delta2)"
         ev["counterexample"] = {"(Delta_0, Delta_1)": ray, "delta1+delta2": str(sum(deltas(R(ray[0]), R(ray[1])))),
                                 "W1": str(w1_formula(R(ray[0]), R(ray[1]))), "fails": side}
-        return Result(led.verdict(both(ok_lower, ok_upper), Verdict.HOLDS, Verdict.FAILS),
+        return Result(verdict,
                       f"the sandwich with constants ({lower}, {upper}) fails on the ray {ray}: {side}", ev)
-    return Result(Verdict.HOLDS, f"exact: (delta1+delta2)/W1 ranges over [{lo}, {hi}], both attained by feasible "
+    return Result(verdict, f"exact: (delta1+delta2)/W1 ranges over [{lo}, {hi}], both attained by feasible "
                                  f"moments; W1 formula matches the LP on {len(inst)} instances", ev)
 
 
@@ -111,14 +112,15 @@ def check_property_exact(*, quick, w1):
     ev = {"W1 formula": w1, "rays where W1=0 and delta=0 disagree": bad,
           "LP check at (Delta0, Delta1) = (0.01, 0.01)": {"LP": lp, "formula": float(fn(p[0] - q[0], p[2] - q[2]))}}
     led = Ledger()
-    rays_ok = led.record("W1 = 0 exactly where delta1 + delta2 = 0, on the six rays (exact)", not bad, "exact")
+    rays_ok = led.check("rays where W1 = 0 and delta1 + delta2 = 0 disagree (of the six, exact)", len(bad), "==", 0)
     lp_ok = led.check("the LP's W1 at (0.01, 0.01) equals the formula to 1e-6 (HiGHS error 1e-7)",
                       abs(lp - float(fn(p[0] - q[0], p[2] - q[2]))), "<=", sp.Rational(1, 10**6), lhs_err=1e-7)
     ev["decided by"] = led.lines()
+    verdict = led.decide()
     if not rays_ok or lp_ok is not True:
         ev["counterexample"] = {"(Delta_0, Delta_1)": bad[0] if bad else "LP"}
-        return Result(Verdict.FAILS, "W1 = 0 does not match CE2's integrand = 0 under this W1", ev)
-    return Result(Verdict.HOLDS, "W1 = 0 iff delta1 + delta2 = 0 (sandwich constants positive and finite)", ev)
+        return Result(verdict, "W1 = 0 does not match CE2's integrand = 0 under this W1", ev)
+    return Result(verdict, "W1 = 0 iff delta1 + delta2 = 0 (sandwich constants positive and finite)", ev)
 
 
 @claim("property-ahdritz-to-us", "Property 'Ahdritz approximate calibration implies bounded CE2'",
@@ -128,12 +130,13 @@ def check_ahdritz_to_us(*, quick, c):
     hi, witness = extreme_ray("max")
     c = sym(c)
     led = Ledger()
-    fails = led.check("sup (delta1 + delta2)/W1 > c", hi, ">", c)
+    led.check("sup (delta1 + delta2)/W1 <= c", hi, "<=", c)
     ev = {"sup (delta1+delta2)/W1": str(hi), "claimed c": str(c), "tight": bool(hi == c), "decided by": led.lines()}
-    if fails:
+    verdict = led.decide()
+    if verdict is not Verdict.HOLDS:
         ev["counterexample"] = witness
-        return Result(Verdict.FAILS, f"CE2 can reach {hi} eps > {c} eps", ev)
-    return Result(Verdict.HOLDS, f"CE2 <= {hi} eps, and {hi} is attained (tight)", ev)
+        return Result(verdict, f"CE2 can reach {hi} eps > {c} eps", ev)
+    return Result(verdict, f"CE2 <= {hi} eps, and {hi} is attained (tight)", ev)
 
 
 @claim("property-us-to-ahdritz", "Property 'Bounded CE2 implies relaxed Ahdritz calibration'",
@@ -149,14 +152,15 @@ def check_us_to_ahdritz(*, quick, k):
     w1s = np.abs(rng.normal(0, 0.01, 50))
     w1s[np.argmin(w)] = 1.0
     led = Ledger()
-    fails = led.check("sup W1/(delta1 + delta2) > k", need, ">", k)
+    led.check("sup W1/(delta1 + delta2) <= k", need, "<=", k)
     ev = {"decided by": led.lines(), "sup W1/(delta1+delta2)": str(need), "claimed k": str(k),
           "rare-element example": {"max W1": float(w1s.max()), "mass of that element": float(w.min()),
                                    "upper bound on CE2 (3/2 W1 averaged)": float(1.5 * w @ w1s)}}
-    if fails:
+    verdict = led.decide()
+    if verdict is not Verdict.HOLDS:
         ev["counterexample"] = witness
-        return Result(Verdict.FAILS, f"E W1 can reach {need} CE2 > {k} CE2", ev)
-    return Result(Verdict.HOLDS, f"E W1 <= {need} CE2 (tight), then Markov; and no worst-case bound (example)", ev)
+        return Result(verdict, f"E W1 can reach {need} CE2 > {k} CE2", ev)
+    return Result(verdict, f"E W1 <= {need} CE2 (tight), then Markov; and no worst-case bound (example)", ev)
 
 
 @claim("remark-average-w1", "Remark after Property 'us-to-Ahdritz'",
@@ -169,10 +173,11 @@ def check_remark_average(*, quick, lo, hi):
     ok = both(led.check("lo <= inf (delta1 + delta2)/W1", lo, "<=", inf_r),
               led.check("hi >= sup (delta1 + delta2)/W1", hi, ">=", sup_r))
     ev = {"pointwise ratio range": [str(inf_r), str(sup_r)], "claimed": [str(lo), str(hi)], "decided by": led.lines()}
+    verdict = led.decide()
     if not ok:
-        return Result(Verdict.FAILS, f"averaging the pointwise range [{inf_r}, {sup_r}] does not give [{lo}, {hi}]",
+        return Result(verdict, f"averaging the pointwise range [{inf_r}, {sup_r}] does not give [{lo}, {hi}]",
                       ev)
-    return Result(Verdict.HOLDS, f"averaging the pointwise sandwich gives exactly [{inf_r}, {sup_r}]", ev)
+    return Result(verdict, f"averaging the pointwise sandwich gives exactly [{inf_r}, {sup_r}]", ev)
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -206,21 +211,21 @@ def check_platt_exact(*, quick, variance):
         e1, e2 = _moments(law)
         var_t = e2 - e1 * e1 if variance == "eta2 - eta1**2" else e2
         groups.setdefault((e1, var_t), []).append((w, e1, e2))
-    rows, ok = [], True
-    for (m_t, v_t), members in groups.items():
+    rows, ok, led = [], True, Ledger()
+    for j, ((m_t, v_t), members) in enumerate(groups.items()):
         W = sum(w for w, _, _ in members)
         ey = sum(w * e1 for w, e1, _ in members) / W  # E[Y | T] = E[eta1(S) | T] by the tower property
         ef2 = sum(w * e2 for w, _, e2 in members) / W
-        good = ey == m_t and ef2 == m_t * m_t + v_t
+        good = both(led.check(f"level set {j}: E[Y | T] = m'", ey, "==", m_t),
+                    led.check(f"level set {j}: E[f*^2 | T] = m'^2 + var'", ef2, "==", m_t * m_t + v_t))
         ok &= good
         rows.append({"T": [str(m_t), str(v_t)], "atoms": len(members), "E[Y|T]": str(ey), "E[f*^2|T]": str(ef2),
                      "m'^2 + var'": str(m_t * m_t + v_t), "exact": good})
-    led = Ledger()
-    led.record(f"E[Y | T] = m' and E[f*^2 | T] = m'^2 + var' on each of the {len(rows)} level sets", ok, "exact")
     ev = {"level sets of T": rows, "arithmetic": "exact rationals (fractions)", "decided by": led.lines()}
+    verdict = led.decide()
     if not ok:
-        return Result(Verdict.FAILS, "T is not second-order calibrated on its level sets (exact arithmetic)", ev)
-    return Result(Verdict.HOLDS, f"exact on {len(rows)} level sets (one merging two level sets of S)", ev)
+        return Result(verdict, "T is not second-order calibrated on its level sets (exact arithmetic)", ev)
+    return Result(verdict, f"exact on {len(rows)} level sets (one merging two level sets of S)", ev)
 
 
 def _ce2_of_That(w, e1, e2, h1, h2):
@@ -282,11 +287,12 @@ def check_platt_approx(*, quick, a, b):
     clip_ok = led.check("with clipping active: max CE2(T-hat) - the bound <= 0 (rationals)", worst_clip, "<=", 0)
     ev["max excess without clipping"], ev["max excess with clipping active"] = float(worst_noclip), float(worst_clip)
     ev["decided by"] = led.lines()
+    verdict = led.decide(None, [([0], Verdict.FAILS), ([1], Verdict.GAP)])
     if not noclip_ok:
-        return Result(Verdict.FAILS, f"CE2(T-hat) exceeds {a:g}||e1|| + {b:g}||e2|| even without clipping", ev)
+        return Result(verdict, f"CE2(T-hat) exceeds {a:g}||e1|| + {b:g}||e2|| even without clipping", ev)
     if not clip_ok:
         ev["counterexample"] = witness
-        return Result(Verdict.GAP, "the first-moment step holds (Jensen), but the second moment is not "
+        return Result(verdict, "the first-moment step holds (Jensen), but the second moment is not "
                                    "'analogous': the clipping max(0, .) adds up to 2||e1|| + ||e2||; with constants "
                                    "(3, 2) the corollary's rate follows", ev)
-    return Result(Verdict.HOLDS, f"CE2(T-hat) <= {a:g}||e1|| + {b:g}||e2|| on {trials} random populations", ev)
+    return Result(verdict, f"CE2(T-hat) <= {a:g}||e1|| + {b:g}||e2|| on {trials} random populations", ev)

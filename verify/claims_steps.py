@@ -73,13 +73,14 @@ def check_step5_range(*, quick, range_hi):
                    "where": "Step 5's class G_l, f and g in P_l (values in [-1, 1]), (m~, var~) in R"}
     led = Ledger()
     led.check("the summand at the witness = its sup (exact)", abs(f_w - m_w) + abs(g_w - m_w**2 - var_w), "==", poly)
-    fails = led.check("the stated upper end < sup of the summand over P_l (exact)", range_hi, "<", poly)
+    led.check("the stated upper end >= sup of the summand over P_l (exact)", range_hi, ">=", poly)
     ev["decided by"] = led.lines()
-    if fails:
-        return Result(Verdict.FAILS, f"the summand reaches {poly} on R for f, g in P_l ({clipped} even for clipped "
+    verdict = led.decide(None, [([0], Verdict.INCONCLUSIVE), ([1], Verdict.FAILS)])
+    if verdict is not Verdict.HOLDS:
+        return Result(verdict, f"the summand reaches {poly} on R for f, g in P_l ({clipped} even for clipped "
                                      f"f, g): v~ = m~^2 + var~ reaches {v_max} because the perturbed score leaves F; "
                                      f"the range {range_hi} and Hoeffding's exponent n t^2/2 do not hold", ev)
-    return Result(Verdict.HOLDS, f"the summand lies in [0, {poly}] <= [0, {range_hi}] on R", ev)
+    return Result(verdict, f"the summand lies in [0, {poly}] <= [0, {range_hi}] on R", ev)
 
 
 @claim("aux-lipschitz", "Lemma 'aux-1', proof ('|h_f - h_g| <= 2 ||f - g||')",
@@ -107,13 +108,14 @@ def check_aux_lipschitz(*, quick, factor):
     ev["the net's discretisation factor / n"] = {"paper (factor 2)": str(2 / n), f"claimed ({factor})": str(factor / n),
                                                  f"sharp ({sup_pl})": str(sup_pl / n)}
     led.identity("the net's term factor * delta_n at delta_n = 1/n, factor 2: 2/n", 2 * (1 / n), rhs=2 / n)
-    fails = led.check("the factor < sup |f + g - 2Z| over P_l values (exact)", factor, "<", sup_pl)
+    led.check("the factor >= sup |f + g - 2Z| over P_l values (exact)", factor, ">=", sup_pl)
     ev["decided by"] = led.lines()
-    if fails:
-        return Result(Verdict.FAILS, f"the net points g are members of P_l, whose values reach -1: |f + g - 2Z| "
+    verdict = led.decide(None, [([0, 1], Verdict.INCONCLUSIVE), ([2], Verdict.FAILS)])
+    if verdict is not Verdict.HOLDS:
+        return Result(verdict, f"the net points g are members of P_l, whose values reach -1: |f + g - 2Z| "
                                      f"reaches {sup_pl}, so the factor is {sup_pl}, not {factor} (it is {sup_clipped} "
                                      f"only for [0, 1]-valued functions)", ev)
-    return Result(Verdict.HOLDS, f"factor {factor} >= sup |f + g - 2Z| = {sup_pl}", ev)
+    return Result(verdict, f"factor {factor} >= sup |f + g - 2Z| = {sup_pl}", ev)
 
 
 @claim("step2-constants", "Proof of Prop. 'main', Step 2(b), (c), as used in Lemma 'aux-1'",
@@ -150,16 +152,18 @@ def check_step2_constants(*, quick, h_max, bernstein):
                  led.check("the Bernstein constant >= sup h^2/(f - f*)^2 (exact)", bernstein, ">=",
                            max(b01, bpl))) is False
     ev["decided by"] = led.lines()
+    verdict = led.decide(None, [(range(len(witnesses)), Verdict.INCONCLUSIVE),
+                                ([len(witnesses), len(witnesses) + 1], Verdict.FAILS)])
     if attained is not True:
-        return Result(Verdict.INCONCLUSIVE, "a witness does not attain the supremum it is recorded for", ev)
-    if fails:
-        return Result(Verdict.FAILS, f"|h| reaches {max(h01, hpl)} and h^2/(f-f*)^2 reaches {max(b01, bpl)} where "
+        return Result(verdict, "a witness does not attain the supremum it is recorded for", ev)
+    if fails or verdict is not Verdict.HOLDS:
+        return Result(verdict, f"|h| reaches {max(h01, hpl)} and h^2/(f-f*)^2 reaches {max(b01, bpl)} where "
                                      f"the constants are used", ev)
     loose = [f"{name} {stated} (sharp {sh})" for name, stated, sh in (("the range of h_g", h_max, hpl),
                                                                      ("the Bernstein constant", bernstein, bpl))
              if stated > sh]
     how = "attained" if sharp["P_l"]["attained"] else "approached as f -> f*"
-    return Result(Verdict.HOLDS, f"true where they are used (the net points of P_l): sharp constants {hpl} "
+    return Result(verdict, f"true where they are used (the net points of P_l): sharp constants {hpl} "
                                  f"(attained) and {bpl} ({how})" + (f"; loose: {', '.join(loose)}" if loose else "")
                   + f"; for [0, 1]-valued f they would be {h01} and {b01}", ev)
 
@@ -213,9 +217,10 @@ def check_exp1_tuning(*, quick, K_h_exponent, b_h_exponent):
               led.check("K*'s n exponent = 1/4", kn_exp, "==", R(1, 4)),
               led.check("b*'s n exponent = -1/4", bn_exp, "==", R(-1, 4)))
     ev["decided by"] = led.lines()
+    verdict = led.decide()
     if not ok:
-        return Result(Verdict.FAILS, f"the MSE balance gives K ~ {K_opt}, b ~ {b_opt}", ev)
-    return Result(Verdict.HOLDS, f"exact (sympy): K* = {K_opt}, b* = {b_opt}; MSE ~ n^(-1/2), i.e. an n^(-1/4) rate "
+        return Result(verdict, f"the MSE balance gives K ~ {K_opt}, b ~ {b_opt}", ev)
+    return Result(verdict, f"exact (sympy): K* = {K_opt}, b* = {b_opt}; MSE ~ n^(-1/2), i.e. an n^(-1/4) rate "
                                  f"in L1 for the baselines", ev)
 
 
@@ -255,14 +260,17 @@ def check_setup_numbers(*, quick, f12, f4, f3, thresholds, half, mode):
     if not led.check("borderline fraction within 0.05 of the stated 'half'",
                      abs(got["borderline fraction (groups 2, 3)"] - float(half)), "<=", R(1, 20), lhs_err=1e-14):
         bad.append("half")
-    ev["decided by"] = led.lines()
-    if got["8 var - 1 at 0, 1/4"] != [-1, 1]:
+    if not both(led.check("8 var - 1 at var = 0 is -1", got["8 var - 1 at 0, 1/4"][0], "==", -1),
+                led.check("8 var - 1 at var = 1/4 is 1", got["8 var - 1 at 0, 1/4"][1], "==", 1)):
         bad.append("8 var - 1")
-    if p_s_hi["aleatoric"] != p_s_hi["hidden"]:
+    if not led.check("P(s = hi | aleatoric) = P(s = hi | hidden) (sums of halves, exact)",
+                     Fraction(p_s_hi["aleatoric"]), "==", Fraction(p_s_hi["hidden"])):
         bad.append("XOR marginals")
+    ev["decided by"] = led.lines()
+    verdict = led.decide()
     if bad:
-        return Result(Verdict.FAILS, f"stated numbers that do not follow from the setups: {bad}", ev)
-    return Result(Verdict.HOLDS, "169, 25, 10 features; 71 thresholds; [-1, 1]; borderline fraction "
+        return Result(verdict, f"stated numbers that do not follow from the setups: {bad}", ev)
+    return Result(verdict, "169, 25, 10 features; 71 thresholds; [-1, 1]; borderline fraction "
                                  f"{got['borderline fraction (groups 2, 3)']:.4f}; XOR marginals identical (1/2)", ev)
 
 
@@ -299,11 +307,12 @@ def check_exp3_moments(*, quick, eta1, eta2_aleatoric, eta2_hidden, rel_tol):
            if not led.check(f"{name}: |computed - stated| <= rel_tol x stated", abs(got - float(want)), "<=",
                             sym(rel_tol) * sym(want), lhs_err=1e-12)]
     ev["decided by"] = led.lines()
-    if off:
-        return Result(Verdict.FAILS, f"E theta^2 of the hidden-subtype group is {hid[1]:.3f}, not ~{float(eta2_hidden)} "
+    verdict = led.decide(None, [([0], Verdict.INCONCLUSIVE), ([1, 2, 3, 4], Verdict.FAILS)])
+    if off or verdict is not Verdict.HOLDS:
+        return Result(verdict, f"E theta^2 of the hidden-subtype group is {hid[1]:.3f}, not ~{float(eta2_hidden)} "
                                      f"(the groups still differ: {ale[1]:.3f} vs {hid[1]:.3f}, so the experiment's "
                                      f"point stands); off: {off}", ev)
-    return Result(Verdict.HOLDS, f"eta1 {ale[0]:.3f}, {hid[0]:.3f}; eta2 {ale[1]:.3f}, {hid[1]:.3f}", ev)
+    return Result(verdict, f"eta1 {ale[0]:.3f}, {hid[0]:.3f}; eta2 {ale[1]:.3f}, {hid[1]:.3f}", ev)
 
 
 EXPERIMENTS = {  # (h, degree used, n) as the appendix describes them
@@ -323,7 +332,7 @@ def check_experiments_as_run(*, quick, c406, c_lower):
     from .bounds import PAPER, constant_sets, infimum_ball, infimum_over_n, threshold_n, upper_bound, upper_bound_ball
 
     c_lower_f = float(c_lower)
-    out, below_lb = {}, []
+    out, below_lb, lb_rows, informative_rows = {}, [], [], []
     led = Ledger()
     vacuous = []
     paper = replace(PAPER, exponent=Fraction(c406), name="paper") if c406 != 406 else PAPER
@@ -370,10 +379,12 @@ def check_experiments_as_run(*, quick, c406, c_lower):
                          "inf over n at this degree": inf_r,
                          "non-vacuous (< 9/4) from n": float(f"{n_r:.3g}") if n_r else "never (at this degree)"}}
         tb = upper_bound_ball(n, h, l, constants=paper)
-        if led.check(f"{name}: the bound < the minimax lower bound c/sqrt(n) (a contradiction)", tb, "<",
-                     sym(c_lower) / sp.sqrt(n)):
+        lb_rows.append(len(led.rows))
+        if led.check(f"{name}: the bound >= the minimax lower bound c/sqrt(n) (else a contradiction)", tb, ">=",
+                     sym(c_lower) / sp.sqrt(n)) is False:
             below_lb.append(name)
-        if led.check(f"{name}: the bound >= 9/4 at the experiment's n", tb, ">=", R(9, 4)):
+        informative_rows.append(len(led.rows))
+        if led.check(f"{name}: the bound < 9/4 at the experiment's n (informative)", tb, "<", R(9, 4)) is False:
             vacuous.append(name)
     out["Exp 3, Exp 4"] = ("scores not perturbed (Exp 3: Gaussian scores; Exp 4: XOR scores): the analyticity, "
                            "Prop. 'main' and Cor. 'approx_recal' do not apply; Exp 3's ridge fits (degree 4/6, ridge "
@@ -384,11 +395,13 @@ def check_experiments_as_run(*, quick, c406, c_lower):
                          "floor only, degree 12", "eta1 from Y1 alone in the theorem; the experiments' all-pairs "
                          "targets have lower variance (still unbiased)"]
     out["decided by"] = led.lines()
+    verdict = led.decide(None, [(lb_rows, Verdict.FAILS), (led.since(0), Verdict.INCONCLUSIVE, "undecided"),
+                                (informative_rows, Verdict.VACUOUS, "all")])
     if below_lb:
-        return Result(Verdict.FAILS, f"the upper bound falls below the minimax lower bound at {below_lb}: a "
+        return Result(verdict, f"the upper bound falls below the minimax lower bound at {below_lb}: a "
                                      f"contradiction, so a constant is wrong", out)
     if not led.decided:
-        return Result(Verdict.INCONCLUSIVE, "a comparison of the bound could not be certified", out)
+        return Result(verdict, "a comparison of the bound could not be certified", out)
     worst = min(v["bound on E|CE2-hat - CE2|"] for v in out.values() if isinstance(v, dict))
     reach = "; ".join(f"{k}: " + (v["non-vacuous (< 9/4) from n"] if isinstance(v["non-vacuous (< 9/4) from n"], str)
                                   else f"from n = {v['non-vacuous (< 9/4) from n']:.3g}")
@@ -405,11 +418,11 @@ def check_experiments_as_run(*, quick, c406, c_lower):
                                                  for k, v in out.items() if isinstance(v, dict) and "degree used" in v)
                     for set_name in variants if set_name != "paper")
     if len(vacuous) == len(EXPERIMENTS):
-        return Result(Verdict.VACUOUS, f"as run, the theorems guarantee nothing: the bound at the experiments' settings "
+        return Result(verdict, f"as run, the theorems guarantee nothing: the bound at the experiments' settings "
                                        f"is >= {worst:.1f} (CE2 lies in [0, 9/4]); at the same degrees, with the "
                                        f"paper's constants, it drops below 9/4 ({reach}); per constant set: {rep}; Exps "
                                        f"3-4 use unperturbed scores, outside the theorems' assumptions", out)
-    return Result(Verdict.HOLDS, f"the bound is informative at {sorted(set(EXPERIMENTS) - set(vacuous))}", out)
+    return Result(verdict, f"the bound is informative at {sorted(set(EXPERIMENTS) - set(vacuous))}", out)
 
 
 def certified_constants(quick):
