@@ -121,8 +121,8 @@ def _headline(ev):
     return f"Second-order calibration {word} at level 0.05 ({fmt_p(t.pvalue)}, n = {ev.n:,}); {size}."
 
 
-def _multiclass_sections(ev, labels, counts, rng, scores=None):
-    from .plot import multiclass_figure
+def _multiclass_sections(ev, labels, counts, rng, scores=None, recalibrated_scores=None):
+    from .plot import covariance_figure, multiclass_figure
 
     parts = [f'<p class="verdict {_verdict_class(ev.test.pvalue)}">{html.escape(_headline(ev))}</p>',
              "<h2>The tests and the size of the error, class by class</h2>", f"<pre>{html.escape(ev.summary())}</pre>",
@@ -136,22 +136,34 @@ def _multiclass_sections(ev, labels, counts, rng, scores=None):
                                  "then each class's CE2 against its calibrated reference" +
                                  ("" if scores is None else "; last: the covariance's trace against the votes' "
                                   "squared distances") + "."))
+        if scores is not None:
+            fig = covariance_figure(*scores, labels, counts=counts, names=list(ev.names),
+                                    recalibrated=recalibrated_scores)
+            figs.append(_figure(fig, "The covariance seen from the votes: the reported tr Sigma, then each class's "
+                                     "variance Sigma_cc, against the votes' squared distances (every pair of an "
+                                     "item's votes), in quantile bins on log axes; a calibrated predictor lies on "
+                                     "the dashed diagonal" + ("; raw and recalibrated scores on the same items"
+                                                              if recalibrated_scores is not None else "") + "."))
     return parts, figs
 
 
 def report_html(evaluation, labels=None, *, counts=None, recalibrated=None, title=None, command=None, rng=0,
-                scores=None) -> str:
+                scores=None, recalibrated_scores=None) -> str:
     """The page as a string (:func:`write_report` writes it).  ``labels``/``counts``: the votes the evaluation read
     (needed for the figures; without them the page has the text and tables only).  ``recalibrated``: the held-out
     evaluation of recalibrated scores (:class:`socal.RecalibratedEvaluation`, or a multiclass evaluation of the
     recalibrated scores), shown as an "after" section.  ``command``: how the result was made (the CLI passes its
     command line; default: this Python process's command line).  ``scores``: a multiclass evaluation's raw (mean,
-    cov), for the covariance's trace panel."""
+    cov), for the covariance's trace panel and the per-class variance panels (:func:`socal.plot.covariance_figure`);
+    ``recalibrated_scores``: the recalibrated (mean, cov) of the same items, drawn beside them (before/after)."""
     from ._evaluate import Evaluation, RecalibratedEvaluation
     from .multiclass import MulticlassEvaluation
 
+    if recalibrated_scores is not None and (scores is None or not isinstance(evaluation, MulticlassEvaluation)):
+        raise ValueError("The 'recalibrated_scores' parameter of report_html draws beside the raw 'scores' of a "
+                         "multiclass evaluation: pass 'scores' too.")
     if isinstance(evaluation, MulticlassEvaluation):
-        parts, figs = _multiclass_sections(evaluation, labels, counts, rng, scores)
+        parts, figs = _multiclass_sections(evaluation, labels, counts, rng, scores, recalibrated_scores)
         kind = f"{evaluation.test.C} classes"
     elif isinstance(evaluation, Evaluation):
         parts, figs = _binary_sections(evaluation, labels, counts, rng)
@@ -190,12 +202,12 @@ def report_html(evaluation, labels=None, *, counts=None, recalibrated=None, titl
 
 
 def write_report(path, evaluation, labels=None, *, counts=None, recalibrated=None, title=None, command=None,
-                 rng=0, scores=None):
+                 rng=0, scores=None, recalibrated_scores=None):
     """Write the self-contained HTML report of ``evaluation`` to ``path`` (parameters: :func:`report_html`).  The
     file is written whole or not at all (a temporary file renamed into place).  Returns the path."""
     from .files import write_text_atomic
 
     text = report_html(evaluation, labels, counts=counts, recalibrated=recalibrated, title=title, command=command,
-                       rng=rng, scores=scores)
+                       rng=rng, scores=scores, recalibrated_scores=recalibrated_scores)
     write_text_atomic(path, text)
     return path

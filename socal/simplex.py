@@ -657,6 +657,8 @@ class RecalibratedMulticlass(Tabular):
     test : MulticlassTest
     trace : TraceCheck
     ce2 : tuple of socal.CalibrationError (or None where not estimated)
+    ce2_notes : tuple of str
+        Per class, why its CE2 was not estimated (socal.ce2's refusal, e.g. too few items for any degree), or ''.
     log_loss_before, log_loss_after : float
     names : tuple of str
     trace_thirds : tuple of 3 floats
@@ -672,6 +674,7 @@ class RecalibratedMulticlass(Tabular):
     names: tuple = ()
     recalibrator: str = ""
     trace_thirds: tuple = ()
+    ce2_notes: tuple = ()
 
     @property
     def verdict(self) -> str:
@@ -688,24 +691,27 @@ class RecalibratedMulticlass(Tabular):
                  f"{', '.join(f'{x:.3g}' for x in self.trace_thirds)})", "", self.test.summary(names=list(self.names)), "",
                  "CE2 per class on the recalibrated scores (h=None, reference 0; 90% intervals):"]
         width = max(8, max(len(x) for x in self.names) + 1)
-        for name, e in zip(self.names, self.ce2):
-            lines.append(f"  {name:<{width}}" + ("not estimated" if e is None else
-                                                  f"{e.estimate:.4f} [{e.ci.low:.4f}, {e.ci.high:.4f}]"))
+        notes = self.ce2_notes or ("",) * len(self.ce2)
+        for name, e, note in zip(self.names, self.ce2, notes):
+            lines.append(f"  {name:<{width}}" + ((f"not estimated: {note}" if note else "not estimated") if e is None
+                                                  else f"{e.estimate:.4f} [{e.ci.low:.4f}, {e.ci.high:.4f}]"))
         return "\n".join(lines)
 
     def __str__(self):
         return self.summary()
 
     def _rows(self):
+        notes = self.ce2_notes or ("",) * len(self.ce2)
         return [{"class": name, "ce2": None if e is None else e.estimate, "ce2_low": None if e is None else e.ci.low,
-                 "ce2_high": None if e is None else e.ci.high} for name, e in zip(self.names, self.ce2)]
+                 "ce2_high": None if e is None else e.ci.high, "ce2_note": note}
+                for name, e, note in zip(self.names, self.ce2, notes)]
 
     def to_dict(self) -> dict:
         """JSON-safe summary."""
         return {"test": self.test.to_dict(), "verdict": self.verdict, "log_loss_before": self.log_loss_before,
                 "log_loss_after": self.log_loss_after, "trace_observed": self.trace.observed,
                 "trace_reported": self.trace.reported, "names": list(self.names),
-                "ce2": [None if e is None else e.to_dict() for e in self.ce2]}
+                "ce2": [None if e is None else e.to_dict() for e in self.ce2], "ce2_notes": list(self.ce2_notes)}
 
 
 def trace_by_thirds(mean, cov, counts):
@@ -758,14 +764,16 @@ def evaluate_recalibrated_multiclass(recalibrator: Any, mean: ArrayLike, cov: Ar
     tc = trace_check(m2, v2, counts=A, names=names)
     K = A.sum(axis=1)
     streams = check_rng(rng, func).spawn(C)
-    per = []
+    per, notes = [], []
     for c in range(C):
-        try:
-            per.append(ce2(m2[:, c], v2[:, c], counts=(A[:, c], K), h=None, ci=ci,
-                           rng=streams[c]))
-        except ValueError:
+        try:  # a class socal.ce2 refuses (e.g. too few items for any degree) is reported with its reason
+            per.append(ce2(m2[:, c], v2[:, c], counts=(A[:, c], K), h=None, ci=ci, rng=streams[c]))
+            notes.append("")
+        except ValueError as exc:
             per.append(None)
-    return RecalibratedMulticlass(test=test, trace=tc, ce2=tuple(per), log_loss_before=log_loss(raw, counts=A),
+            notes.append(str(exc))
+    return RecalibratedMulticlass(test=test, trace=tc, ce2=tuple(per), ce2_notes=tuple(notes),
+                                  log_loss_before=log_loss(raw, counts=A),
                                   log_loss_after=log_loss(m2, counts=A), names=names,
                                   recalibrator=type(recalibrator).__name__,
                                   trace_thirds=trace_by_thirds(m2, v2, A)[1])

@@ -81,13 +81,18 @@ def test_multiclass_report_renders_with_before_and_after(tmp_path):
     ev = evaluate_multiclass(m, S, y, n_boot=20, h=1 / 16, names=["ent", "neu", "con"])
     after = evaluate_multiclass(m, S, y, n_boot=20, h=1 / 16, names=["ent", "neu", "con"], rng=1)
     path = tmp_path / "multiclass.html"
-    socal.page.write_report(path, ev, y, recalibrated=after, scores=(m, S))
-    assert "trace against the votes" in path.read_text()  # the caption of the trace panel
-    dom, text = _render(path, tmp_path)
+    fit = socal.MulticlassPlatt().fit(m, S, y)
+    socal.page.write_report(path, ev, y, recalibrated=after, scores=(m, S),
+                            recalibrated_scores=fit.transform(m, S, diagonal=True))
+    page = path.read_text()
+    assert "trace against the votes" in page  # the caption of the trace panel
+    assert "variance Sigma_cc" in page and "raw and recalibrated scores on the same items" in page
+    dom, text = _render(path, tmp_path, screenshot=os.environ.get("SOCAL_SCREENSHOT_DIR") and
+                        os.path.join(os.environ["SOCAL_SCREENSHOT_DIR"], "report_multiclass.png"))
     assert re.search(r"Second-order calibration (not )?rejected at level 0\.05 \(the smallest adjusted p-value of "
                      r"the trace, top-label and class-wise parts: p", text)
     assert "After recalibration (held-out items)" in text
-    assert "figures: 1 of 1 shown" in text
+    assert "figures: 2 of 2 shown" in text
     for name in ("ent", "neu", "con", "top label"):
         assert name in text
 
@@ -110,6 +115,8 @@ def test_report_refuses_what_it_cannot_show(tmp_path):
     ev, _ = _binary(tmp_path)
     with pytest.raises(ValueError, match="'recalibrated' parameter"):
         socal.page.report_html(ev, recalibrated=3)
+    with pytest.raises(ValueError, match="'recalibrated_scores' parameter of report_html draws beside the raw"):
+        socal.page.report_html(ev, recalibrated_scores=(np.ones((3, 2)) / 2, np.zeros((3, 2))))
 
 
 def test_cli_report(tmp_path, capsys):

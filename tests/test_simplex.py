@@ -288,3 +288,25 @@ def test_the_trace_near_a_vertex_has_no_cancellation():
     m1 = m[0, 1]
     exact = 0.5 * (2 * 8e-9 * (1 - 8e-9) + m1 * (1 - m1))  # 1 - m1 is exact in floating point (Sterbenz)
     assert np.isclose(np.trace(cov[0]), exact, rtol=1e-12, atol=0)
+
+
+def test_a_class_whose_ce2_is_refused_says_why(monkeypatch):
+    """A class CE2 that socal.ce2 refuses is 'not estimated' with the refusal's words, in the summary, the table rows
+    and the dict (it was a bare None); the other classes are estimated as before (control)."""
+    import socal.estimators as est
+
+    m, S, A = DirichletEnsemble(C=3).sample(3100, k=4, counts=True, rng=5)
+    fit = MulticlassPlatt().fit(m[:3000], S[:3000], counts=A[:3000])
+    real = est.ce2
+
+    def refuse_second(mean, var, *a, **kw):
+        if np.allclose(mean, fit.transform(m[3000:], S[3000:], diagonal=True)[0][:, 1]):
+            raise ValueError("The 'mean' parameter of ce2 is refused here (a planted refusal).")
+        return real(mean, var, *a, **kw)
+
+    monkeypatch.setattr(est, "ce2", refuse_second)
+    ev = evaluate_recalibrated_multiclass(fit, m[3000:], S[3000:], counts=A[3000:], rng=0)
+    assert ev.ce2[1] is None and ev.ce2[0] is not None and ev.ce2[2] is not None
+    assert "not estimated: The 'mean' parameter of ce2 is refused here" in ev.summary()
+    assert ev._rows()[1]["ce2_note"].startswith("The 'mean'") and ev._rows()[0]["ce2_note"] == ""
+    assert ev.to_dict()["ce2_notes"][1].startswith("The 'mean'")
