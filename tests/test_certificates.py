@@ -79,8 +79,9 @@ def test_a_tampered_number_makes_the_replay_fail(certificates, tmp_path, capsys)
     capsys.readouterr()
     assert main(["audit", "--replay", str(bad)]) == 1
     out = capsys.readouterr().out
-    assert "REPLAY FAILS: 2 finding(s)" in out and f"{claim['id']} row {i}" in out
+    assert "REPLAY FAILS: 3 finding(s)" in out and f"{claim['id']} row {i}" in out
     assert f"{claim['id']}: the rows' digest differs" in out
+    assert f"{claim['id']}: the claim: recorded {claim['verdict']}, its rows give" in out  # the verdict, re-derived
     assert rhs != flipped
     # a token that no longer parses is named too
     row["data"]["rhs"] = {"q": "not a number"}
@@ -187,3 +188,97 @@ def test_identity_rows_keep_both_sides_and_an_edited_side_fails(certificates, tm
     capsys.readouterr()
     assert main(["audit", "--replay", str(_tampered(certificates, tmp_path, edit))]) == 1
     assert f"{cid} row {i}" in capsys.readouterr().out
+
+
+def test_every_verdict_is_re_derived_from_rows_and_an_edited_one_fails(certificates, tmp_path, capsys):
+    """Issue 71: a verdict is an output of replay.  Each check states the rule from its rows to each verdict
+    (Ledger.decide); replay recomputes it from the re-decided rows.  A parts-less claim's verdict edited, a part's
+    verdict edited (with the claim's verdict set to what the edited parts combine to, so only the rule can see it),
+    and a rule edited (the digest) each fail; the untouched file replays (control)."""
+    from socal.cli import main
+    from socal.verify._core import Part, combine
+    from socal.verify.verdicts import Verdict
+
+    capsys.readouterr()
+    assert main(["audit", "--replay", str(certificates)]) == 0
+    n = len(IDS.split(","))
+    assert f"Verdicts: {n} of {n} claims re-derived from their rows" in capsys.readouterr().out
+
+    def flip_plain(d):
+        c = next(c for c in d["claims"] if c["id"] == "sandwich")
+        assert not c["parts"] and c["verdict"] == "HOLDS"
+        c["verdict"] = "FAILS"
+
+    def flip_part(d):
+        c = next(c for c in d["claims"] if c["id"] == "lower-bound")
+        p = next(p for p in c["parts"] if p["verdict"] == "GAP")
+        p["verdict"] = "HOLDS"
+        c["verdict"] = combine([Part(q["part"], Verdict(q["verdict"]), "", q["role"]) for q in c["parts"]]).value
+
+    def edit_rule(d):
+        c = next(c for c in d["claims"] if c["id"] == "sandwich")
+        c["rules"][0]["holds"] = c["verdict"] = "VACUOUS"
+
+    for edit, says in ((flip_plain, "sandwich: the claim: recorded FAILS, its rows give HOLDS"),
+                       (flip_part, "lower-bound: 'n = 1, 2, 3"), (edit_rule, "sandwich: the rows' digest differs")):
+        capsys.readouterr()
+        assert main(["audit", "--replay", str(_tampered(certificates, tmp_path, edit))]) == 1
+        assert says in capsys.readouterr().out
+
+
+def test_rule_modes():
+    """Ledger.decide's clauses: 'any' fires on a False row (None: INCONCLUSIVE), 'all' when every row is False,
+    'true' when every row is True, 'undecided' on a None row; the first clause that fires decides."""
+    from socal.verify.certified import rule_verdict
+
+    outs = [True, False, None, True]
+    assert rule_verdict([[[0, 3], "FAILS"]], outs, "HOLDS") == "HOLDS"
+    assert rule_verdict([[[0, 1], "FAILS"]], outs, "HOLDS") == "FAILS"
+    assert rule_verdict([[[1, 2], "FAILS"]], outs, "HOLDS") == "FAILS"  # a certified False beats an undecided row
+    assert rule_verdict([[[0, 2], "FAILS"]], outs, "HOLDS") == "INCONCLUSIVE"
+    assert rule_verdict([[[1], "VACUOUS", "all"]], outs, "HOLDS") == "VACUOUS"
+    assert rule_verdict([[[0, 1], "VACUOUS", "all"]], outs, "HOLDS") == "HOLDS"
+    assert rule_verdict([[[1, 2], "VACUOUS", "all"]], outs, "HOLDS") == "INCONCLUSIVE"
+    assert rule_verdict([[[0, 3], "VACUOUS", "true"]], outs, "HOLDS") == "VACUOUS"
+    assert rule_verdict([[[0, 1], "VACUOUS", "true"]], outs, "HOLDS") == "HOLDS"
+    assert rule_verdict([[[2], "INCONCLUSIVE", "undecided"], [[1], "FAILS"]], outs, "HOLDS") == "INCONCLUSIVE"
+    assert rule_verdict([[[1], "GAP"], [[2], "INCONCLUSIVE", "undecided"]], outs, "HOLDS") == "GAP"
+
+
+def test_a_check_whose_rule_and_verdict_disagree_decides_nothing():
+    """Claim.run compares each rule with the verdict it decides: a check that says HOLDS where its own rule says
+    FAILS is a bug in the check, and its result is INCONCLUSIVE with the disagreement named; the consistent check
+    is the control."""
+    from socal.verify import Result, Verdict, claim, get, unregister
+    from socal.verify.certified import Ledger
+
+    @claim("test-rule-mismatch", "a test", "1 <= 0", paper={"say": "HOLDS"}, wrong={"say": "FAILS"})
+    def check(*, quick=False, say):
+        led = Ledger()
+        led.check("1 <= 0", 1, "<=", 0)
+        led.decide()
+        return Result(Verdict(say), "said")
+
+    try:
+        bad, good = get("test-rule-mismatch").run(), get("test-rule-mismatch").run(which="wrong")
+    finally:
+        unregister("test-rule-mismatch")
+    assert bad.verdict is Verdict.INCONCLUSIVE and "recorded HOLDS, its rows give FAILS" in bad.summary
+    assert good.verdict is Verdict.FAILS and good.rules
+
+
+def test_the_tamper_table_catches_every_tamper(certificates):
+    """Issue 71's must-show: every tamper of socal.verify.tamper on the file gives exit 1 (or 2 for the malformed
+    one), and the untouched file exit 0 (the control row)."""
+    from socal.verify.tamper import TAMPERS, main, tamper_table
+
+    rows = {name: (what, code, finding) for name, what, code, finding in tamper_table(certificates)}
+    assert set(rows) == set(TAMPERS) and rows["none (control)"][1] == 0
+    for name in ("a Monte Carlo outcome flipped", "a claim's verdict changed (no parts)",
+                 "a claim's verdict changed (parts untouched)", "a part's verdict changed (claim re-combined)",
+                 "a row deleted", "a row added", "an exact number moved across its bound",
+                 "an identity's expression edited", "a rule edited"):
+        assert rows[name][1] == 1, (name, rows[name])
+    assert rows["a malformed file (a claim without rows)"][1] == 2
+    assert "re-decided" in rows["a Monte Carlo outcome flipped"][2]
+    assert main([str(certificates)]) == 0

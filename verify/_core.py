@@ -128,10 +128,11 @@ class Claim:
         return res
 
 
-def rule_mismatches(result_or_claim, outcomes):
+def rule_mismatches(result_or_claim, outcomes, others=None):
     """Where a rule's verdict (:func:`socal.verify.certified.rule_verdict` over ``outcomes``) differs from the
     verdict it decides: the claim's own (target None) or a part's, in a :class:`Result` or a certificate's claim
-    (a dict).  Each finding is one line; a rule naming no part is one too."""
+    (a dict).  A rule ``same_as`` another claim takes that claim's verdict from ``others`` (id -> verdict, the
+    file's), where it is there.  Each finding is one line; a rule naming no part is one too."""
     from .certified import rule_verdict
 
     if isinstance(result_or_claim, dict):
@@ -143,6 +144,8 @@ def rule_mismatches(result_or_claim, outcomes):
     out = []
     for r in rules:
         now = rule_verdict(r["clauses"], outcomes, r["holds"])
+        if r.get("same_as") and others is not None and r["same_as"] in others:
+            now = others[r["same_as"]]
         target = r["target"]
         said = claim_v if target is None else parts.get(target)
         if said is None:

@@ -108,10 +108,10 @@ def _malformed(path, doc):
         if not isinstance(rules, list) or not all(
                 isinstance(r, dict) and {"target", "clauses", "holds"} <= set(r) and isinstance(r["clauses"], list)
                 and all(isinstance(c, list) and len(c) in (2, 3) and isinstance(c[0], list)
-                        and all(isinstance(i, int) and 0 <= i < len(claim["rows"]) for i in c[0]) for c in r["clauses"])
+                        and all(isinstance(i, int) and i >= 0 for i in c[0]) for c in r["clauses"])
                 for r in rules):
             return (f"--replay {path}: malformed: claim {claim['id']}'s 'rules' must be a list of {{target, clauses, "
-                    f"holds}} whose clauses name rows of the claim")
+                    f"holds}} whose clauses name rows by index")
         for i, part in enumerate(claim["parts"]):
             if not isinstance(part, dict) or not {"part", "role", "verdict"} <= set(part):
                 return f"--replay {path}: malformed: claim {claim['id']} part {i} lacks 'part', 'role' or 'verdict'"
@@ -155,6 +155,7 @@ def replay(path):
     if why:
         raise ValueError(why)
     lines, bad, total, sources = [], [], Counter(), Counter()
+    others = {c["id"]: c["verdict"] for c in doc["claims"]}  # for parts that report another claim's verdict
     for claim in doc["claims"]:
         cid = claim["id"]
         if len(claim["rows"]) != claim["n_rows"]:
@@ -189,8 +190,11 @@ def replay(path):
                 bad.append(f"{claim['id']} row {i} ({row['what']}): recorded {row['outcome']}, re-decided {now}")
             else:
                 tags[row["how"]] += 1
-        if verdicts is not None:
-            bad += [f"{cid}: {w}" for w in rule_mismatches(claim, outcomes)]
+        beyond = [i for r in claim.get("rules", []) for c in r["clauses"] for i in c[0] if i >= len(outcomes)]
+        if beyond:  # a row the rules read is gone: its verdict cannot be re-derived
+            bad.append(f"{cid}: a rule reads row {max(beyond)}, and the claim has {len(outcomes)} rows")
+        elif verdicts is not None:
+            bad += [f"{cid}: {w}" for w in rule_mismatches(claim, outcomes, others)]
         how_v = _verdict_source(claim)
         sources[how_v] += 1
         total.update(tags)

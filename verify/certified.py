@@ -258,6 +258,33 @@ class Ledger:
                                    "point": {str(k): str(v) for k, v in point.items()}}))
         return False if out else None
 
+    def finite(self, what, expr):
+        """Whether the sympy expression ``expr`` (e.g. a limit sympy computed) is finite, in sympy's three values:
+        True, False, or None where sympy cannot tell (an undecided row, never a certified answer).  The row keeps
+        the expression, so replay asks sympy again; the limit that produced it is sympy's, not re-derived."""
+        e = sp.sympify(expr)
+        out = _is_finite(e)
+        self.rows.append(Decision(what, str(e), "", "", out, "exact", {"kind": "finite", "expr": sp.srepr(e)}))
+        return out
+
+    def subset(self, what, inner, outer):
+        """``inner`` is a subset of ``outer`` (sympy sets, e.g. the solution set of an inequality sympy solved), in
+        sympy's three values (None: sympy cannot tell).  The row keeps both sets, so replay asks sympy again."""
+        inner, outer = sp.sympify(inner), sp.sympify(outer)
+        out = inner.is_subset(outer)
+        self.rows.append(Decision(what, f"{inner} within {outer}", "", "", out, "exact",
+                                  {"kind": "subset", "inner": sp.srepr(inner), "outer": sp.srepr(outer)}))
+        return out
+
+    def same_as(self, target, claim_id, verdict):
+        """``target``'s verdict is the claim ``claim_id``'s (a part that reports another claim of the audit): the
+        certificate says so, and replay compares it with that claim's verdict in the same file."""
+        from .verdicts import Verdict
+
+        verdict = Verdict(verdict)
+        self.rules.append({"target": target, "clauses": [], "holds": verdict.value, "same_as": claim_id})
+        return verdict
+
     def record(self, what, outcome, how, detail=""):
         """A decision certified elsewhere (e.g. every box of a ball-arithmetic cover decided): ``how`` in
         :data:`HOW`."""
@@ -329,6 +356,12 @@ class Ledger:
 
 
 _MODES = ("any", "all", "true", "undecided")
+
+
+def _is_finite(e):
+    """sympy's three-valued answer, kept: True, False, or None where sympy cannot tell (then a rule gives
+    INCONCLUSIVE, never a certified FAILS)."""
+    return e.is_finite
 
 
 def rule_verdict(clauses, outcomes, holds):
@@ -493,6 +526,10 @@ def replay_row(row):
         return False if any(o is False for o in outs) else (None if any(o is None for o in outs) else True)
     if data["kind"] in ("binomial", "min_p", "below", "intervals_below", "none_below"):
         return statistical_outcome(data)
+    if data["kind"] == "subset":
+        return sp.sympify(data["inner"]).is_subset(sp.sympify(data["outer"]))
+    if data["kind"] == "finite":
+        return _is_finite(sp.sympify(data["expr"]))
     if data["kind"] == "identity":
         e = sp.sympify(data["lhs"]) - sp.sympify(data["rhs"]) if "lhs" in data else sp.sympify(data["expr"])
         if e == 0 or sp.simplify(e) == 0:

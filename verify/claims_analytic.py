@@ -45,8 +45,7 @@ def check_posreal(*, quick, numerator, halfwidth):
         ev["counterexample"] = {"a": a0, "b": b0, "Re sech": float(mp.re(mp.sech(mp.mpc(a0, b0)))),
                                 "claimed": float(claimed.subs({a: a0, b: b0}))}
         ev["decided by"] = led.lines()
-        return Result(led.verdict(identity_ok, Verdict.HOLDS, Verdict.FAILS),
-                      "the stated formula for Re sech(a+ib) is wrong", ev)
+        return Result(led.decide(None, [([0], Verdict.FAILS)]), "the stated formula for Re sech(a+ib) is wrong", ev)
     # look for a point of the claimed region with Re sech <= 0, certified by a ball
     for bb in np.linspace(0, hw, 400, endpoint=False)[1:]:
         z = acb(arb(0.0), arb(float(bb)))
@@ -54,7 +53,8 @@ def check_posreal(*, quick, numerator, halfwidth):
         if led.check(f"Re sech(i b) at b = {bb:.4f}", val, ">=", 0) is False:
             ev["counterexample"] = {"a": 0.0, "b": float(bb), "Re sech (ball)": str(val)}
             ev["decided by"] = led.lines()
-            return Result(Verdict.FAILS, f"Re sech(ib) < 0 at b = {bb:.4f} inside |b| < {halfwidth} (certified)",
+            return Result(led.decide(None, [([0], Verdict.FAILS), ([len(led.rows) - 1], Verdict.FAILS)]),
+                          f"Re sech(ib) < 0 at b = {bb:.4f} inside |b| < {halfwidth} (certified)",
                           ev)
         led.rows.pop()  # a point where Re sech >= 0 decides nothing: only the cover below does
     # certify positivity on [-A, A] x [-(hw - delta), hw - delta]; beyond |a| > A the closed form decides
@@ -64,9 +64,10 @@ def check_posreal(*, quick, numerator, halfwidth):
                True if cert["certified"] else None, "ball", f"{cert['boxes']} boxes, {cert['undecided']} undecided")
     ev.update({"certified_box": [[-A, A], [-(hw - delta), hw - delta]], "flint": cert, "decided by": led.lines()})
     ok = both(identity_ok, denom_ok, True if cert["certified"] else None)
+    verdict = led.decide(None, [([0], Verdict.FAILS), ([1, 2], Verdict.INCONCLUSIVE)])
     if ok is not True:
-        return Result(Verdict.INCONCLUSIVE, "ball arithmetic could not decide on every box", ev)
-    return Result(Verdict.HOLDS, f"identity proved (sympy); Re sech > 0 certified on |a|<={A:g}, "
+        return Result(verdict, "ball arithmetic could not decide on every box", ev)
+    return Result(verdict, f"identity proved (sympy); Re sech > 0 certified on |a|<={A:g}, "
                                  f"|b|<=pi/2-{delta:g} ({cert['boxes']} boxes)", ev)
 
 
@@ -98,11 +99,11 @@ def check_analytic_1d(*, quick, halfwidth_factor):
     ev = {"distributions": [d.name for d in dists], "h": list(hs)}
     led = Ledger()
     # sech((z - s)/h) has poles at s + i h pi (k + 1/2): the claimed strip contains one iff its factor exceeds 1
-    if led.check("the claimed strip contains the pole s + i h pi/2 (factor > 1)", halfwidth_factor, ">", 1,
-                 lhs_err=0):
+    if led.check("the claimed strip excludes the pole s + i h pi/2 (factor <= 1)", halfwidth_factor, "<=", 1,
+                 lhs_err=0) is False:
         ev["counterexample"] = _pole_inside(hs[0], halfwidth_factor, dists[0])
         ev["decided by"] = led.lines()
-        return Result(Verdict.FAILS, f"the claimed strip contains the pole s + i h pi/2 of sech((z-s)/h) "
+        return Result(led.decide(None, [([0], Verdict.FAILS)]), f"the claimed strip contains the pole s + i h pi/2 of sech((z-s)/h) "
                                      f"(h = {hs[0]:g}): D is unbounded there", ev)
     # the poles of sech((z - s_j)/h): z = s_j + i h pi (k + 1/2); the nearest lie on the strip's edge
     with mp.workdps(30):
@@ -152,11 +153,14 @@ def check_analytic_1d(*, quick, halfwidth_factor):
         "repair": "the proof never uses 0 <= Re z <= 1: N, D are analytic and Re D > 0 on the whole strip "
                   "(certified above on Re z in [-1, 2])"}
     ev["decided by"] = led.lines()
+    # the region's gap is decided by the ellipse row (4): it leaves [0, 1], so the stated region does not suffice
+    verdict = led.decide(None, [([0], Verdict.FAILS), ([2], Verdict.FAILS), ([1, 4], Verdict.INCONCLUSIVE),
+                                ([4], Verdict.GAP, "true")])
     if smooth_ok is False:
-        return Result(Verdict.FAILS, "Re D <= 0 at a sampled point for a smooth density", ev)
+        return Result(verdict, "Re D <= 0 at a sampled point for a smooth density", ev)
     if both(all_cert, smooth_ok, leaves) is not True:
-        return Result(Verdict.INCONCLUSIVE, "Re D > 0 could not be certified on every box or sampled point", ev)
-    return Result(Verdict.GAP, "holds (Re D > 0 certified); but the stated region {0<=Re z<=1} does not contain the "
+        return Result(verdict, "Re D > 0 could not be certified on every box or sampled point", ev)
+    return Result(verdict, "holds (Re D > 0 certified); but the stated region {0<=Re z<=1} does not contain the "
                                "Bernstein ellipse the corollary needs: the lemma should state the whole strip, "
                                "which its proof does give", ev)
 
@@ -211,11 +215,12 @@ def check_analytic_2d(*, quick, halfwidth_factor):
     ev = {}
     led = Ledger()
     atoms1 = Atoms("slice", (0.3, 0.7), (0.5, 0.5), (1.0, 0.0))
-    if led.check("the claimed strip contains the pole s + i h pi/2 (factor > 1)", halfwidth_factor, ">", 1,
-                 lhs_err=0):
+    if led.check("the claimed strip excludes the pole s + i h pi/2 (factor <= 1)", halfwidth_factor, "<=", 1,
+                 lhs_err=0) is False:
         ev["counterexample"] = _pole_inside(h, halfwidth_factor, atoms1)
         ev["decided by"] = led.lines()
-        return Result(Verdict.FAILS, "the claimed strip contains a pole of the sech kernel", ev)
+        return Result(led.decide(None, [([0], Verdict.FAILS)]), "the claimed strip contains a pole of the sech kernel",
+                      ev)
     # separate analyticity: for fixed real var~ = c, D(., c) is a 1-D D with positive weights
     sep = []
     for cvar in ((0.1,) if quick else (0.0, 0.1, 0.25)):
@@ -258,15 +263,17 @@ def check_analytic_2d(*, quick, halfwidth_factor):
                     "Re D > 0 at sampled points of the product of h pi/4 strips (ball-certified)": all(samples)}
     sep_ok = led.record("separate analyticity: Re D(., c) > 0 on every box, each real c tried", True if all(
         c["certified"] for c in sep) else None, "ball", f"{sum(c['boxes'] for c in sep)} boxes")
-    parts = [Part("separate analyticity (Re D > 0 for each real value of the other variable)",
-                  Verdict.HOLDS if sep_ok else Verdict.INCONCLUSIVE,
+    names = ("separate analyticity (Re D > 0 for each real value of the other variable)",
+             "Hartogs' step (analyticity in z1 for each complex z2 of the strip)",
+             "eta jointly analytic on the product of strips")
+    parts = [Part(names[0], led.decide(names[0], [([1], Verdict.INCONCLUSIVE)]),
                   "certified on every box (python-flint)" if sep_ok else "could not be certified on every box")]
     if zero is None:
         led.record("a zero of D located in the product strip", None, "ball")
         ev["decided by"] = led.lines()
-        parts += [Part("Hartogs' step (analyticity in z1 for each complex z2 of the strip)", Verdict.INCONCLUSIVE,
+        parts += [Part(names[1], led.decide(names[1], [([2], Verdict.INCONCLUSIVE)]),
                        "no zero of D located in the product strip"),
-                  Part("eta jointly analytic on the product of strips", Verdict.INCONCLUSIVE,
+                  Part(names[2], led.decide(names[2], [([2], Verdict.INCONCLUSIVE)]),
                        "neither confirmed nor refuted", role="conclusion")]
         return Result(combine(parts), "no zero of D located in the product strip; the Hartogs step is neither "
                                       "confirmed nor refuted", ev, parts=parts)
@@ -276,22 +283,24 @@ def check_analytic_2d(*, quick, halfwidth_factor):
               lhs_err=0)
     led.check("the contour's disc lies in the strip: |Im z2| + r < h pi/2", abs(zero["z2"][1]) + pole["radius"], "<",
               hq * sp.pi / 2, lhs_err=1e-15)
+    # the winding number and the numerator as balls: replay re-decides them from their endpoints
+    balls = pole.pop("balls")
+    led.all_true("each of the contour's 64 steps turns by less than pi/2 (Re of the ratio of D's values > 0)",
+                 [(q, ">", 0, None, None) for q in balls["ratio real parts"]])
+    led.check("|winding number of D(z1, .) on the contour| > 1/2 (a zero inside)", abs(balls["winding"]), ">",
+              R(1, 2))
+    led.check("|N| > 0 on the disc (so eta = N/D has a pole there)", balls["|N| on the disc"], ">", 0)
     ev["pole_of_eta_in_product_strip"] = pole
-    inside = both(*(r.outcome for r in led.rows[-2:]))
-    parts.append(Part("Hartogs' step (analyticity in z1 for each complex z2 of the strip)",
-                      Verdict.FAILS if pole["zero certified"] and inside else Verdict.INCONCLUSIVE,
+    hartogs = led.decide(names[1], [([2, 3, 4, 5], Verdict.FAILS, "true")], holds=Verdict.INCONCLUSIVE)
+    joint = led.decide(names[2], [([2, 3, 4, 5, 6], Verdict.FAILS, "true")], holds=Verdict.INCONCLUSIVE)
+    assert (hartogs is Verdict.FAILS) == bool(pole["zero certified"] and both(*(r.outcome for r in led.rows[2:4])))
+    parts.append(Part(names[1], hartogs,
                       f"D(z1, z2) = 0 inside a circle of radius {pole['radius']:.1e} about a point of the product "
                       f"strip (winding number {pole['winding (ball)']}, certified)" if pole["zero certified"] else
                       "a zero of D located (40 digits) but its winding number could not be certified"))
-    zc = led.record("D(z1, .) has a zero inside the contour (winding number, each step turning < pi/2)",
-                    True if pole["zero certified"] else None, "ball", f"winding number {pole['winding (ball)']}")
-    nz = led.record("the numerator is nonzero on the disc (so eta = N/D has a pole there)",
-                    True if pole["numerator nonzero on the disc"] else None, "ball",
-                    f"|N| >= {pole['|N| lower bound on the disc']:.3g}")
-    certified = both(zc, nz, *(r.outcome for r in led.rows[-4:-2])) is True
+    certified = joint is Verdict.FAILS
     ev["decided by"] = led.lines()
-    parts.append(Part("eta jointly analytic on the product of strips", Verdict.FAILS if certified else
-                      Verdict.INCONCLUSIVE,
+    parts.append(Part(names[2], joint,
                       "false: with f* = 0 at the first atom and 1 at the second, eta = N/D has a pole at that zero "
                       "(N is the second atom's term, nonzero on the whole disc, certified); jointly analytic only on "
                       "|Im m~| + |Im var~| < h pi/2" if certified else
@@ -326,7 +335,8 @@ def _certified_pole(zero, h):
     t2 = arb(w2) / arb(float(k1.normalizer(m2)) * float(k2.normalizer(v2))) * ((z1 - arb(m2)) / hb).sech() \
         * ((disc - arb(v2)) / hb).sech()
     return {"radius": r, "winding (ball)": str(wind), "zero certified": bool(zero_ok),
-            "|N| lower bound on the disc": float(abs(t2).lower()), "numerator nonzero on the disc": bool(abs(t2) > 0)}
+            "|N| lower bound on the disc": float(abs(t2).lower()), "numerator nonzero on the disc": bool(abs(t2) > 0),
+            "balls": {"ratio real parts": [q.real for q in ratios], "winding": wind, "|N| on the disc": abs(t2)}}
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -349,8 +359,7 @@ def check_bernstein(*, quick, theta):
         ev["counterexample"] = {"rho": "1/10", "exp(asinh(2 rho))": float(derived.subs(rho, r0)),
                                 "claimed theta": float(claimed.subs(rho, r0))}
         ev["decided by"] = led.lines()
-        return Result(led.verdict(theta_ok, Verdict.HOLDS, Verdict.FAILS),
-                      "theta does not follow from sinh(a pi) = 2 rho", ev)
+        return Result(led.decide(None, [([0], Verdict.FAILS)]), "theta does not follow from sinh(a pi) = 2 rho", ev)
     # numerical: Chebyshev truncation of f(t) = sech((t - 0.37)/h), analytic in |Im t| < h pi/2; on the
     # sub-strip rho = h pi/4, |f| <= 1/cos(pi/4) = sqrt 2 = M
     h = 1 / 16
@@ -374,13 +383,12 @@ def check_bernstein(*, quick, theta):
     trunc_ok = led.all_true("Chebyshev truncation error of sech((t - 0.37)/h) <= 2 M theta^-l/(theta - 1) at every "
                             "degree tried (4001 points)", items)
     ev["decided by"] = led.lines()
+    verdict = led.decide(None, [([0], Verdict.FAILS), ([1], Verdict.FAILS), ([2], Verdict.FAILS)])
     if const_ok is not True:
-        return Result(led.verdict(const_ok, Verdict.HOLDS, Verdict.FAILS),
-                      "the constant identity 2M c^(l+1)/(1-c) = 2M theta^-l/(theta-1) fails", ev)
+        return Result(verdict, "the constant identity 2M c^(l+1)/(1-c) = 2M theta^-l/(theta-1) fails", ev)
     if trunc_ok is not True:
-        return Result(led.verdict(trunc_ok, Verdict.HOLDS, Verdict.FAILS),
-                      f"Chebyshev truncation exceeds the bound (ratio {worst_ratio:.3g})", ev)
-    return Result(Verdict.HOLDS, f"theta and the constant identity proved (sympy); truncation error <= "
+        return Result(verdict, f"Chebyshev truncation exceeds the bound (ratio {worst_ratio:.3g})", ev)
+    return Result(verdict, f"theta and the constant identity proved (sympy); truncation error <= "
                                  f"{worst_ratio:.2g} x bound on a test function", ev)
 
 
@@ -472,6 +480,7 @@ def sharp_m_part(led, h=1 / 16):
     [pi/2, pi]).  So |eta| = |N|/|N + R| <= M(s) = 1 for s <= 1/2 and 1/sin(s pi) above; the single atom (eta =
     eta_orig = 1) attains 1, and two far atoms approach 1/sin(s pi) (:func:`sharp_m_witness`)."""
     a, r, c = sp.symbols("a r c", real=True)
+    i0 = len(led.rows)
     ident = led.identity("|N + R|^2 = (|R| + |N| cos delta)^2 + |N|^2 sin^2 delta (c = cos delta)",
                          (a**2 + r**2 + 2 * a * r * c) - ((r + a * c) ** 2 + a**2 * (1 - c**2)))
     x, b = sp.symbols("x b", real=True)
@@ -485,13 +494,15 @@ def sharp_m_part(led, h=1 / 16):
                             R(99999, 100000) * m_s))
         rows.append({"s": str(sf), "M(s) = 1/sin(s pi)": float(m_s), "|eta| at the witness": float(ball.mid()),
                      "witness": atoms.name, "z": [z.real, z.imag]})
-    verdict = Verdict.HOLDS if all(v is True for v in ok) else Verdict.INCONCLUSIVE
+    name = "the sharpest bound of |eta| on the strip, as a function of |Im z|"
+    verdict = led.decide(name, [(led.since(i0), Verdict.INCONCLUSIVE)])
+    assert (verdict is Verdict.HOLDS) == all(v is True for v in ok)
     summary = ("M(y) = 1 for |Im z| = y <= h pi/4 and 1/sin(2 y/h) for h pi/4 < y < h pi/2 (unbounded at the edge): "
                "the cone bound, exact (sympy), and sharp: attained by one atom below h pi/4, approached within 1e-5 "
                "by two far atoms above it (" + ", ".join(f"s = {r_['s']}: {r_['|eta| at the witness']:.6f} of "
                                                           f"{r_['M(s) = 1/sin(s pi)']:.6f}" for r_ in rows)
                + "; ball-certified)")
-    return Part("the sharpest bound of |eta| on the strip, as a function of |Im z|", verdict, summary), rows
+    return Part(name, verdict, summary), rows
 
 
 @claim("approx-corollary", "Corollary 'Polynomial approximation of eta'",
@@ -523,6 +534,7 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     if witness:
         mx, z, h, d = witness
         ball = abs(eta_acb(acb(z.real, z.imag), d, h))
+        i_witness = len(led.rows)
         certified = led.check(f"|eta(z)| > M at the witness ({d.name}, h = {h:g})", ball, ">", M_exact) is True
         ev["counterexample"] = {"dist": d.name, "h": h, "z": [z.real, z.imag], "|eta(z)|": mx,
                                 "|eta| ball": str(ball), "certified_above_M": certified}
@@ -531,8 +543,9 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     tv, t1 = 8 * rho + sp.sqrt(64 * rho**2 + 1), 2 * rho + sp.sqrt(4 * rho**2 + 1)
     # theta_var <= theta only where rho <= 0 (sympy solves the inequality), so theta_var > theta for every rho > 0
     bad_set = sp.solve_univariate_inequality(tv - t1 <= 0, rho, relational=False)
-    var_ok = led.record("theta_var >= theta for every rho > 0 (sympy solves theta_var - theta <= 0)",
-                        sp.Interval.open(0, sp.oo).intersect(bad_set) == sp.S.EmptySet, "exact", str(bad_set))
+    i_var = len(led.rows)
+    var_ok = led.subset("theta_var >= theta for every rho > 0 (sympy solves theta_var - theta <= 0: its solution set "
+                        "lies in rho <= 0)", bad_set, sp.Interval(-sp.oo, 0))
     ev["var_axis"] = {"theta_var = 8 rho + sqrt(64 rho^2 + 1) >= theta": var_ok,
                       "theta_var at h=1/16": float(tv.subs(rho, math.pi / 32)),
                       "theta at h=1/16": float(t1.subs(rho, math.pi / 32))}
@@ -560,8 +573,8 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     parts = []
     if witness:
         c = ev["counterexample"]
-        parts.append(Part(f"M = {M_exact} bounds |eta| on the strip", Verdict.FAILS if c["certified_above_M"] else
-                          Verdict.INCONCLUSIVE,
+        name = f"M = {M_exact} bounds |eta| on the strip"
+        parts.append(Part(name, led.decide(name, [([i_witness], Verdict.FAILS, "true")], holds=Verdict.INCONCLUSIVE),
                           f"|eta| = {witness[0]:.3g} > {M:g} at a point of the strip ({c['dist']}, h = {c['h']:g}; "
                           + ("ball-certified)" if c["certified_above_M"] else "not certified beyond round-off)")))
     else:
@@ -569,8 +582,11 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
         # N and D lies in the cone |arg| <= f pi/2, so |N| <= sum |terms| <= |D| / cos(f pi/2)
         f_ex = sym(strip_fraction)
         m_sharp = sp.Integer(1) if f_ex <= R(1, 2) else 1 / sp.sin(f_ex * sp.pi)
+        i_cone = len(led.rows)
         cone = led.check(f"the sharp bound M({f_ex}) = {m_sharp} <= M", m_sharp, "<=", M_exact) if f_ex < 1 else None
-        parts.append(Part(f"M = {M_exact} bounds |eta| on the strip", Verdict.HOLDS if cone else Verdict.INCONCLUSIVE,
+        name = f"M = {M_exact} bounds |eta| on the strip"
+        rule = [([i_cone], Verdict.INCONCLUSIVE)] if f_ex < 1 else []  # no point certified: nothing to decide by
+        parts.append(Part(name, led.decide(name, rule, holds=Verdict.HOLDS if f_ex < 1 else Verdict.INCONCLUSIVE),
                           f"certified: |eta| <= M({f_ex}) = {m_sharp} <= {M_exact} on |Im z| <= {f_ex} h pi/2 (the "
                           f"sharp bound, next part)" if cone else
                           f"no point above {M_exact} found on the grids (at {fracs[-1]:g} of the strip); not "
@@ -578,10 +594,11 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     sharp_part, sharp_rows = sharp_m_part(led)
     ev["sharp M(y)"] = sharp_rows
     parts.append(sharp_part)
-    parts.append(Part("theta_var >= theta (the variance axis of length 1/4)", Verdict.HOLDS if var_ok else
-                      Verdict.FAILS, "8 rho + sqrt(64 rho^2 + 1) >= 2 rho + sqrt(4 rho^2 + 1) for every rho > 0 "
+    name = "theta_var >= theta (the variance axis of length 1/4)"
+    parts.append(Part(name, led.decide(name, [([i_var], Verdict.FAILS)]), "8 rho + sqrt(64 rho^2 + 1) >= 2 rho + sqrt(4 rho^2 + 1) for every rho > 0 "
                                      "(sympy)" if var_ok else "theta_var < theta for some rho > 0 (sympy)"))
-    ratio_max = max(ratio_h.values())
+    by_h = {f"h = 1/{round(1 / h)}": float(ratio.subs(th, theta(h))) for h in H_VALUES}
+    h_max_ratio, ratio_max = max(by_h.items(), key=lambda kv: kv[1])  # the largest, with the h it is at
     # what separate analyticity (certified by analytic-2d) gives: the tensor Chebyshev interpolant, error at most
     # (1 + Lambda_l) E_l with E_l = 4 M theta^-l/(theta - 1) the 1-D interpolation bound and Lambda_l <= 1 + (2/pi)
     # log(l + 1); with the strip chosen per degree (bounds.best_strip) and the sharp M there
@@ -605,7 +622,8 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     ratio44 = r44["constant / paper's constant at that strip"]
     parts.append(Part("the 2-D tensor constant", Verdict.GAP,
                       (f"{tensor_constant} is not what the 1-D bound gives: from |c_jk| <= 4 M theta^-(j+k) the "
-                       f"square truncation constant is 4(theta+1)/(theta-1)^2, {ratio_max:.1f}x larger"
+                       f"square truncation constant is 4(theta+1)/(theta-1)^2, {ratio_max:.1f}x larger at {h_max_ratio} ("
+                       + ", ".join(f"{r:.1f}x at {k}" for k, r in by_h.items()) + ")"
                        if looser else f"{tensor_constant} is what |c_jk| <= 4 M theta^-(j+k) gives")
                       + "; and |c_jk| <= 4 M theta^-(j+k) itself needs eta jointly analytic on the product of strips, "
                         "which analytic-2d refutes.  Separate analyticity (certified there) gives the tensor "
@@ -617,18 +635,21 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     above = sum(r["coeffs above the bound (certified)"] for r in decay)
     unsure = sum(r["within round-off where the bound exceeds it"] for r in decay)
     k_dec = min(r["decided up to k"] for r in decay)
+    i_coef = len(led.rows)
     led.record("every Chebyshev coefficient |c_k| <= 2 M theta^-k where the bound stands above round-off",
                False if above else (None if unsure else True), "error bound",
                f"{above} certified above, {unsure} within round-off (error {decay[0]['round-off bound']:.2g})")
     ev["decided by"] = led.lines()
+    name = "the 1-D approximation bound B theta^-l"
+    concl_v = led.decide(name, [([i_coef], Verdict.FAILS)])
     if above:
-        concl = Part("the 1-D approximation bound B theta^-l", Verdict.FAILS,
+        concl = Part(name, concl_v,
                      f"{above} Chebyshev coefficient(s) of eta certified above the bound", role="conclusion")
     elif unsure:
-        concl = Part("the 1-D approximation bound B theta^-l", Verdict.INCONCLUSIVE,
+        concl = Part(name, concl_v,
                      f"{unsure} coefficient(s) within round-off of the bound", role="conclusion")
     else:
-        concl = Part("the 1-D approximation bound B theta^-l", Verdict.HOLDS,
+        concl = Part(name, concl_v,
                      f"every Chebyshev coefficient c_k of eta, k <= {k_dec} (where the bound stands above round-off; "
                      f"beyond, both sit below it and nothing is decided), below 2 M theta^-k on the {len(decay)} "
                      f"(h, distribution) cases tried; not a proof for every distribution",
@@ -679,10 +700,10 @@ def check_degree_rule(*, quick, factor):
           "note": "the paper's experiments cap l at 44 (h=1/16) and 88 (h=1/64), far below the rule at these n",
           "socal.paper_degree agrees": all(paper_degree(n, h) == int(math.ceil(2 * math.log(n) / math.log(theta(h))))
                                            for n in ns for h in hs)}
+    verdict = led.decide()
     if both(ok, d_ok) is not True:
-        return Result(led.verdict(both(ok, d_ok), Verdict.HOLDS, Verdict.FAILS),
-                      f"theta^-l > n^-2 in {len(bad)} cases", ev)
-    return Result(Verdict.HOLDS, "theta^-l <= n^-2 at every (n, h) checked, certified (50 digits)", ev)
+        return Result(verdict, f"theta^-l > n^-2 in {len(bad)} cases", ev)
+    return Result(verdict, "theta^-l <= n^-2 at every (n, h) checked, certified (50 digits)", ev)
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -705,19 +726,21 @@ def check_bandwidth_axes(*, quick, ratio):
     equal = led.identity("theta_var(ratio h) - theta_mean(h) = 0", theta_v, rhs=theta_m)
     hs = [sp.Rational(1, 2**k) for k in (2, 4, 6, 8)]
     ns = [10**k for k in (2, 3, 4, 6)]
-    pd_ok = all(paper_degree(n, (float(hh), float(r * hh))) == paper_degree(n, float(hh)) for hh in hs for n in ns)
-    led.record("socal.paper_degree(n, (h, ratio h)) == paper_degree(n, h) (integers)", pd_ok, "exact")
+    differ = sum(paper_degree(n, (float(hh), float(r * hh))) != paper_degree(n, float(hh)) for hh in hs for n in ns)
+    pd_ok = led.check(f"(n, h) of {len(hs) * len(ns)} where socal.paper_degree(n, (h, ratio h)) != paper_degree(n, h) "
+                      f"(integers)", int(differ), "==", 0)
     ev = {"decided by": led.lines(), "theta_var_minus_theta_mean_is_zero": equal,
           "ratio": ratio, "socal.paper_degree(n, (h, ratio h)) == paper_degree(n, h)": pd_ok}
     if equal is not True:
         h0 = sp.Rational(1, 16)
         ev["counterexample"] = {"h_mean": "1/16", "h_var": str(r * h0),
                                 "theta_mean": float(theta_m.subs(h, h0)), "theta_var": float(theta_v.subs(h, h0))}
-        return Result(led.verdict(equal, Verdict.HOLDS, Verdict.FAILS), f"theta_var != theta_mean at h_var = "
+        return Result(led.decide(None, [([0], Verdict.FAILS)]), f"theta_var != theta_mean at h_var = "
                       f"{ratio} h_mean (the difference is certified nonzero at a point)", ev)
+    verdict = led.decide(None, [([0], Verdict.FAILS), ([1], Verdict.FAILS)])
     if not pd_ok:
-        return Result(Verdict.FAILS, "socal.paper_degree gives (h, h/4) another degree than h", ev)
-    return Result(Verdict.HOLDS, "theta_var(h_mean/4) = theta_mean(h_mean) identically (sympy); socal.paper_degree "
+        return Result(verdict, "socal.paper_degree gives (h, h/4) another degree than h", ev)
+    return Result(verdict, "theta_var(h_mean/4) = theta_mean(h_mean) identically (sympy); socal.paper_degree "
                                  "gives (h, h/4) the degree of h", ev)
 
 
@@ -751,8 +774,7 @@ def check_sampler(*, quick, scale):
     ev["max |G(G^-1(u)) - u| (50 digits)"] = worst_err
     if inv_ok is not True:
         ev["decided by"] = led.lines()
-        return Result(led.verdict(inv_ok, Verdict.HOLDS, Verdict.FAILS), f"G(G^-1(u)) != u (error {worst_err:.2e})",
-                      ev)
+        return Result(led.decide(None, [([1], Verdict.FAILS)]), f"G(G^-1(u)) != u (error {worst_err:.2e})", ev)
     # socal's cancellation-free ppf agrees with the closed form, and samples pass KS tests
     diffs = []
     for hv in (1 / 4, 1 / 16, 1 / 64):
@@ -779,10 +801,10 @@ def check_sampler(*, quick, scale):
                             {"kind": "min_p", "pvalues": [float(p) for p in pvals], "alpha": alpha,
                              "seed": 20261125})
     ev["decided by"] = led.lines()
+    verdict = led.decide(None, [([1], Verdict.FAILS), ([0, 2], Verdict.FAILS), ([3], Verdict.FAILS)])
     if both(deriv_ok, ppf_ok) is not True:
-        return Result(led.verdict(both(deriv_ok, ppf_ok), Verdict.HOLDS, Verdict.FAILS),
-                      "socal's sampler disagrees with the closed form", ev)
+        return Result(verdict, "socal's sampler disagrees with the closed form", ev)
     if not ks_ok:
-        return Result(Verdict.FAILS, "KS test rejects the sampler", ev)
-    return Result(Verdict.HOLDS, f"G(G^-1(u)) = u to {worst_err:.0e}; socal ppf matches to "
+        return Result(verdict, "KS test rejects the sampler", ev)
+    return Result(verdict, f"G(G^-1(u)) = u to {worst_err:.0e}; socal ppf matches to "
                                  f"{max(diffs):.0e}; KS min p = {min(pvals):.2g}", ev)

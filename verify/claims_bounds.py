@@ -37,8 +37,9 @@ def check_covering(*, quick, base):
                                 ((sp.Integer(3) / (1 / (2 * n_))) ** d_) ** 2, rhs=(6 * n_) ** (2 * d_)),
                    led.identity("2 ||h - h'|| at ||h - h'|| = 2 eps = 1/n is 2/n", 2 * (2 / (2 * n_)), rhs=2 / n_))
     ok_set = sp.solve_univariate_inequality(1 + 2 / eps <= sp.Integer(base) / eps, eps, relational=False)
-    step_ok = led.record("1 + 2/eps <= base/eps on (0, 1] (sympy solves the inequality)",
-                         sp.Interval.Lopen(0, 1).is_subset(ok_set), "exact", str(ok_set))
+    i_step = len(led.rows)
+    step_ok = led.subset("1 + 2/eps <= base/eps on (0, 1] (sympy solves the inequality; (0, 1] within its solution "
+                         "set)", sp.Interval.Lopen(0, 1), ok_set)
     # the monomials x^i y^j, i, j <= l, are linearly independent: d = (l+1)^2 (exact rank over the rationals)
     from flint import fmpq, fmpq_mat
 
@@ -48,21 +49,28 @@ def check_covering(*, quick, base):
         pts = [(fmpq(int(a), 997), fmpq(int(b), 991)) for a, b in zip(rng.integers(1, 997, 60), rng.integers(1, 991, 60))]
         V = fmpq_mat([[x**i * y**j for i in range(l + 1) for j in range(l + 1)] for x, y in pts])
         ranks[l] = int(V.rank())
-    dim_ok = led.record("rank of the monomial design = (l + 1)^2, l = 0..4 (exact rational arithmetic)",
-                        all(ranks[l] == (l + 1) ** 2 for l in ranks), "exact")
+    i_dim = len(led.rows)
+    dim_ok = both(*(led.check(f"rank of the monomial design at l = {l} = (l + 1)^2 (exact rational arithmetic)",
+                              ranks[l], "==", (l + 1) ** 2) for l in ranks))
     ev = {"decided by": led.lines(), "1 + 2/eps <= base/eps on (0,1]": bool(step_ok), "solution set": str(ok_set),
           "Step 5's discretisation 2/n and count (6n)^(2d)": disc_ok,
           "rank of monomial design": ranks,
           "scope": "the lemma covers polynomials with sup norm <= 1; the main proof applies it to the clipped "
                    "class clip(beta' phi), whose sup-norm covering number is infinite (see main-bound)"}
+    verdict = led.decide(None, [([i_step], Verdict.FAILS), (led.since(i_dim), Verdict.FAILS)])
+    if verdict is not Verdict.HOLDS:
+        return Result(verdict, "the volumetric step or the dimension is undecided or fails", ev) if step_ok and \
+            dim_ok is not False else _covering_fail(verdict, step_ok, eps, base, ev)
+    return Result(verdict, "1 + 2/eps <= 3/eps on (0, 1] (sympy); d = (l+1)^2 (rank); volumetric bound "
+                           "standard", ev)
+
+
+def _covering_fail(verdict, step_ok, eps, base, ev):
     if not step_ok:
         ev["counterexample"] = {"eps": 1, "1 + 2/eps": str((1 + 2 / eps).subs(eps, 1)),
                                 f"{base}/eps": str((sp.Integer(base) / eps).subs(eps, 1))}
-        return Result(Verdict.FAILS, f"(1 + 2/eps) <= {base}/eps fails at eps = 1", ev)
-    if not dim_ok:
-        return Result(Verdict.FAILS, "dimension of the monomial space is not (l+1)^2", ev)
-    return Result(Verdict.HOLDS, "1 + 2/eps <= 3/eps on (0, 1] (sympy); d = (l+1)^2 (rank); volumetric bound "
-                                 "standard", ev)
+        return Result(verdict, f"(1 + 2/eps) <= {base}/eps fails at eps = 1", ev)
+    return Result(verdict, "dimension of the monomial space is not (l+1)^2", ev)
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -108,10 +116,10 @@ def check_aux1(*, quick, c304, c406, c408):
     ev["scope"] = "the union bound runs over a (1/n)-cover of P_l; for the clipped class it does not exist " \
                   "(see main-bound)"
     ev["decided by"] = led.lines()
+    verdict = led.decide()
     if both(ok, lip_ok) is not True:
-        return Result(led.verdict(both(ok, lip_ok), Verdict.HOLDS, Verdict.FAILS),
-                      "the Bernstein-inequality arithmetic does not give the stated constants", ev)
-    return Result(Verdict.HOLDS, "2(32+16+8/3) = 304/3, exponent 3n mu/1216, 1216/3 = 405.33 <= 406, "
+        return Result(verdict, "the Bernstein-inequality arithmetic does not give the stated constants", ev)
+    return Result(verdict, "2(32+16+8/3) = 304/3, exponent 3n mu/1216, 1216/3 = 405.33 <= 406, "
                                  "408 = 2 + 406 (exact)", ev)
 
 
@@ -218,21 +226,23 @@ def check_main_bound(*, quick, c406, c408, hoeffding):
     checks["Hoeffding exponent n t^2/2"] = led.identity("Step 5: Hoeffding's exponent 2 n t^2 / 2^2 = the stated one",
                                                         2 * n * t**2 / 4, rhs=sym(hoeffding) * n * t**2)
     tstar2 = sp.solve(sp.Eq(sp.log(2) + 2 * d * sp.log(6 * n) - n * t**2 / 2, 0), t)
-    checks["t* solves 2(6n)^(2d) e^(-n t^2/2) = 1"] = led.record(
-        "Step 5: t* solves 2 (6n)^(2d) exp(-n t^2/2) = 1 (sympy solves it)", any(
-            sp.simplify(r**2 - (4 * d * sp.log(6 * n) + 2 * sp.log(2)) / n) == 0 for r in tstar2), "exact")
+    checks["t* solves 2(6n)^(2d) e^(-n t^2/2) = 1"] = led.identity(
+        "Step 5: t* solves 2 (6n)^(2d) exp(-n t^2/2) = 1: sympy's positive root, squared, is (4 d log(6n) + 2 log 2)/n",
+        tstar2[0] ** 2 if len(tstar2) == 1 else sp.Integer(len(tstar2)), rhs=(4 * d * sp.log(6 * n) + 2 * sp.log(2)) / n)
     ts = sp.symbols("tstar", positive=True)
     tail = sp.integrate(t * sp.exp(-n * t**2 / 2), (t, ts, sp.oo)) / ts
     checks["tail integral"] = led.identity("Step 5: the tail integral", tail, rhs=sp.exp(-n * ts**2 / 2) / (n * ts))
     steps = {**checks, **numbers}
+    step_rows = led.since(0)
     if both(*checks.values()) is not True:
         bad = [k for k, v in checks.items() if v is not True]
-        return Result(led.verdict(both(*checks.values()), Verdict.HOLDS, Verdict.FAILS),
+        return Result(led.decide(None, [(step_rows, Verdict.FAILS)]),
                       f"step(s) fail or undecided: {', '.join(bad)}",
                       {"steps": steps, "aux-1": ev_aux, "decided by": led.lines()})
     # does the proof cover the estimator that is computed?
     sep = _clipped_class_separated(50)
     risk_ls, risks = _ridge_clip_is_not_erm()
+    i_cover = len(led.rows)
     cover_fails = both(led.check("50 clipped lines are pairwise >= 1 apart (so no finite eps < 1/2 cover)", sep,
                                  ">=", 1),
                        led.check("clip(LS) is not the ERM: its risk exceeds a steeper clipped line's", risk_ls, ">",
@@ -251,13 +261,14 @@ def check_main_bound(*, quick, c406, c408, hoeffding):
                    "for the computed estimator"}
     # the steps that fail as stated are claims of their own; their verdicts are this claim's parts, and their
     # certified sharp values (with witnesses) are the constants the corrected bound uses
-    parts = [Part("Steps 1-5: each inequality with the constants as used (2(a)-(c), aux-1's arithmetic, Hoeffding, "
-                  "t*, the tail integral)", Verdict.HOLDS, "each checks (sympy, exact)")]
+    name = ("Steps 1-5: each inequality with the constants as used (2(a)-(c), aux-1's arithmetic, Hoeffding, t*, the "
+            "tail integral)")
+    parts = [Part(name, led.decide(name, [(step_rows, Verdict.FAILS)]), "each checks (sympy, exact)")]
     sharp, unit, _ = certified_constants(quick)
     for cid, name in (("step5-range", "Step 5: the summands lie in [0, 2]"),
                       ("aux-lipschitz", "aux-1: |h_f - h_g| <= 2 |f - g|")):
         sub = REGISTRY[cid].run(quick=quick)
-        parts.append(Part(f"{name} ({cid})", sub.verdict, sub.summary))
+        parts.append(Part(f"{name} ({cid})", led.same_as(f"{name} ({cid})", cid, sub.verdict), sub.summary))
     variants = constant_sets(sharp, unit)
     corrected = variants["sharp (P_l)"]
     # how the explicit bound reads at practical n
@@ -284,8 +295,8 @@ def check_main_bound(*, quick, c406, c408, hoeffding):
           "vacuous_note": "CE2^pert lies in [0, 9/4] (v~ = m~^2 + var~ reaches 5/4 on R, since a perturbed var~ may "
                           "exceed m~(1 - m~)): the bound says nothing below n_nonvacuous",
           "readings": READINGS}
-    parts.append(Part("the union bounds cover the estimator (Lemma covering, for P_l, applied to F_l; 'P_n h_fhat <= 0')",
-                      led.verdict(cover_fails, Verdict.FAILS, Verdict.HOLDS),
+    name = "the union bounds cover the estimator (Lemma covering, for P_l, applied to F_l; 'P_n h_fhat <= 0')"
+    parts.append(Part(name, led.decide(name, [([i_cover, i_cover + 1], Verdict.FAILS, "true")]),
                       f"N(eps, F_l) is infinite for eps < 1/2 (50 clipped lines pairwise {sep} apart, "
                       f"exact), and clip(LS) is not the ERM over F_l (risk {float(risk_ls):.3f} against "
                       f"{float(risks[1000]):.4f}, exact)"))
@@ -359,14 +370,14 @@ def check_dominance(*, quick, centre):
     grid_ok = led.all_true(f"F(p) <= p at the {len(items)} interior grid points (6 bandwidths, balls)", items)
     ev = {"G' = sech (sympy)": g1, "G'' = -sech tanh (sympy)": g2,
           "max over h, p of F(p) - p": worst_excess, "at": where, "decided by": led.lines()}
+    verdict = led.decide(None, [([0, 1, 3], Verdict.FAILS)])
     if grid_ok is False:
         ev["counterexample"] = where
-        return Result(Verdict.FAILS, f"F(p) > p by {worst_excess:.3g} at h={where['h']:g}, p={where['p']:.3f} "
+        return Result(verdict, f"F(p) > p by {worst_excess:.3g} at h={where['h']:g}, p={where['p']:.3f} "
                                      f"(certified)", ev)
     if both(g1, g2, grid_ok) is not True:
-        return Result(led.verdict(both(g1, g2, grid_ok), Verdict.HOLDS, Verdict.FAILS),
-                      "the concavity computation fails or a grid point is undecided", ev)
-    return Result(Verdict.HOLDS, "G concave on [0, inf) (sympy: G'' = -sech tanh); F(p) <= p certified at 1999 "
+        return Result(verdict, "the concavity computation fails or a grid point is undecided", ev)
+    return Result(verdict, "G concave on [0, inf) (sympy: G'' = -sech tanh); F(p) <= p certified at 1999 "
                                  "interior grid points for each h from 1 to 1/1024", ev)
 
 
@@ -450,9 +461,10 @@ def check_lower_bound(*, quick, c, kl, gap):
              for k in (1, 2, 3)}
     ev["c from the argument at n = 1, 2, 3 (eps = 1/16, gap 9/16)"] = small
     ev["valid for all n >= 1"] = min(min(small.values()), float(derived_c))
+    argument_rows = led.since(0)
     if both(*ok) is not True:
         ev["decided by"] = led.lines()
-        return Result(led.verdict(both(*ok), Verdict.HOLDS, Verdict.FAILS),
+        return Result(led.decide(None, [(argument_rows, Verdict.FAILS)]),
                       "a step of the lower-bound argument does not give the stated constant", ev)
     # n = 1, 2, 3 (eps = 1/(6 sqrt(2n)) > 1/16, outside the argument): the exact two-point minimax risk instead
     c_val = float(sym(c))
@@ -462,6 +474,7 @@ def check_lower_bound(*, quick, c, kl, gap):
     ev["c/sqrt(n) at n = 1, 2, 3"] = {k: c_val / math.sqrt(k) for k in (1, 2, 3)}
     # the risk is a grid maximum over priors (a lower bound on the maximum) of sums of binomial probabilities times
     # a quadrature difference (error <= 2e-9): it carries 1e-8
+    i_small = len(led.rows)
     small_ok = led.all_true("the exact two-point minimax risk >= c/sqrt(n) at n = 1, 2, 3",
                             [(exact_small[k], ">=", sym(c) / sp.sqrt(k), 1e-8, None) for k in (1, 2, 3)])
     # the sharpest c the family certifies: the limit of max_eps risk sqrt(n), approached from above
@@ -481,18 +494,19 @@ def check_lower_bound(*, quick, c, kl, gap):
                               "the sharpest constant the family certifies, attained in the limit; a larger c would "
                               "need another family"}
     ev["decided by"] = led.lines()
-    parts = [Part(f"Le Cam's argument for n >= {n4} (gap 9/16, KL <= {kl} eps^2, TV <= 1/2)", Verdict.HOLDS,
+    names = (f"Le Cam's argument for n >= {n4} (gap 9/16, KL <= {kl} eps^2, TV <= 1/2)",
+             "n = 1, 2, 3 (eps > 1/16: outside the argument; the paper calls them trivial)",
+             "every estimator's worst-case risk >= c/sqrt(n) for all n >= 1")
+    parts = [Part(names[0], led.decide(names[0], [(argument_rows, Verdict.FAILS)]),
                   f"each step checks exactly and gives c = {derived_c} >= the stated {sym(c)}"),
              # true (the exact risk shows it) but not established by the paper's argument, which needs n >= 4:
              # a GAP by the legend
-             Part("n = 1, 2, 3 (eps > 1/16: outside the argument; the paper calls them trivial)",
-                  led.verdict(small_ok, Verdict.GAP, Verdict.FAILS),
+             Part(names[1], led.decide(names[1], [([i_small], Verdict.FAILS), ([i_small], Verdict.GAP, "true")]),
                   "the exact two-point minimax risk (" + ", ".join(f"{exact_small[k]:.4f}" for k in (1, 2, 3))
                   + ") is >= c/sqrt(n) (" + ", ".join(f"{c_val / math.sqrt(k):.4f}" for k in (1, 2, 3))
                   + f"), so the statement is true there, but the paper's argument does not reach n < 4 (it gives only "
                   f"c = {ev['valid for all n >= 1']:.4f} there) and calls the cases trivial without a proof"),
-             Part("every estimator's worst-case risk >= c/sqrt(n) for all n >= 1",
-                  led.verdict(small_ok, Verdict.HOLDS, Verdict.FAILS), "for n >= 4 by the argument, for n < 4 by the "
+             Part(names[2], led.decide(names[2], [([i_small], Verdict.FAILS)]), "for n >= 4 by the argument, for n < 4 by the "
                   f"exact risk; the constant is loose: the family itself gives c = {c_inf:.4f} "
                   f"({c_inf / float(sym(c)):.2f}x, the limit n -> oo; above it at every n computed"
                   + (")" if sharp_ok else ", not certified at every n)"), role="conclusion")]
@@ -522,9 +536,10 @@ def check_main_bound_explicit(*, quick, tstar_sq):
     ev = {"t*^2": tstar_sq, "log of defining equation at t*": str(defining)}
     if solves is not True:
         ev["decided by"] = led.lines()
+        verdict = led.decide(None, [([0], Verdict.FAILS)])
         ev["counterexample"] = {"n": 1000, "d": 100,
                                 "2(6n)^(2d) exp(-n t*^2/2)": str(sp.N(sp.exp(defining.subs({n: 1000, d: 100}))))}
-        return Result(Verdict.FAILS, "t* does not solve its defining equation", ev)
+        return Result(verdict, "t* does not solve its defining equation", ev)
     hs = (1 / 16, 1 / 64)
     ev["bound at n"] = {f"h=1/{round(1 / h)}": {f"n=1e{k}": upper_bound(10.0**k, h) for k in (3, 4, 5, 6, 7)}
                         for h in hs}
@@ -536,9 +551,10 @@ def check_main_bound_explicit(*, quick, tstar_sq):
     vac = led.all_true("the bound > 9/4 at n = 10, ..., 1e7 and h = 1/16, 1/64 (ball arithmetic)",
                        [(upper_bound_ball(n_, h), ">", R(9, 4), None, None) for h in hs for n_ in ns])
     ev["decided by"] = led.lines()
+    verdict = led.decide(None, [([0], Verdict.FAILS), ([1], Verdict.VACUOUS, "true")])
     if vac is None:
-        return Result(Verdict.INCONCLUSIVE, "the bound's comparison with 9/4 could not be certified", ev)
+        return Result(verdict, "the bound's comparison with 9/4 could not be certified", ev)
     if vac:
-        return Result(Verdict.VACUOUS, f"true as an inequality, but above 9/4 (CE2's whole range on R) until n = "
+        return Result(verdict, f"true as an inequality, but above 9/4 (CE2's whole range on R) until n = "
                                        f"{smallest:.3g}; at n = 1e6 it is {upper_bound(1e6, 1 / 16):.1f} (h=1/16)", ev)
-    return Result(Verdict.HOLDS, f"informative from n = {smallest:.3g} (below 9/4 at some n <= 1e7)", ev)
+    return Result(verdict, f"informative from n = {smallest:.3g} (below 9/4 at some n <= 1e7)", ev)

@@ -26,11 +26,6 @@ from .bounds import LB_CONSTANT, PAPER, infimum_ball, theta_ball
 from .certified import Ledger, both, sym
 
 
-def _finite(expr):
-    """sympy's three-valued answer, kept: True, False, or None where sympy cannot tell (then the part is
-    INCONCLUSIVE, never a certified FAILS)."""
-    return expr.is_finite
-
 R = sp.Rational
 _n, _h, _d, _a = sp.symbols("n h d a", positive=True)
 
@@ -56,11 +51,12 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     ev, parts = {}, []
 
     # -- Prop. main in n (h fixed): the limit of U sqrt(n) / log^p n, l at both ends of the ceiling ------------------
+    name_n = "[prop-main, contrib-rate, abs-rate, table-rates, step5-final] the rate in n, h fixed (upper bound)"
     lims = [sp.simplify(sp.limit(_bound_symbolic(2 * sp.log(_n) / _a + off, C, c408, R5) * sp.sqrt(_n)
                                  / sp.log(_n) ** log_power, _n, sp.oo)) for off in (0, 1)]
     K = sp.simplify(2 * (2 * sp.sqrt(C) + R5) / _a)  # a = log theta(h)
-    finite = led.record(f"lim U sqrt(n) / log^{log_power} n is finite at both ends of the ceiling (sympy limits)",
-                        both(*(_finite(x) for x in lims)), "exact", ", ".join(map(str, lims)))
+    finite = both(*(led.finite(f"lim U sqrt(n) / log^{log_power} n is finite, l at the {end} end of the ceiling "
+                               f"(a sympy limit)", x) for end, x in zip(("lower", "upper"), lims)))
     ev["in n (h fixed)"] = {"side": "upper bound (Prop. 'main')",
                             "lim U sqrt(n) / log^p n, l at the two ends of the ceiling": [str(x) for x in lims],
                             "p": str(log_power), "a": "log theta(h) = asinh(h pi)",
@@ -68,31 +64,30 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     if finite:
         sharp = led.identity("the limit is K(h) = 2 (2 sqrt C + R) / log theta at both ends (exact)", lims[0], rhs=K) \
             if log_power == R(3, 2) else None
-        parts.append(Part("[prop-main, contrib-rate, abs-rate, table-rates, step5-final] the rate in n, h fixed (upper "
-                          "bound)", Verdict.HOLDS,
+        parts.append(Part(name_n, led.decide(name_n, [([0, 1], Verdict.FAILS)]),
                           f"U(n, h) sqrt(n) / log^{log_power} n -> {lims[0]} exactly (sympy), a = log theta(h); "
                           + ("the rate is sharp for the bound (a positive limit)" if sharp else
                              "the bound is o(.) of the stated rate")))
     else:
-        parts.append(Part("[prop-main, contrib-rate, abs-rate, table-rates, step5-final] the rate in n, h fixed (upper "
-                          "bound)", Verdict.FAILS if finite is False else Verdict.INCONCLUSIVE,
+        parts.append(Part(name_n, led.decide(name_n, [([0, 1], Verdict.FAILS)]),
                           f"U(n, h) sqrt(n) / log^{log_power} n -> {lims[0]} (sympy): the explicit bound is not "
                           f"O(log^{log_power} n / sqrt n)", role="conclusion"))
 
     # Corollary 'approx_recal' and the Platt guarantee rest on Step 4's L2 bound alone: the same limit without Step 5
     lim4 = sp.simplify(sp.limit(2 * sp.sqrt((C * (2 * sp.log(_n) / _a + 1) ** 2 * sp.log(3 * _n) + c408) / _n)
                                 * sp.sqrt(_n) / sp.log(_n) ** log_power, _n, sp.oo))
-    ok4 = led.record(f"Step 4 alone: lim sqrt(A_n) sqrt(n) / log^{log_power} n is finite (sympy)", _finite(lim4),
-                     "exact", str(lim4))
+    i4 = len(led.rows)
+    led.finite(f"Step 4 alone: lim sqrt(A_n) sqrt(n) / log^{log_power} n is finite (a sympy limit)", lim4)
     ev["in n (h fixed)"]["Step 4 alone (the recalibration corollaries)"] = str(lim4)
-    parts.append(Part("[abs-platt, contrib-platt, cor-recal] the recalibration rate, Step 4's bound (upper bound)",
-                      led.verdict(ok4, Verdict.HOLDS, Verdict.FAILS),
+    name = "[abs-platt, contrib-platt, cor-recal] the recalibration rate, Step 4's bound (upper bound)"
+    parts.append(Part(name, led.decide(name, [([i4], Verdict.FAILS)]),
                       f"sqrt(A_n) sqrt(n) / log^{log_power} n -> {lim4} (sympy); in h and d as Prop. 'main' (1/h, "
                       f"sqrt d)"))
 
     # -- in h (n fixed): h K(h) -> 2 (2 sqrt C + R) / pi; the lower bound's c has no h -----------------------------
     hK = sp.limit(_h * K.subs(_a, sp.asinh(_h * sp.pi)), _h, 0)
-    led.identity("h K(h) -> 2 (2 sqrt C + R) / pi as h -> 0 (sympy limit)", hK - 2 * (2 * sp.sqrt(C) + R5) / sp.pi)
+    i_h = len(led.rows)
+    led.identity("h K(h) -> 2 (2 sqrt C + R) / pi as h -> 0 (sympy limit)", hK, rhs=2 * (2 * sp.sqrt(C) + R5) / sp.pi)
     from .bounds import upper_bound
 
     table = {f"h=1/{k}": {"U(1e6, h)": upper_bound(1e6, 1 / k), "h U(1e6, h)": upper_bound(1e6, 1 / k) / k}
@@ -100,7 +95,8 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     ev["in h (n fixed)"] = {"side": "upper bound (Prop. 'main') against lower bound (Prop. 'lb')",
                             "lim h K(h), h -> 0": f"{hK} = {float(hK):.2f}", "the bound at n = 1e6": table,
                             "upper bound's exponent in h (h -> 0)": -1, "lower bound's exponent in h": 0}
-    parts.append(Part("[prop-main] the bound in h, n fixed (upper bound)", Verdict.HOLDS,
+    name = "[prop-main] the bound in h, n fixed (upper bound)"
+    parts.append(Part(name, led.decide(name, [([i_h], Verdict.FAILS)]),
                       f"h K(h) -> {hK} = {float(hK):.1f} as h -> 0 (sympy): the bound's constant grows like 1/h "
                       f"(the paper fixes h and does not claim otherwise); h U(1e6, h) = "
                       + ", ".join(f"{v['h U(1e6, h)']:.2f}" for v in table.values()) + " at h = 1/4 ... 1/1024"))
@@ -109,14 +105,17 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     Ud = 2 * sp.sqrt((C * _d * sp.log(3 * _n) + c408) / _n) + sp.sqrt((R5**2 * _d * sp.log(6 * _n)
                                                                        + R5**2 * sp.log(2) / 2) / _n)
     d_exp = sp.simplify(sp.limit(_d * sp.diff(sp.log(Ud), _d), _d, sp.oo))
+    i_d = len(led.rows)
     led.identity("d dlog U / dd -> 1/2 as d grows, n fixed (sympy)", d_exp, rhs=R(1, 2))
     ev["in d (n fixed)"] = {"side": "upper bound", "lim d dlog U/dd": str(d_exp)}
-    parts.append(Part("[prop-main] the bound in d = (l+1)^2, n fixed (upper bound)", Verdict.HOLDS,
+    name = "[prop-main] the bound in d = (l+1)^2, n fixed (upper bound)"
+    parts.append(Part(name, led.decide(name, [([i_d], Verdict.FAILS)]),
                       f"d dlog U/dd -> {d_exp} (sympy): U grows like sqrt(d), through Lemma covering's log N = "
                       f"d log(3/eps)"))
 
     # -- the degree rule: eps_l <= B theta^-l <= B n^-2; B ~ 2/(pi h); d ~ 4 log^2 n / log^2 theta ------------------
     th = sp.exp(sp.asinh(_h * sp.pi))
+    i_rule = len(led.rows)
     led.identity("theta^(-2 log n / log theta) = n^-2, so l >= 2 log n / log theta gives theta^-l <= n^-2",
                  sp.exp(-2 * sp.log(_n) / sp.log(th) * sp.log(th)), rhs=_n**-2)
     eps_ok = led.check("the rule's theta^-l <= n^p for every n, h iff p >= -2 (l >= 2 log n / log theta)",
@@ -124,23 +123,22 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     hB = sp.limit(_h * 2 / (th - 1), _h, 0)
     d_rule = (2 * sp.log(_n) / sp.asinh(_h * sp.pi)) ** 2
     d_n = sp.limit(d_rule / sp.log(_n) ** d_log_power, _n, sp.oo)
-    d_ok = led.record(f"lim d / log^{d_log_power} n is finite (n -> oo, h fixed; sympy limit)", _finite(d_n),
-                      "exact", str(d_n))
+    d_ok = led.finite(f"lim d / log^{d_log_power} n is finite (n -> oo, h fixed; a sympy limit)", d_n)
     d_h = sp.limit(_h**2 * d_rule, _h, 0)
     led.identity("h B -> 2/pi as h -> 0 (sympy)", hB, rhs=2 / sp.pi)
     led.identity("h^2 d -> 4 log^2 n / pi^2 as h -> 0 (sympy)", d_h, rhs=4 * sp.log(_n) ** 2 / sp.pi**2)
     ev["degree rule"] = {"side": "upper bound (eps_l) and exact (d)", "lim h B": str(hB),
                          f"lim d / log^{d_log_power} n": str(d_n), "lim h^2 d": str(d_h)}
     rule_ok = both(eps_ok, d_ok)
-    parts.append(Part("[degree-rule, prop-main-d] eps_l = O(n^-2), d = O(log^2 n), h fixed",
-                      led.verdict(rule_ok, Verdict.HOLDS, Verdict.FAILS),
+    name = "[degree-rule, prop-main-d] eps_l = O(n^-2), d = O(log^2 n), h fixed"
+    parts.append(Part(name, led.decide(name, [(led.since(i_rule), Verdict.FAILS)]),
                       f"theta^-l <= n^-2 by the ceiling (exact); d / log^{d_log_power} n -> {d_n}; in h, h B -> {hB} "
                       f"and h^2 d -> {d_h} (sympy): eps_l <= B n^-2 with B ~ 2/(pi h), d ~ 4 log^2 n / (pi h)^2"))
 
     # -- the degree cap: the bound at a fixed degree never falls below 2 sqrt 5 B theta^-L; the rule passes the cap
     from .claims_steps import EXPERIMENTS  # (h, degree used, n) as the appendix describes them
 
-    caps = {}
+    caps, i_cap = {}, len(led.rows)
     for name, (h, L, n_exp) in EXPERIMENTS.items():
         thb = theta_ball(h)
         n_cap = (thb**L).sqrt()  # l = ceil(2 log n / log theta) <= L iff n <= theta^(L/2)
@@ -149,7 +147,8 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
         led.check(f"{name}: the rule's degree exceeds the cap at the experiment's n (n > theta^(L/2))",
                   n_cap, "<", n_exp)
     ev["degree cap"] = {"side": "upper bound", **caps}
-    parts.append(Part("the rate with the degree capped (the experiments), upper bound", Verdict.HOLDS,
+    name = "the rate with the degree capped (the experiments), upper bound"
+    parts.append(Part(name, led.decide(name, [(led.since(i_cap), Verdict.FAILS)]),
                       "the statement assumes the degree rule; at a fixed degree L the bound decreases in n to "
                       "2 sqrt 5 B theta^-L > 0, not to 0, and the rule asks for more than the cap from "
                       "n = theta^(L/2): "
@@ -172,12 +171,13 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
                                         "risk sqrt(n)": r * math.sqrt(n)}
             # quadrature and binomial sums carry 1e-8 (as in lower-bound)
             items.append((r, ">=", sym(c) / sp.sqrt(n), 1e-8, None))
-    lb_ok = led.all_true(f"the exact two-point minimax risk >= c/sqrt(n) at h = {', '.join(f'{h:g}' for h in hs)}",
+    i_lb = len(led.rows)
+    led.all_true(f"the exact two-point minimax risk >= c/sqrt(n) at h = {', '.join(f'{h:g}' for h in hs)}",
                          items)
     ev["Prop. lb in h"] = {"side": "lower bound", "exact risks": risks}
     rs = [v["risk sqrt(n)"] for v in risks.values()]
-    parts.append(Part("[intro-lecam, lb-c, prop-lb] c = 1/(48 sqrt 2) is independent of h (lower bound)",
-                      led.verdict(lb_ok, Verdict.HOLDS, Verdict.FAILS),
+    name = "[intro-lecam, lb-c, prop-lb] c = 1/(48 sqrt 2) is independent of h (lower bound)"
+    parts.append(Part(name, led.decide(name, [([i_lb], Verdict.FAILS)]),
                       f"lower-bound's derivation uses only p0, p1 and eps (its gap, KL and TV steps), and the exact "
                       f"two-point risk at the paper's eps times sqrt(n) is {min(rs):.4f}-"
                       f"{max(rs):.4f} over h = {', '.join(f'{h:g}' for h in hs)} (>= c = {float(c):.4f})"))
