@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import socal
 from socal import rowkeys, sufficient
 from socal.sufficient import SufficientStats
-from tests.test_bootstrap import _headline
+from tests._bootstrap_helpers import _headline
 
 KW = dict(ci=0.9, upper=0.95, n_boot=40)
 

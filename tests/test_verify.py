@@ -446,11 +446,11 @@ def test_sympy_cannot_tell_stays_inconclusive_not_fails(monkeypatch):
     """sympy's is_finite is three-valued; 'cannot tell' (None) must make the rate parts INCONCLUSIVE, not a
     certified FAILS (it was turned into bool: None read as False).  Negative control of the same path: a False
     makes them FAIL."""
-    from socal.verify import claims_rates, get
+    from socal.verify import certified, get
 
     claim = get("rate-dependence")
     for answer, want in ((None, Verdict.INCONCLUSIVE), (False, Verdict.FAILS)):
-        monkeypatch.setattr(claims_rates, "_finite", lambda expr, a=answer: a)
+        monkeypatch.setattr(certified, "_is_finite", lambda expr, a=answer: a)
         parts = claim.run(quick=True).parts
         rate = [p for p in parts if "the rate in n, h fixed" in p.name or "recalibration rate" in p.name
                 or "eps_l = O(n^-2)" in p.name]
