@@ -149,15 +149,17 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, world, duplicates, upper
     if b is None:  # every label set drawn and its moments accumulated: n B (l + 1)^2 work
         A = source.map_reduce(LabelSetsPass(calmap, n_boot, seed, second, duplicates), progress=progress,
                               desc=f"{name}: label sets drawn")
-        W, (n,) = A.arrays
+        W, (n,) = A["moments"], A["rows"]
         b = np.stack([np.stack([response_vector(W[r, q], basis) for q in range(W.shape[1])], axis=1)
                       for r in range(n_boot)], axis=1)  # (d, B, R)
     R = b.shape[2]
     betas = fit.factor.solve(b.reshape(b.shape[0], -1)).reshape(b.shape)
     fraction = 1.0 if n <= options.refit_rows else options.refit_rows / n
-    num, den, st_sum, sp_sum, (n_sub, truth_sum), inner_num, (inner_data,) = source.map_reduce(
-        RefitPass(calmap, betas, seed, weights, fraction, options.inner, duplicates), progress=progress,
-        desc=f"{name}: rows under the refits").arrays
+    sums = source.map_reduce(RefitPass(calmap, betas, seed, weights, fraction, options.inner, duplicates),
+                             progress=progress, desc=f"{name}: rows under the refits")
+    num, den, st_sum, sp_sum, inner_num = (sums[k] for k in ("num", "den", "shrunk_truth", "shrunk_plugin",
+                                                                "inner_num"))
+    (n_sub, truth_sum), (inner_data,) = sums["read_truth"], sums["inner_data"]
     # the world's truth over the rows the refits were evaluated on (all of them, or the keyed subset)
     resampled = den > 0  # a replicate whose items all drew weight 0 has no resample
     if resampled.sum() < 2:  # the keyed subset holds about refit_rows items (RefitPass): not seen with the census
@@ -176,8 +178,9 @@ def bootstrap(source, fit, est, *, n_boot, seed, level, world, duplicates, upper
     inner = None
     if options.inner:  # the one-step-corrected plug-in of every refit, less its world's truth; the analytic one-step
         inner = (deltas - inner_num / den, inner_data / n_sub)
-    return BootstrapResult(bias, debiased, ci, bound, deltas, st_sum / n_sub, sp_sum / n_sub, inner,
-                           (one_step, shrunk_bias))
+    return BootstrapResult(bias=bias, debiased=debiased, ci=ci, upper=bound, deltas=deltas,
+                           shrunk_truth=st_sum / n_sub, shrunk_plugin=sp_sum / n_sub, inner=inner,
+                           biases=(one_step, shrunk_bias))
 
 
 def bracket_interval(est, biases, noise, debiased, top, level=None, upper=None):

@@ -227,5 +227,5 @@ class RefitPass:
             if self.bar is not None:
                 self.bar.update(c if seen is None else int(seen[sl].sum()))
         read = float(m.size) if rowf is None else float(rowf.sum())
-        return Sums((num, den, shrunk_truth, shrunk_plug, np.array([read, truth]), inner_num,
-                     np.array([inner_data])))
+        return Sums.of(num=num, den=den, shrunk_truth=shrunk_truth, shrunk_plugin=shrunk_plug,
+                       read_truth=np.array([read, truth]), inner_num=inner_num, inner_data=np.array([inner_data]))

@@ -36,15 +36,29 @@ __all__ = ["Sums", "LabelSetsPass", "SecondMomentPass", "second_moment_fit", "se
 _REP_FLOATS = 2**25  # label sets are drawn in blocks of at most this many targets (256 MB), up to 64 sets
 
 
-@dataclass
+@dataclass(frozen=True)
 class Sums:
-    """A mergeable bag of arrays that add."""
+    """A mergeable bag of named arrays that add: a pass returns ``Sums.of(name=array, ...)`` and its reader takes
+    each by name (``sums["name"]``), so a reader never depends on the order a pass built them in."""
 
     arrays: tuple
+    names: tuple = ()
+
+    @classmethod
+    def of(cls, **arrays):
+        """The bag of ``arrays`` under their names, in the order given."""
+        return cls(tuple(arrays.values()), tuple(arrays))
+
+    def __getitem__(self, name):
+        if name not in self.names:
+            raise KeyError(f"no sum named {name!r} (the pass made {', '.join(self.names) or 'unnamed sums'})")
+        return self.arrays[self.names.index(name)]
 
     def merge(self, other):
-        """The bag of the element-wise sums (the two chunks' sums)."""
-        return Sums(tuple(a + b for a, b in zip(self.arrays, other.arrays)))
+        """The bag of the element-wise sums (the two chunks' sums); the two must hold the same names."""
+        if self.names != other.names:
+            raise ValueError(f"cannot merge sums named {self.names} with sums named {other.names}")
+        return Sums(tuple(a + b for a, b in zip(self.arrays, other.arrays)), self.names)
 
 
 class LabelSetsPass:
@@ -124,7 +138,7 @@ class LabelSetsPass:
             W[start: start + reps] = Wb.reshape(reps, R, basis.degree + 1, basis.deg_w + 1)
             if self.bar is not None:
                 self.bar.update(reps)
-        return Sums((W, np.array([m.size])))
+        return Sums.of(moments=W, rows=np.array([m.size]))
 
 
 class SecondMomentPass:
@@ -150,14 +164,14 @@ class SecondMomentPass:
         np.divide(aa * (aa - 1.0), kk * (kk - 1.0), out=wt[:, 1])
         u = 2.0 * m[two] - 1.0
         out = response_moments(u, np.ones_like(u), wt, 2 * L, 0)[:, :, 0].T  # (2 L + 1, 2), by NUFFT where it pays
-        return Sums((out[:, 0].copy(), out[: L + 1, 1].copy(), np.array([float(two.size)])))
+        return Sums.of(gram=out[:, 0].copy(), rhs=out[: L + 1, 1].copy(), rows=np.array([float(two.size)]))
 
 
 def second_moment_fit(sums, degree, alpha):
     """Chebyshev coefficients (degree + 1) of the first-order world's E[f*^2 | mean]: the ridge regression of z2 on
     the mean at the fit's ``degree`` and ``alpha`` (the same penalty as the fit of E[Y | mean]), from a
     :class:`SecondMomentPass`'s sums; None without rows of k >= 2 labels (then f* = p1 in the world)."""
-    M, b, (rows,) = sums.arrays
+    M, b, (rows,) = sums["gram"], sums["rhs"], sums["rows"]
     if rows < 1:
         return None
     G = tensor_gram(M[: 2 * degree + 1, None], degree, 0)
@@ -225,7 +239,8 @@ def world_sums(calmap, raw, p, m, v, k, p2=None, angles=None, subset=None, fract
         C = target_covariances(p1[subset], None if p2 is None else p2[subset], k[subset], R)
         S = response_moments(u[subset], w[subset], C, 2 * basis.degree, 2 * basis.deg_w)
         S /= fraction
-    return Sums((W, S, np.array([m.size]), raw[:, :R].sum(axis=0), np.abs(raw[:, :R]).sum(axis=0)))
+    return Sums.of(rhs=W, covariance=S, rows=np.array([m.size]), raw_sum=raw[:, :R].sum(axis=0),
+                   raw_abs=np.abs(raw[:, :R]).sum(axis=0))
 
 
 def world_right_hand_sides(fit, world):
@@ -238,7 +253,7 @@ def world_right_hand_sides(fit, world):
     :class:`socal.SufficientStats` built from other data than ``chunks``), and a ValueError says so."""
     calmap = fit.calmap
     basis = calmap.basis
-    W_corr, S, (n,), raw_sum, raw_abs = world.arrays
+    W_corr, S, (n,), raw_sum, raw_abs = (world[k] for k in ("rhs", "covariance", "rows", "raw_sum", "raw_abs"))
     R = W_corr.shape[0]
     l, lw = basis.degree, basis.deg_w
     beta = basis.to_tensor(calmap.beta)[:R].reshape(R, -1).T  # (d, R), tensor layout
