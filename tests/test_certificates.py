@@ -282,3 +282,27 @@ def test_the_tamper_table_catches_every_tamper(certificates):
     assert rows["a malformed file (a claim without rows)"][1] == 2
     assert "re-decided" in rows["a Monte Carlo outcome flipped"][2]
     assert main([str(certificates)]) == 0
+
+
+def test_a_check_that_raises_keeps_its_rows_and_no_rules():
+    """A check that crashes after stating a rule decides nothing: INCONCLUSIVE with the error, and no rule for a
+    verdict it never gave (the rule would otherwise be compared with the crash's INCONCLUSIVE)."""
+    from socal.verify import claim, get, unregister
+    from socal.verify.certified import Ledger
+
+    @claim("test-rule-crash", "a test", "1 <= 2", paper={"boom": True}, wrong={"boom": False})
+    def check(*, quick=False, boom):
+        led = Ledger()
+        led.check("1 <= 2", 1, "<=", 2)
+        led.decide()
+        if boom:
+            raise RuntimeError("planted")
+        from socal.verify import Result, Verdict
+        return Result(Verdict.FAILS, "wrong on purpose")
+
+    try:
+        crashed = get("test-rule-crash").run()
+    finally:
+        unregister("test-rule-crash")
+    assert crashed.verdict.value == "INCONCLUSIVE" and "RuntimeError: planted" in crashed.summary
+    assert crashed.rules == [] and len(crashed.certificate) == 1

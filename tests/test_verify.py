@@ -84,13 +84,15 @@ def test_known_findings():
     assert mb.verdict is Verdict.GAP and "step5-range" in " ".join(p.name for p in mb.parts)
     assert {p.verdict for p in mb.parts if "step5-range" in p.name or "aux-lipschitz" in p.name} == {Verdict.FAILS}
     th = got["main-bound"].evidence["thresholds"]["h=1/16"]
-    # the audit's sharp constants (C = 712/3 < 406) move the threshold down; the repaired approximation step (a
-    # smaller theta, so a higher degree) moves it up
+    # the audit's sharp constants (C = 712/3 < 406) move the threshold down; at the paper's degree rule (issue 71:
+    # every set's thresholds at the paper's own rule) the repaired approximation step costs nothing there; at the
+    # strip's own rule (theta(h/2), about twice the degree, reported apart) it moves the threshold up 5x
     assert 1e8 < th["sharp (P_l)"]["n_nonvacuous"] < th["paper"]["n_nonvacuous"] < 1e9
-    assert th["sharp + repaired approximation"]["n_nonvacuous"] > th["paper"]["n_nonvacuous"]
-    # at the best degree for each n the repaired bound is non-vacuous 100 times earlier than with the degree rule
     rep = th["sharp + repaired approximation"]
-    assert rep["n_nonvacuous (best degree)"] < rep["n_nonvacuous"] / 50
+    assert rep["n_nonvacuous"] == th["sharp (P_l)"]["n_nonvacuous"]
+    assert rep["n_nonvacuous (the strip's own degree rule)"] > 4 * rep["n_nonvacuous"]
+    # at the best degree for each n the repaired bound is non-vacuous 20 times earlier than with the degree rule
+    assert rep["n_nonvacuous (best degree)"] < rep["n_nonvacuous"] / 20
     assert th["[0, 1]-valued"]["n_nonvacuous"] < th["sharp (P_l)"]["n_nonvacuous"]
     # the sharp bound of |eta| on the strip is a part of approx-corollary, certified
     assert parts["the sharpest bound of |eta| on the strip, as a function of |Im z|"].verdict is Verdict.HOLDS

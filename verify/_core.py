@@ -114,6 +114,8 @@ class Claim:
             except Exception as exc:  # a crashing check decides nothing; the audit names it, its exit status too
                 res = Result(Verdict.INCONCLUSIVE, f"check raised {type(exc).__name__}: {exc}",
                              {"error": f"{type(exc).__name__}: {exc}"})
+                for led in ledgers:  # its rows are kept; its rules, for verdicts it never gave, are not
+                    led.rules = []
         res.certificate = [row.as_dict() for led in ledgers for row in led.rows]
         res.rules, offset = [], 0
         for led in ledgers:

@@ -123,6 +123,7 @@ class Constants:
     strip: Fraction | str = Fraction(1)
     m_sq: Fraction | None = Fraction(1)
     tensor: str = "paper"
+    rule: str = "paper"  # the degree rule's theta: "paper", theta(h) for every set; "strip", the strip's own theta
 
     @property
     def c406(self) -> Fraction:
@@ -175,20 +176,33 @@ class Constants:
         th = theta(float(s) * h)
         return self.B(th, l, s) * th ** (-float(l))
 
+    def rule_strip(self):
+        """The strip fraction whose theta the degree rule uses: 1 (theta(h), the paper's) unless ``rule="strip"``."""
+        if self.rule == "paper":
+            return Fraction(1)
+        return Fraction(1, 2) if self.strip == "best" else Fraction(self.strip)
+
+    def paper_form(self):
+        """Whether the degree rule's theta is the approximation bound's own, so that theta^-2l <= n^-4 at the rule's
+        degree and eps_l^2 <= B^2 n^-4 (the paper's form) holds; otherwise eps_l is bounded at the degree as it is."""
+        return self.strip != "best" and Fraction(self.strip) == self.rule_strip()
+
     def degree(self, n, h):
-        """The degree rule l = ceil(2 log n / log theta) with this step's theta (theta(h/2) where the strip is
-        chosen per degree: there M = 1)."""
-        return paper_degree(n, (0.5 if self.strip == "best" else float(self.strip)) * h)
+        """The degree rule l = ceil(2 log n / log theta): the paper's, theta = theta(h), for every constant set
+        (``rule="paper"``, the default: the repaired approximation step then bounds eps_l at that degree with its own
+        strip, as any degree allows); with ``rule="strip"`` the strip's own theta (theta(h/2) where the strip is
+        chosen per degree, there M = 1), which about doubles the degree and is reported apart, labelled."""
+        return paper_degree(n, float(self.rule_strip()) * h)
 
 
 PAPER = Constants("paper", Fraction(4), Fraction(16), Fraction(2), Fraction(2), exponent=Fraction(406))
 
 
 def _approx_sq(n, h, l, rule, c):
-    """eps_l^2 <= B^2 theta^-2l; at the rule's degree the paper bounds theta^-2l by n^-4 and states that form.  With
-    the strip chosen per degree the bound at the best strip is used as it is: the grid holds s = 1/2, whose bound at
-    the rule's degree is already at most B^2 n^-4 (theta(h/2)^-2l <= n^-4), so the best is no larger."""
-    if not rule or c.strip == "best":
+    """eps_l^2 <= B^2 theta^-2l; at the rule's degree the paper bounds theta^-2l by n^-4 and states that form, which
+    holds where the rule's theta is the bound's (the paper's strip and rule).  Otherwise (a repaired strip, or the
+    degree given) the bound at that degree and strip is used as it is."""
+    if not rule or not c.paper_form():
         return c.eps(h, l) ** 2
     return c.B(c.theta(h), l) ** 2 * n**-4.0
 
@@ -381,16 +395,16 @@ def upper_bound_ball(n, h, l=None, *, constants=PAPER):
 
     c = constants
     rule = l is None
-    l = paper_degree_ball(n, h, Fraction(1, 2) if c.strip == "best" else c.strip) if rule else l
+    l = paper_degree_ball(n, h, c.rule_strip()) if rule else l
     if l is None:
         return None
     old = ctx.prec
     ctx.prec = 212
     try:
         nb, d = arb(int(n)), arb((l + 1) ** 2)
-        if rule and c.strip != "best":
+        if rule and c.paper_form():
             approx_sq = _B_ball(theta_ball(h, c.strip), c, l) ** 2 / nb**4
-        else:  # at the best strip (with the rule: at most the rule's theta(h/2)^-2l <= n^-4 form, see _approx_sq)
+        else:  # the bound at this degree and strip (see _approx_sq)
             approx_sq = _eps_ball(h, l, c) ** 2
         s4 = 2 * (5 * approx_sq + (_arb(c.c406) * d * (3 * nb).log() + _arb(c.c408)) / nb).sqrt()
         r2 = _arb(c.step5_range) ** 2
