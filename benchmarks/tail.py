@@ -8,6 +8,7 @@ errors, and the rate of "above the reference" on calibrated predictors (docs/cal
     python benchmarks/tail.py --size --reps 200 --quick   # a reduced run
     python benchmarks/tail.py --size --reps 3000 --cells 2,6,9   # chosen cells of the size table (0-based rows)
     python benchmarks/tail.py --laws --reps 500   # size when f* is not Beta: two-point laws, k >= 3
+    python benchmarks/tail.py --law-fallbacks     # where that breaks: the chi-square reference, and two votes per item
 
 Populations with exact truth: socal.synthetic.RareEventPopulation (f* given the scores is Beta with exactly the
 reported moments; means from Beta(0.5, 20), Beta(1, 50), log-uniform relative variances, or 30 tied leaves on
@@ -84,6 +85,37 @@ def laws(reps, jobs):
         print(f"| {law} | {kind} | {k} | {n:,} | {_rates(p[:, 0])} | {_rates(p[:, 1])} | {_rates(p[:, 2])} |")
     print(f"\n({time.time() - t0:.0f} s)")
     return cells, res
+
+
+def _fallback_cell(args):
+    c, kind, reps = args
+    from socal.datasets import thin_counts
+
+    pop = RareEventPopulation(kind, k=10, law="atom-1")
+    out = np.empty((reps, 4))
+    for r in range(reps):
+        m, v, _, (a, k) = pop.sample_counts(2000, rng=np.random.default_rng([7302, c, r]))
+        chi = socal.calibration_test(m, v, counts=(a, k), reference="chi2")
+        two = thin_counts(np.c_[a, k - a].astype(int), 2, rng=r)
+        thin = socal.calibration_test(m, v, counts=(two[:, 0].astype(float), np.full(m.size, 2.0)))
+        out[r] = (chi.pvalue, chi.variance_part.pvalue, thin.pvalue, thin.variance_part.pvalue)
+    return out
+
+
+def law_fallbacks(reps, jobs):
+    """On the atom-1 cells at k = 10 (where the k >= 3 reference breaks), the chi-square reference and the default
+    test on two votes per item (socal.datasets.thin_counts; k = 2's law is exact whatever f* is), same draws."""
+    kinds = ("ties", "beta(0.5, 20)")
+    t0 = time.time()
+    res = _map(_fallback_cell, [(c, kind, reps) for c, kind in enumerate(kinds)], jobs)
+    print(f"atom-1, k = 10, n = 2,000, {reps} replicates per cell, seeds [7302, c, r]; rates at "
+          f"{' / '.join(map(str, LEVELS))}:\n")
+    print("| population | chi-square reference: verdict | its variances part | two votes per item: verdict | "
+          "its variances part |")
+    print("| --- | --- | --- | --- | --- |")
+    for kind, p in zip(kinds, res):
+        print(f"| {kind} | {_rates(p[:, 0])} | {_rates(p[:, 1])} | {_rates(p[:, 2])} | {_rates(p[:, 3])} |")
+    print(f"\n({time.time() - t0:.0f} s)")
 
 
 def _rates(p):
@@ -236,6 +268,7 @@ def main(argv=None):
     ap.add_argument("--size", action="store_true")
     ap.add_argument("--cross", action="store_true")
     ap.add_argument("--laws", action="store_true")
+    ap.add_argument("--law-fallbacks", action="store_true")
     ap.add_argument("--above", action="store_true")
     ap.add_argument("--reps", type=int, default=None)
     ap.add_argument("--jobs", type=int, default=2)
@@ -250,11 +283,13 @@ def main(argv=None):
         cross(a.reps or 400, a.jobs)
     if a.laws:
         laws(a.reps or 500, a.jobs)
+    if a.law_fallbacks:
+        law_fallbacks(a.reps or 300, a.jobs)
     if a.above:
         above(a.reps or 400, a.jobs)
     if a.regions:
         regions(a.data)
-    if not (a.size or a.cross or a.laws or a.above or a.regions):
+    if not (a.size or a.cross or a.laws or a.law_fallbacks or a.above or a.regions):
         ap.print_help()
         return 2
     return 0

@@ -246,3 +246,31 @@ def test_above_the_reference_needs_the_test_to_reject(monkeypatch):
     quiet = dataclasses.replace(ev, test=dataclasses.replace(ev.test, pvalue=0.3, rest_pvalue=0.3))
     assert quiet.verdict == "above reference, not confirmed"
     assert "not confirmed" in quiet.summary() and "is above the reference (the whole" not in quiet.summary()
+
+
+@pytest.mark.parametrize("law", ["beta", "atom-0", "atom-1"])
+def test_two_point_laws_have_the_reported_moments(law):
+    """RareEventPopulation(law=): f* two-point with an atom at 0 or at 1 is calibrated like the Beta: E[f* - m] = 0
+    and E[f*^2 - m^2 - var] = 0 (within 5 standard errors on 200,000 items), on the same scores as the Beta."""
+    m, v, f, _ = RareEventPopulation("ties", k=3, law=law).sample_counts(200_000, rng=1)
+    m0, v0, _, _ = RareEventPopulation("ties", k=3).sample_counts(200_000, rng=1)
+    assert np.array_equal(m, m0) and np.array_equal(v, v0)
+    for r in (f - m, f**2 - m**2 - v):
+        assert abs(r.mean()) < 5 * r.std() / np.sqrt(r.size)
+    assert f.min() >= 0 and f.max() <= 1
+
+
+def test_two_point_laws_bracket_the_third_moment():
+    """Given two moments on [0, 1], the atom at 0 gives the smallest E[f*^3] and the atom at 1 the largest: per item
+    exactly (the laws' moments in closed form), and the Beta lies between.  An unknown law is refused."""
+    m, v = np.array([0.02, 0.1, 0.5]), np.array([0.005, 0.02, 0.1])
+    mu2 = m**2 + v
+    low = mu2**2 / m  # {0, x}: x = mu2 / m with probability m / x
+    g = 1 - m
+    high = 1 - 3 * g + 3 * (g**2 + v) - ((g**2 + v) ** 2 / g)  # E (1 - g*)^3, g* = 1 - f* of 'atom-0' at 1 - m
+    s = m * (1 - m) / v - 1
+    a, b = m * s, (1 - m) * s
+    beta3 = a * (a + 1) * (a + 2) / ((a + b) * (a + b + 1) * (a + b + 2))
+    assert np.all(low < beta3) and np.all(beta3 < high)
+    with pytest.raises(ValueError, match="'law' parameter of RareEventPopulation"):
+        RareEventPopulation(law="gaussian")
