@@ -458,3 +458,17 @@ def test_sympy_cannot_tell_stays_inconclusive_not_fails(monkeypatch):
                 or "eps_l = O(n^-2)" in p.name]
         assert len(rate) == 3, [p.name for p in parts]
         assert all(p.verdict is want for p in rate), [(p.name, p.verdict) for p in rate]
+
+
+def test_the_sharp_m_part_checks_validity_and_a_too_small_m_fails():
+    """Issue 71: the sharp-M part checks |eta| <= M(s) at its witnesses (validity), not only that they approach M(s);
+    a bound 0.1% too small FAILS inside the part (a certified counterexample), the true M(s) HOLDS (control)."""
+    import sympy as sp
+
+    from socal.verify.certified import Ledger
+    from socal.verify.claims_analytic import sharp_m_part
+
+    good, _ = sharp_m_part(Ledger())
+    bad, _ = sharp_m_part(Ledger(), m_of=lambda s: sp.Rational(999, 1000) / sp.sin(s * sp.pi))
+    assert good.verdict is Verdict.HOLDS and bad.verdict is Verdict.FAILS
+    assert "validity at the witness" in bad.summary
