@@ -12,7 +12,8 @@ from .truth import CE2_PANELS, discrete_calibration_functions, discrete_ce1, dis
 
 __all__ = ["DiscretePopulation", "toy_population", "calibrated_population", "overconfident_population",
            "beta_calibrated_sample", "ZooMember", "validation_zoo", "sharp_population", "SHARP_KINDS",
-           "EnsembleLikePopulation", "DirichletEnsemble", "RareEventPopulation", "RARE_KINDS", "RARE_LAWS", "bimodal_twin"]
+           "EnsembleLikePopulation", "DirichletEnsemble", "RareEventPopulation", "RARE_KINDS", "RARE_LAWS",
+           "bimodal_twin"]
 
 
 @dataclass(frozen=True)

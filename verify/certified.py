@@ -329,8 +329,8 @@ class Ledger:
             if rest[1:] and rest[1] not in _MODES:
                 raise ValueError(f"decide({target!r}): a clause's mode must be one of {_MODES}; got {rest[1]!r}")
             if not rows or any(not 0 <= i < len(self.rows) for i in rows):
-                raise ValueError(f"decide({target!r}): a clause's rows must be indices of this ledger's {len(self.rows)} "
-                                 f"rows; got {rows}")
+                raise ValueError(f"decide({target!r}): a clause's rows must be indices of this ledger's "
+                                 f"{len(self.rows)} rows; got {rows}")
         self.rules.append({"target": target, "clauses": clauses, "holds": holds.value})
         return Verdict(rule_verdict(clauses, [r.outcome for r in self.rows], holds.value))
 

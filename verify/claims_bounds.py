@@ -294,7 +294,8 @@ def check_main_bound(*, quick, c406, c408, hoeffding):
           "constants": {name: {"Step 2(b) H": str(c.h_max), "Step 2(c) V": str(c.bernstein),
                                "aux-1 Lipschitz L": str(c.lipschitz), "Step 5 range R": str(c.step5_range),
                                "aux-1 exponent C = 24 V + 16 H/3": str(c.c406), "C + L": str(c.c408),
-                               "theta": ("theta(s h), s chosen per degree (the degree rule: the paper's theta(h))" if c.strip == "best"
+                               "theta": ("theta(s h), s chosen per degree (the degree rule: the paper's theta(h))"
+                                         if c.strip == "best"
                                          else "theta(h)" if c.strip == 1 else f"theta({c.strip} h)"),
                                "B": {"paper": "2/(theta - 1)",
                                      "separate": "(1 + Lambda_l) 4 M(s)/(theta - 1), M(s) sharp",
@@ -520,7 +521,8 @@ def check_lower_bound(*, quick, c, kl, gap):
                   + ") is >= c/sqrt(n) (" + ", ".join(f"{c_val / math.sqrt(k):.4f}" for k in (1, 2, 3))
                   + f"), so the statement is true there, but the paper's argument does not reach n < 4 (it gives only "
                   f"c = {ev['valid for all n >= 1']:.4f} there) and calls the cases trivial without a proof"),
-             Part(names[2], led.decide(names[2], [([i_small], Verdict.FAILS)]), "for n >= 4 by the argument, for n < 4 by the "
+             Part(names[2], led.decide(names[2], [([i_small], Verdict.FAILS)]),
+                  "for n >= 4 by the argument, for n < 4 by the "
                   f"exact risk; the constant is loose: the family itself gives c = {c_inf:.4f} "
                   f"({c_inf / float(sym(c)):.2f}x, the limit n -> oo; above it at every n computed"
                   + (")" if sharp_ok else ", not certified at every n)"), role="conclusion")]

@@ -148,8 +148,9 @@ TAMPERS = {
 
 
 def tamper_table(path):
-    """[(tamper, what was edited, exit code, its most telling finding)] for every tamper of :data:`TAMPERS` on a copy of the
-    certificates file ``path``; the exit code is the one ``socal audit --replay`` gives (None: no target)."""
+    """[(tamper, what was edited, exit code, its most telling finding)] for every tamper of :data:`TAMPERS` on a
+    copy of the certificates file ``path``; the exit code is the one ``socal audit --replay`` gives (None: no
+    target)."""
     from .certificates import replay
 
     doc0 = json.loads(pathlib.Path(path).read_text())
