@@ -77,8 +77,8 @@ from .tables import Tabular
 from ._validation import (FEASIBILITY_SLACK, Rule, bool_rule, check_float, check_parameters, check_rng,
                           check_scores, choice_rule, int_rule, level_rule)
 
-__all__ = ["calibration_test", "p_value_words", "CalibrationTest", "CalibrationTestStats", "TestPart", "Region", "default_degree",
-           "vote_check", "VoteCheck", "grid_bins"]
+__all__ = ["calibration_test", "p_value_words", "CalibrationTest", "CalibrationTestStats", "TestPart", "Region",
+           "default_degree", "vote_check", "VoteCheck", "grid_bins"]
 
 GRID_MEAN = 512  # bins of the mean on [0, 1]
 GRID_RELVAR = 128  # bins of var / (m (1 - m)): one below 1e-6, the rest log-uniform on [1e-6, 1]
@@ -1570,11 +1570,11 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
 
     Which reference (``reference='auto'``): the chi-square where every basis direction collects enough effective
     votes, else a parametric bootstrap of the statistic under the null's law of the votes.  With k = 2 that law is
-    exact whatever f*'s law, so the p-value is valid at every level (measured on sparse rare-event data: within
-    1.3 alpha at 0.05, 0.01, 0.005 and 0.001).  With k >= 3 it draws f* from the Beta with the null's two moments,
-    an assumption the null does not make: where f* is far from a Beta (two-point, with an atom at 1) it rejected up
-    to 0.40 at level 0.05 at k = 10 (docs/calibration_test.md, "Off the Beta").  A p-value that holds whatever f* is
-    comes from two votes per item (:func:`socal.datasets.thin_counts`), at the price of the other votes.
+    exact whatever f*'s law, so the p-value is valid at every level by exchangeability (the observed statistic is one
+    more draw of the replicates' law).  With k >= 3 it draws f* from the Beta with the null's two moments, an
+    assumption the null does not make: where f* is far from a Beta (two-point, with an atom at 1) the size fails
+    (measured in docs/calibration_test.md, "Off the Beta").  A p-value that holds whatever f* is comes from two
+    votes per item (:func:`socal.datasets.thin_counts`), at the price of the other votes.
 
     Parameters
     ----------

@@ -168,3 +168,19 @@ def test_the_world_subsets_covariance_moments_are_unbiased():
     scale = np.abs(S).max()
     assert np.abs(mean - S).max() < 0.02 * scale, np.abs(mean - S).max() / scale  # 60 subsets of 750 rows
     assert np.abs(q * mean - S).max() > 0.5 * scale  # negative control: the sums without their weight
+
+
+def test_sums_are_read_by_name_and_merge_only_with_their_own_names():
+    """world.Sums: a pass's sums are read by name (an unknown name is a KeyError naming the ones there), merge
+    element-wise, and sums of other names are refused (no silent positional mix-up)."""
+    import numpy as np
+
+    from socal.world import Sums
+
+    a, b = Sums.of(num=np.ones(2), rows=np.array([3.0])), Sums.of(num=np.ones(2), rows=np.array([4.0]))
+    m = a.merge(b)
+    assert m.names == ("num", "rows") and m["rows"][0] == 7.0 and np.array_equal(m["num"], [2.0, 2.0])
+    with pytest.raises(KeyError, match="num, rows"):
+        a["den"]
+    with pytest.raises(ValueError, match="cannot merge"):
+        a.merge(Sums.of(rows=np.array([4.0]), num=np.ones(2)))
