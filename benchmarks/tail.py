@@ -233,8 +233,9 @@ def _region_lines(name, m, v, counts):
             said, got = f"{r.direction}: votes {r.observed:.4g} vs mean {r.reported:.4g}", \
                 f"frequency {c.frequency:.4g} vs mean {c.mean:.4g} ({c.n} items)"
         else:
-            said, got = f"{r.direction}: Var f* {r.observed:.3g} vs var {r.reported:.3g} (x{r.factor:.3g})", \
-                f"Var f* {c.votes_var:.3g} vs var {c.var:.3g} (x{c.var_factor:.3g}; {c.n} items)"
+            fx = f"x{r.factor:.3g}" if r.observed > 0 else "no spread of f*"
+            said, got = f"{r.direction}: Var f* {r.observed:.3g} vs var {r.reported:.3g} ({fx})", \
+                f"Var f* {c.votes_var:.3g} vs var {c.var:.3g} ({c._var_words()}; {c.n} items)"
         print(f"| {r.where_words()} | {r.part} | {said} (z = {r.z:+.1f}) | {got} | "
               f"{'yes' if r.agrees(c) else 'NO'} |")
 

@@ -274,3 +274,13 @@ def test_two_point_laws_bracket_the_third_moment():
     assert np.all(low < beta3) and np.all(beta3 < high)
     with pytest.raises(ValueError, match="'law' parameter of RareEventPopulation"):
         RareEventPopulation(law="gaussian")
+
+
+def test_a_vote_check_without_spread_prints_no_negative_factor():
+    """The votes' unbiased Var f* can fall below 0 where they show no spread; the recount then says so instead of a
+    negative factor (it printed 'x-1.35e+04' on CIFAR-10H); with spread it prints the factor (control)."""
+    m, v = np.full(200, 0.3), np.full(200, 0.01)
+    flat = socal.vote_check(m, v, counts=(np.full(200, 1.0), np.full(200, 3.0)))  # a = 1 of 3 everywhere
+    assert flat.votes_var <= 0 and "x-" not in str(flat) and "no spread of f*" in flat.summary()
+    spread = socal.vote_check(m, v, counts=(np.r_[np.zeros(100), np.full(100, 3.0)], np.full(200, 3.0)))
+    assert spread.votes_var > 0 and f"x{spread.var_factor:.3g}" in str(spread)
