@@ -235,7 +235,7 @@ def _region_lines(name, m, v, counts):
         else:
             fx = f"x{r.factor:.3g}" if r.observed > 0 else "no spread of f*"
             said, got = f"{r.direction}: Var f* {r.observed:.3g} vs var {r.reported:.3g} ({fx})", \
-                f"Var f* {c.votes_var:.3g} vs var {c.var:.3g} ({c._var_words()}; {c.n} items)"
+                f"Var f* {c.votes_var:.3g} vs var {c.var:.3g} ({c.var_words}; {c.n} items)"
         print(f"| {r.where_words()} | {r.part} | {said} (z = {r.z:+.1f}) | {got} | "
               f"{'yes' if r.agrees(c) else 'NO'} |")
 

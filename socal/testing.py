@@ -532,14 +532,16 @@ class VoteCheck(Tabular):
     def var_factor(self) -> float:
         return self.votes_var / self.var if self.var > 0 else float("nan")
 
-    def _var_words(self):
-        # an unbiased Var f* below 0 means the votes show no spread: a negative factor would read as nonsense
+    @property
+    def var_words(self) -> str:
+        """The variance factor in words: ``x29`` or, where the unbiased Var f* of the votes is at or below 0 (no
+        spread of f* to compare with), that phrase: a negative factor would read as nonsense."""
         return f"x{self.var_factor:.3g}" if self.votes_var > 0 else "no spread of f* in the votes"
 
     def summary(self) -> str:
         """The recount in one sentence: the votes' frequency against the mean, their Var f* against var."""
         return (f"{self.n} items: votes' frequency {self.frequency:.4g} against the mean {self.mean:.4g}; votes' Var f* "
-                f"{self.votes_var:.3g} against var {self.var:.3g} ({self._var_words()}).")
+                f"{self.votes_var:.3g} against var {self.var:.3g} ({self.var_words}).")
 
     def _rows(self):
         return [{"items": self.n, "mean": self.mean, "frequency": self.frequency, "mean_factor": self.mean_factor,
@@ -548,7 +550,7 @@ class VoteCheck(Tabular):
     def __str__(self):
         return (f"{self.n} items: votes 1 in {_pct(self.frequency)} against a mean of {_pct(self.mean)} (x"
                 f"{self.mean_factor:.3g}); the votes' Var f* {_sig(self.votes_var)} against {_sig(self.var)} "
-                f"reported ({self._var_words()})")
+                f"reported ({self.var_words})")
 
 
 def vote_check(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *, counts: Counts | None = None,

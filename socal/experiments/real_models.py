@@ -238,7 +238,7 @@ def recalibration_report(data_dir, *, rng=0, quick=False):
 
     lines = []
     out = lines.append
-    out("| predictor | map | verdict p | trace part adj. p | E\|f* - m\|^2 / E tr Sigma (thirds of tr Sigma) | "
+    out(r"| predictor | map | verdict p | trace part adj. p | E\|f* - m\|^2 / E tr Sigma (thirds of tr Sigma) | "
         "log loss / vote | m' = 0 with a vote | class CE2 (h=None) |")
     out("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, (m, cov, counts, fit, names) in recalibration_sets(data_dir, rng=rng, quick=quick).items():
