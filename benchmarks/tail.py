@@ -8,7 +8,8 @@ errors, and the rate of "above the reference" on calibrated predictors (docs/cal
     python benchmarks/tail.py --size --reps 200 --quick   # a reduced run
     python benchmarks/tail.py --size --reps 3000 --cells 2,6,9   # chosen cells of the size table (0-based rows)
     python benchmarks/tail.py --laws --reps 500   # size when f* is not Beta: two-point laws, k >= 3
-    python benchmarks/tail.py --law-fallbacks     # where that breaks: the chi-square reference, and two votes per item
+    python benchmarks/tail.py --law-fallbacks     # the chi-square reference, and two votes per item, on those laws
+    python benchmarks/tail.py --law-power --reps 100   # the price: power of the default, 'beta' and two votes per item
 
 Populations with exact truth: socal.synthetic.RareEventPopulation (f* given the scores is Beta with exactly the
 reported moments; means from Beta(0.5, 20), Beta(1, 50), log-uniform relative variances, or 30 tied leaves on
@@ -115,6 +116,44 @@ def law_fallbacks(reps, jobs):
     print("| --- | --- | --- | --- | --- |")
     for kind, p in zip(kinds, res):
         print(f"| {kind} | {_rates(p[:, 0])} | {_rates(p[:, 1])} | {_rates(p[:, 2])} | {_rates(p[:, 3])} |")
+    print(f"\n({time.time() - t0:.0f} s)")
+
+
+def law_power_cells():
+    """k = 10, f* Beta (where reference='beta' is right): variances reported at 1/2 and 1/3 of the truth."""
+    return [(kind, vf) for kind in ("beta(0.5, 20)", "ties") for vf in (0.5, 1 / 3)]
+
+
+def _law_power_cell(args):
+    c, (kind, vf), reps = args
+    from socal.datasets import thin_counts
+
+    pop = RareEventPopulation(kind, k=10, var_factor=vf)
+    out = np.empty((reps, 3))
+    for r in range(reps):
+        m, v, _, (a, k) = pop.sample_counts(2000, rng=np.random.default_rng([7303, c, r]))
+        bracket = socal.calibration_test(m, v, counts=(a, k))
+        beta = socal.calibration_test(m, v, counts=(a, k), reference="beta")
+        two = thin_counts(np.c_[a, k - a].astype(int), 2, rng=r)
+        thin = socal.calibration_test(m, v, counts=(two[:, 0].astype(float), np.full(m.size, 2.0)))
+        out[r] = (bracket.pvalue, beta.pvalue, thin.pvalue)
+    return out
+
+
+def law_power(reps, jobs):
+    """The price of a reference that holds under every law of f*: the verdict's power, on the same draws, with the
+    default reference (the third moment's interval), with reference='beta' (f* Beta, right here) and on two votes
+    per item (exact whatever f* is)."""
+    cells = law_power_cells()
+    t0 = time.time()
+    res = _map(_law_power_cell, [(c, cell, reps) for c, cell in enumerate(cells)], jobs)
+    print(f"k = 10, n = 2,000, f* Beta, {reps} replicates per cell, seeds [7303, c, r]; verdict's rejection rates at "
+          f"{' / '.join(map(str, LEVELS))}:\n")
+    print("| population | reported var / true | default (third moment's interval) | reference='beta' | "
+          "two votes per item |")
+    print("| --- | --- | --- | --- | --- |")
+    for (kind, vf), p in zip(cells, res):
+        print(f"| {kind} | {vf:.3g} | {_rates(p[:, 0])} | {_rates(p[:, 1])} | {_rates(p[:, 2])} |")
     print(f"\n({time.time() - t0:.0f} s)")
 
 
@@ -270,6 +309,7 @@ def main(argv=None):
     ap.add_argument("--cross", action="store_true")
     ap.add_argument("--laws", action="store_true")
     ap.add_argument("--law-fallbacks", action="store_true")
+    ap.add_argument("--law-power", action="store_true")
     ap.add_argument("--above", action="store_true")
     ap.add_argument("--reps", type=int, default=None)
     ap.add_argument("--jobs", type=int, default=2)
@@ -286,11 +326,13 @@ def main(argv=None):
         laws(a.reps or 500, a.jobs)
     if a.law_fallbacks:
         law_fallbacks(a.reps or 300, a.jobs)
+    if a.law_power:
+        law_power(a.reps or 100, a.jobs)
     if a.above:
         above(a.reps or 400, a.jobs)
     if a.regions:
         regions(a.data)
-    if not (a.size or a.cross or a.laws or a.law_fallbacks or a.above or a.regions):
+    if not (a.size or a.cross or a.laws or a.law_fallbacks or a.law_power or a.above or a.regions):
         ap.print_help()
         return 2
     return 0

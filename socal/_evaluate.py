@@ -44,7 +44,7 @@ EVALUATE_PARAMETERS = {
     "ci": level_rule(allow_none=False),
     "n_boot": replicates_rule(),  # reads ci
     "progress": bool_rule(),
-    "reference": choice_rule("auto", "chi2", "simulated", words="'auto', 'chi2' or 'simulated'"),
+    "reference": choice_rule("auto", "chi2", "simulated", "beta", words="'auto', 'chi2', 'simulated' or 'beta'"),
 }
 
 
@@ -323,9 +323,10 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     progress : bool
         Progress bars on stderr counting the work done (rows read, rows of the bootstrap world, rows evaluated under
         the refits), kept with their elapsed time; tqdm's when it is installed, a plain counter otherwise.
-    reference : {'auto', 'chi2', 'simulated'}
+    reference : {'auto', 'chi2', 'simulated', 'beta'}
         The test's reference law (:func:`socal.calibration_test`): 'auto' simulates the votes under calibration
-        where they are too rare for the chi-square (its seed: ``rng`` when an int, else 0).
+        where they are too rare for the chi-square (its seed: ``rng`` when an int, else 0); 'beta' draws f* from the
+        Beta law for items with k >= 3 labels, an assumption the null does not make.
     checkpoint : str, PathLike or socal.Checkpoint, optional
         Make the run resumable (:mod:`socal.checkpoint`): the test's, CE2's and CE1's passes share one checkpoint
         file, saved atomically as they go; the rows are split into chunks of ``Checkpoint.rows``.  A rerun with the

@@ -3,11 +3,12 @@ the inputs the null cannot describe (issue 73).  Full-size tables: benchmarks/ta
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 from scipy import stats
 
 import socal
 from socal import synthetic
-from socal.reference import GroupSums, _law
+from socal.reference import GROUP_COLS, GroupSums, _law, shapes, third_moments, two_point
 from socal.synthetic import RareEventPopulation
 
 from .conftest import family_alpha
@@ -34,7 +35,7 @@ def test_law_is_the_nulls_pair_law_for_two_labels_and_a_beta_binomial_beyond():
 
 def test_group_sums_merge_in_any_order():
     rng = np.random.default_rng(0)
-    cell, k, cols = rng.integers(0, 50, 300), rng.integers(2, 5, 300), [rng.random(300) for _ in range(6)]
+    cell, k, cols = rng.integers(0, 50, 300), rng.integers(2, 5, 300), [rng.random(300) for _ in GROUP_COLS]
     whole = GroupSums()
     whole.add(cell, k, cols)
     a, b = GroupSums(), GroupSums()
@@ -144,10 +145,12 @@ def test_vote_check_refuses_what_it_cannot_count():
 
 def test_reference_options_are_checked_before_the_pass():
     m, v, _, y = synthetic.calibrated_population().sample_raw(300, rng=0)
-    with pytest.raises(ValueError, match="'reference' parameter of calibration_test must be 'auto', 'chi2' or"):
+    with pytest.raises(ValueError, match="'reference' parameter of calibration_test must be 'auto', 'chi2', 'simulated' or 'beta'"):
         socal.calibration_test(m, v, y, reference="exact")
     with pytest.raises(ValueError, match="'simulated' only for order=2 with covariance='null'"):
         socal.calibration_test(m, v, y, reference="simulated", covariance="sandwich")
+    with pytest.raises(ValueError, match="'simulated' only for order=2"):
+        socal.calibration_test(m, v, y, reference="beta", order=1)
     with pytest.raises(ValueError, match="'rng' parameter of calibration_test"):
         socal.calibration_test(m, v, y, rng=-1)
 
@@ -284,3 +287,76 @@ def test_a_vote_check_without_spread_prints_no_negative_factor():
     assert flat.votes_var <= 0 and "x-" not in str(flat) and "no spread of f*" in flat.summary()
     spread = socal.vote_check(m, v, counts=(np.r_[np.zeros(100), np.full(100, 3.0)], np.full(200, 3.0)))
     assert spread.votes_var > 0 and f"x{spread.var_factor:.3g}" in str(spread)
+
+
+def _factorial_moments(p, k, j):
+    a = np.arange(k + 1, dtype=float)
+    f = np.ones_like(a)
+    for i in range(j):
+        f = f * (a - i) / (k - i)
+    return p @ f
+
+
+@given(m=st.floats(0.001, 0.999), rel=st.floats(0.01, 0.99), t=st.floats(-1.0, 1.0), k=st.integers(3, 40))
+@settings(max_examples=150, deadline=None)
+def test_a_shaped_law_keeps_the_nulls_two_moments_and_moves_the_third_between_its_ends(m, rel, t, k):
+    """The law mixing the Beta with a two-point law (shape t) has the null's E f* and E f*^2 (its first two factorial
+    moments), and its E f*^3 is the mixture's: (1 - |t|) of the Beta's plus |t| of the end's, inside the bracket
+    [atom at 0, atom at 1] of :func:`third_moments`, at the ends exactly for t = -1 and t = 1."""
+    v = rel * m * (1 - m)
+    M, MU2 = np.array([m]), np.array([m * m + v])
+    p = _law(M, MU2, k, np.array([t]))[0]
+    assert p.min() >= 0 and p.sum() == pytest.approx(1.0)
+    assert _factorial_moments(p, k, 1) == pytest.approx(m, rel=1e-7, abs=1e-12)
+    assert _factorial_moments(p, k, 2) == pytest.approx(m * m + v, rel=1e-7, abs=1e-12)
+    lo, mid, hi = (float(x[0]) for x in third_moments(M, MU2))
+    assert lo <= mid * (1 + 1e-9) and mid <= hi * (1 + 1e-9)
+    end = hi if t > 0 else lo
+    assert _factorial_moments(p, k, 3) == pytest.approx((1 - abs(t)) * mid + abs(t) * end, rel=1e-6, abs=1e-12)
+
+
+def test_two_point_laws_are_the_populations_atoms():
+    """socal.reference.two_point is the law RareEventPopulation draws (its atom at 0: x = mu2 / m with probability
+    m^2 / mu2; at 1 the mirror image), so the reference's ends are the laws measured in the benchmarks."""
+    m, v = np.array([0.02, 0.1, 0.5]), np.array([0.005, 0.02, 0.1])
+    mu2 = m * m + v
+    x0, q0 = two_point(m, mu2, 0)
+    assert x0 == pytest.approx(mu2 / m) and q0 == pytest.approx(m * m / mu2)
+    x1, q1 = two_point(m, mu2, 1)
+    for x, q, end in ((x0, q0, 0.0), (x1, q1, 1.0)):
+        assert q * x + (1 - q) * end == pytest.approx(m) and q * x * x + (1 - q) * end == pytest.approx(mu2)
+
+
+@pytest.mark.parametrize("law, inside", [("beta", 0.0), ("atom-1", 1.0), ("atom-0", -1.0)])
+def test_the_third_moments_interval_covers_the_populations_shape(law, inside):
+    """On 20,000 items with k = 10 votes, each pool's interval for the votes' third moment covers the population's
+    own shape (0 for the Beta, +1 for the atom at 1, -1 for the atom at 0), and excludes what the votes can tell
+    apart: the Beta's interval reaches neither end, the atom at 1's excludes the Beta (the atom at 0 and the Beta
+    differ little in E f*^3 at these means, and its interval may hold both)."""
+    m, v, (a, k) = _rare(20000, rng=4, kind="ties", k=10, law=law)
+    stats_ = socal.CalibrationTestStats().update(m, v, counts=(a, k))
+    g = stats_.groups
+    pool = np.zeros(g.keys.size, np.intp)
+    lo, hi = shapes(g, pool, 1)
+    assert lo[0] - 1e-9 <= inside <= hi[0] + 1e-9
+    if law == "beta":
+        assert lo[0] > -1 and hi[0] < 1
+    elif law == "atom-1":
+        assert lo[0] > 0
+
+
+def test_the_reference_holds_its_size_off_the_beta_and_the_beta_reference_does_not():
+    """A reduced benchmarks/tail.py --laws: calibrated tied rare events whose f* has an atom at 1, k = 10 votes,
+    n = 2,000, 40 samples.  The default reference (both ends of the third moment's interval) rejects at 0.05 no more
+    than a Binomial(40, 0.05) count allows (false alarm family_alpha(2) per run); reference='beta' on the same
+    samples rejects more often than a Binomial(40, 0.05) count exceeds with probability 0.01, and more often than the
+    default (it read 0.25-0.40 at 0.05 in the benchmark): the negative control."""
+    pop = RareEventPopulation("ties", k=10, law="atom-1")
+    default = beta = 0
+    for r in range(40):
+        m, v, _, counts = pop.sample_counts(2000, rng=np.random.default_rng([75, r]))
+        default += socal.calibration_test(m, v, counts=counts, reference="simulated").pvalue <= 0.05
+        beta += socal.calibration_test(m, v, counts=counts, reference="beta").pvalue <= 0.05
+    bound = stats.binom.isf(family_alpha(2), 40, 0.05)
+    assert default <= bound, default
+    assert beta > stats.binom.isf(0.01, 40, 0.05) and beta > default, (beta, default)
