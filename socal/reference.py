@@ -100,7 +100,10 @@ class GroupSums:
 
     def __setstate__(self, state):
         self._parts = []
-        self._keys, self._sums = state["keys"], state["sums"]
+        self._keys, self._sums = state["keys"], np.asarray(state["sums"], float)
+        if self._sums.shape[0] == len(GROUP_COLS) - 1:  # saved before the votes' z3 was kept: not known (NaN), so
+            # the reference reads the whole bracket of the third moment (:func:`shapes`)
+            self._sums = np.vstack([self._sums, np.full((1, self._sums.shape[1]), np.nan)])
 
 
 def two_point(m, mu2, end):
@@ -156,12 +159,14 @@ def shapes(groups, pool, npool, level=SHAPE_LEVEL):
     col = lambda w: np.bincount(pool, weights=w, minlength=npool)
     O, L, B, H = col(S[6] * many), col(lo), col(mid), col(hi)
     tail = (1.0 - level) / 2.0
-    ends = np.stack([np.where(O > 0, stats.chi2.ppf(tail, 2.0 * np.maximum(O, 1e-300)) / 2.0, 0.0),
-                     stats.chi2.ppf(1.0 - tail, 2.0 * (O + 1.0)) / 2.0])
+    Ok = np.nan_to_num(O)
+    ends = np.stack([np.where(Ok > 0, stats.chi2.ppf(tail, 2.0 * np.maximum(Ok, 1e-300)) / 2.0, 0.0),
+                     stats.chi2.ppf(1.0 - tail, 2.0 * (Ok + 1.0)) / 2.0])
     with np.errstate(divide="ignore", invalid="ignore"):
         up = np.where(H > B, (ends - B) / np.where(H > B, H - B, 1.0), 0.0)
         down = np.where(B > L, (ends - B) / np.where(B > L, B - L, 1.0), 0.0)
     t = np.clip(np.where(ends >= B, up, down), -1.0, 1.0)
+    t = np.where(np.isnan(O), np.array([[-1.0], [1.0]]), t)  # votes' z3 not kept (an older file): the whole bracket
     return t[:, pool]
 
 

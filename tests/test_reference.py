@@ -360,3 +360,17 @@ def test_the_reference_holds_its_size_off_the_beta_and_the_beta_reference_does_n
     bound = stats.binom.isf(family_alpha(2), 40, 0.05)
     assert default <= bound, default
     assert beta > stats.binom.isf(0.01, 40, 0.05) and beta > default, (beta, default)
+
+
+def test_group_sums_saved_without_the_third_moment_read_the_whole_bracket():
+    """Sums pickled before the votes' z3 was kept (six rows) load with z3 unknown, and the reference then reads both
+    ends of the bracket (t = -1 and +1) rather than a third moment of 0; the same sums with z3 read an interval."""
+    m, v, (a, k) = _rare(20000, rng=4, kind="ties", k=10)
+    g = socal.CalibrationTestStats().update(m, v, counts=(a, k)).groups
+    old = GroupSums()
+    old.__setstate__({"keys": g.keys, "sums": g.sums[:-1]})
+    pool = np.zeros(g.keys.size, np.intp)
+    lo, hi = shapes(old, pool, 1)
+    assert lo[0] == -1 and hi[0] == 1
+    lo, hi = shapes(g, pool, 1)
+    assert (lo[0], hi[0]) != (-1, 1)
