@@ -3,6 +3,7 @@ errors, and the rate of "above the reference" on calibrated predictors (docs/cal
 
     python benchmarks/tail.py --size            # size at 0.05 / 0.01 / 0.005 / 0.001: rare events, ties, mixed k
     python benchmarks/tail.py --cross           # a variance error alone against the means part, and the reverse
+    python benchmarks/tail.py --cross --reps 200 --cells 4,9   # chosen rows of the cross table (0-based)
     python benchmarks/tail.py --above           # "CE2 above the reference" on calibrated predictors (socal.evaluate)
     python benchmarks/tail.py --regions         # region sentences beside a direct count of the votes (three cases)
     python benchmarks/tail.py --size --reps 200 --quick   # a reduced run
@@ -214,9 +215,10 @@ def _cross_cell(args):
     return out
 
 
-def cross(reps, jobs):
-    cells = cross_cells()
-    res = _map(_cross_cell, [(c, cell, reps) for c, cell in enumerate(cells)], jobs)
+def cross(reps, jobs, only=None):
+    chosen = [(c, cell) for c, cell in enumerate(cross_cells()) if only is None or c in only]
+    cells = [cell for _, cell in chosen]
+    res = _map(_cross_cell, [(c, cell, reps) for c, cell in chosen], jobs)
     print(f"Each part against the other's error alone: rejection rate at 0.05, {reps} replicates per cell (asked: the "
           f"part whose condition holds stays within 0.05 + 0.015):\n")
     print("| error | k | n | part that should stay at its level | its rate | the other part (power) | verdict |")
@@ -316,12 +318,12 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--regions", action="store_true")
     ap.add_argument("--data", default="../shared/data")
-    ap.add_argument("--cells", default=None, help="comma-separated rows of the size table to run (0-based)")
+    ap.add_argument("--cells", default=None, help="comma-separated rows of the size or cross table to run (0-based)")
     a = ap.parse_args(argv)
     if a.size:
         size(a.reps or 1000, a.jobs, a.quick, None if a.cells is None else {int(c) for c in a.cells.split(",")})
     if a.cross:
-        cross(a.reps or 400, a.jobs)
+        cross(a.reps or 400, a.jobs, None if a.cells is None else {int(c) for c in a.cells.split(",")})
     if a.laws:
         laws(a.reps or 500, a.jobs)
     if a.law_fallbacks:
