@@ -312,7 +312,11 @@ class CalibrationTest(Tabular):
         The p-value of the other rows (equal to ``pvalue`` when no row is impossible).
     n_sim : int
         0 where the p-values are chi-square tails; otherwise the number of replicates of the votes drawn under the
-        null that they come from (the simulated reference, :mod:`socal.reference`).
+        null that they come from, per law (the simulated reference, :mod:`socal.reference`).
+    n_laws : int
+        The laws of the votes simulated: 0 (chi-square), 1 (k = 2 rows only, whose law the null fixes, or
+        ``reference='beta'``), or 2 (the ends of the third moment's interval for rows with k >= 3; each p-value is
+        the larger of the two laws').
     events : float
         The fewest effective votes any basis direction collects (:func:`socal.reference.effective_events`): below
         ``EVENTS_MIN`` the chi-square is light and the reference is simulated (inf at order 1 and for the sandwich).
@@ -335,6 +339,7 @@ class CalibrationTest(Tabular):
     rest_pvalue: float = float("nan")
     n_sim: int = 0
     events: float = math.inf
+    n_laws: int = 0
 
     __test__ = False
 
@@ -354,8 +359,10 @@ class CalibrationTest(Tabular):
         what = (f"score test of {self.df} moment conditions, tensor-Chebyshev degree {self.degree} on the scores' "
                 f"ranks")
         if self.n_sim:
-            return (f"the statistic's law under {self.n_sim} simulations of the votes under the null ({what}; the "
-                    f"chi-square is light here: {self.events:.3g} effective votes in the sparsest direction)")
+            ends = (" at each end of the votes' third moment's interval (the larger p-value)" if self.n_laws > 1
+                    else "")
+            return (f"the statistic's law under {self.n_sim} simulations of the votes under the null{ends} ({what}; "
+                    f"the chi-square is light here: {self.events:.3g} effective votes in the sparsest direction)")
         return f"chi-square with {self.df} degrees of freedom ({what})"
 
     @property
@@ -408,8 +415,9 @@ class CalibrationTest(Tabular):
             p = fp(rest)
         else:
             p = fp(self.pvalue)
-        ref = (f"; p-values from {self.n_sim:,} simulations of the votes under calibration, as the chi-square is "
-               f"light here" if self.n_sim else "")
+        ends = " at each end of the votes' third moment's interval, the larger p" if self.n_laws > 1 else ""
+        ref = (f"; p-values from {self.n_sim:,} simulations of the votes under calibration{ends}, as the chi-square "
+               f"is light here" if self.n_sim else "")
         if rest < level:
             head = f"{what} rejected at level {level:g}, {p} (T = {self.statistic:.1f} on {self.df} df{ref})"
             reg = self.where()
@@ -489,7 +497,7 @@ class CalibrationTest(Tabular):
                 "degree": self.degree, "alpha": self.alpha, "rejected": self.rejected, "impossible": self.impossible,
                 "var_mean": self.var_mean if math.isfinite(self.var_mean) else None,
                 "impossible_items": list(self.impossible_items), "reference": self.reference, "n_sim": self.n_sim,
-                "events": self.events if math.isfinite(self.events) else None,
+                "n_laws": self.n_laws, "events": self.events if math.isfinite(self.events) else None,
                 "mean_part": part(self.mean_part), "variance_part": part(self.variance_part),
                 "where": None if reg is None else reg.describe(),
                 # strict JSON has no Infinity: a direction no effect of which is detectable at this n is None
@@ -1322,7 +1330,7 @@ def _score_test2(stats, n, degree, alpha, reference, rng, gate=SIM_GATE, resolut
     (T, df), (T1, df1), (Tu, dfu) = ctx.statistics(obs)
     T, T1, Tu = float(T[0]), float(T1[0]), float(Tu[0])
     p = [chi2_sf(T, df), chi2_sf(T1, df1), chi2_sf(Tu, dfu)]
-    events, n_sim = math.inf, 0
+    events, n_sim, n_laws = math.inf, 0, 0
     groups = stats.groups if stats.covariance == "null" else None
     if groups is None and reference in SIMULATED:
         raise ValueError("The 'reference' parameter can be 'simulated' only for statistics that kept the votes' law "
@@ -1332,8 +1340,8 @@ def _score_test2(stats, n, degree, alpha, reference, rng, gate=SIM_GATE, resolut
         events = effective_events(groups, cell_index, ctx.P)
         simulate = reference in SIMULATED or (reference == "auto" and events < EVENTS_MIN and min(p) < gate)
         if simulate:
-            p, n_sim = _simulated_pvalues(ctx, groups, cell_index, (T, T1, Tu), rng, resolution,
-                                          beta=reference == "beta")
+            p, n_sim, n_laws = _simulated_pvalues(ctx, groups, cell_index, (T, T1, Tu), rng, resolution,
+                                                  beta=reference == "beta")
     elif reference in SIMULATED:
         raise ValueError("The 'reference' parameter of calibration_test can be 'simulated' only with "
                          "covariance='null' (the simulation draws the votes under the null's law). Got "
@@ -1351,7 +1359,7 @@ def _score_test2(stats, n, degree, alpha, reference, rng, gate=SIM_GATE, resolut
                            degree=degree, mean_part=TestPart(T1, df1, p[1]), variance_part=TestPart(Tu, dfu, p[2]),
                            regions=regions, detectable=detectable, alpha=alpha, impossible=stats.impossible,
                            var_mean=var_mean, impossible_items=stats.impossible_items, rest_pvalue=p[0],
-                           n_sim=n_sim, events=events)
+                           n_sim=n_sim, events=events, n_laws=n_laws)
 
 
 def _simulated_pvalues(ctx, groups, cell_index, observed, rng, resolution=None, beta=False):
@@ -1378,7 +1386,7 @@ def _simulated_pvalues(ctx, groups, cell_index, observed, rng, resolution=None, 
     for shape in ends:  # the larger p-value over the ends of the third moment's interval (socal.reference.shapes)
         p, d_ = _replicate_pvalues(ctx, groups, cell_index, observed, rng, group_laws(groups, shape=shape),
                                    (ctx.joint, ctx.means, ctx.variances), resolution)
-        out, drawn = [max(a, b) for a, b in zip(out, p)], drawn + d_
+        out, drawn = [max(a, b) for a, b in zip(out, p)], max(drawn, d_)
     if out[1] <= MEANS_GATE:
         d = ctx.fitted_misfit(np.asarray(ctx.So[_C2["r1"]], float)[None, :])[0]
         try:  # the partial null's own stream: T's and the means part's draws stay rng's alone
@@ -1392,7 +1400,7 @@ def _simulated_pvalues(ctx, groups, cell_index, observed, rng, resolution=None, 
                                          resolution)
             pv = max(pv, p)
         out[2] = pv
-    return out, drawn
+    return out, drawn, len(ends)
 
 
 def _shape_ends(ctx, groups, cell_index):
