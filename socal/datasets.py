@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .rowkeys import mix64, stream_salt, text_columns
+from .rowkeys import mix64, text_columns
+from .weights import salt
 
 __all__ = ["KSnapshots", "DataWarning", "load", "load_weather", "load_cifar10h", "load_chaosnli", "load_rte",
            "load_temp", "load_bluebirds", "load_dog", "from_judgments", "verify_checksum", "DATASETS", "thin_counts",
@@ -163,7 +164,7 @@ def thin_counts(counts, k, *, rng=0, keys=None):
     with np.errstate(over="ignore"):
         ids = np.where(occurrence > 0, mix64(ids ^ mix64(occurrence)), ids)
     with np.errstate(over="ignore"):
-        prio = mix64(mix64(ids ^ stream_salt(seed & 0xFFFFFFFF, seed >> 32))[item] + place.astype(np.uint64))
+        prio = mix64(mix64(ids ^ salt("thinned votes", seed & 0xFFFFFFFF, seed >> 32))[item] + place.astype(np.uint64))
     order = np.lexsort((prio, item))
     rank = np.empty(item.size, dtype=np.int64)
     rank[order] = place  # sorted by (item, priority): position within the item

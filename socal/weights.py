@@ -38,6 +38,7 @@ STREAMS = {
     "plot split": (9, 0),  # the halves of the level-set plot
     "baseline holdout": (10, 0),  # the held-out items of the baselines
     "test reference": (11,),  # the calibration test's simulated reference (socal.reference)
+    "thinned votes": (12,),  # the votes socal.datasets.thin_counts keeps, seed split into two 32-bit parts
 }
 
 

@@ -334,28 +334,41 @@ def test_the_module_attribute_scan_finds_planted_assignments(tmp_path):
                                                          (5, "bs.<setattr>")]
 
 
-def _literal_stream_ids(root=ROOT):
-    """(file, line) of every ``stream_salt(...)`` call in socal/ whose first argument is an int literal, outside the
-    registry (socal/weights.py) and its primitive (socal/rowkeys.py)."""
+def _stream_salt_calls(root=ROOT):
+    """(file, line) of every ``stream_salt(...)`` call in socal/ outside the registry (socal/weights.py) and its
+    primitive (socal/rowkeys.py), whatever its arguments: a computed first id (thin_counts once passed the seed's low
+    bits, so seed 0 drew exactly the stream of 'label sets' and seed 1 that of 'poisson weights') collides as surely
+    as a literal one."""
     found = []
     for path in sorted((root / "socal").rglob("*.py")):
         if path.name in ("weights.py", "rowkeys.py"):
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) ==
-                    "stream_salt" and node.args and isinstance(node.args[0], ast.Constant)
-                    and isinstance(node.args[0].value, int)):
+                    "stream_salt"):
                 found.append((path.name, node.lineno))
     return found
 
 
 def test_random_streams_are_named_in_the_registry(tmp_path):
-    """Every stream the library draws from is named in socal.weights.STREAMS: no module outside it passes a bare
-    stream id to stream_salt.  Negative control: a planted ``stream_salt(3, b)`` is found."""
-    assert _literal_stream_ids() == []
+    """Every stream the library draws from is named in socal.weights.STREAMS: no module outside it calls
+    stream_salt, with a literal id or a computed one.  Negative controls: a planted ``stream_salt(3, b)`` and a
+    planted ``stream_salt(seed & 0xFFFFFFFF, seed >> 32)`` are found."""
+    assert _stream_salt_calls() == []
     (tmp_path / "socal").mkdir()
-    (tmp_path / "socal" / "user.py").write_text("from .rowkeys import stream_salt\ns = stream_salt(3, 0)\n")
-    assert _literal_stream_ids(tmp_path) == [("user.py", 2)]
+    (tmp_path / "socal" / "user.py").write_text("from .rowkeys import stream_salt\ns = stream_salt(3, 0)\n"
+                                                "t = stream_salt(seed & 0xFFFFFFFF, seed >> 32)\n")
+    assert _stream_salt_calls(tmp_path) == [("user.py", 2), ("user.py", 3)]
+
+
+def test_thin_counts_draws_from_a_stream_of_its_own():
+    """thin_counts' salt for seeds 0 and 1 is no other stream's (it was 'label sets' 0 and 'poisson weights' 0)."""
+    from socal import weights
+
+    others = {weights.salt(name, *extra) for name in weights.STREAMS if name != "thinned votes"
+              for extra in ((), (0,), (1,), (0, 0), (1, 0))}
+    for seed in (0, 1, 2, 2**32 + 1):
+        assert weights.salt("thinned votes", seed & 0xFFFFFFFF, seed >> 32) not in others
 
 
 def test_the_documented_submodules_are_reachable_after_import_socal():
