@@ -7,13 +7,15 @@ thousand items, two labels each), a direction of the variance conditions sees on
 may expect 0.004-2.4 of them: a small Poisson count read against a chi-square, which rejected calibrated predictors up
 to 30 times too often at level 0.001 (docs/calibration_test.md, "The tail").  The null fixes what a parametric
 bootstrap needs: with k = 2 labels the law of the count a is (1 - 2m + mu2, 2(m - mu2), mu2) with mu2 = m^2 + var,
-whatever f*'s law; with k >= 3 labels the null leaves E[f*^3] and E[f*^4] free, and socal takes f* ~ Beta with the
-null's two moments (:func:`socal.snapshots.beta_law`), as the bootstrap world of CE2 does.
+whatever f*'s law; with k >= 3 labels the null leaves E[f*^3] and E[f*^4] free, and f* is drawn from laws that keep
+the null's two moments and put each pool's third moment at the ends of an interval from the votes (:func:`shapes`: a
+Beta mixed with the two-point law at 0 or at 1), the test reading the larger p-value; ``reference='beta'`` takes the
+Beta law alone (:func:`socal.snapshots.beta_law`), as the bootstrap world of CE2 does.
 
 Groups.  Rows are grouped by (grid cell of the test, k).  A group's rows share their cell's scores up to the cell's
 width (1/512 of the mean, 1/21 of a decade of the relative variance), and its count a is drawn from the law at the
-group's average moments (m-bar, mu2-bar): for k = 2 that is the rows' own law averaged, for k >= 3 the Beta law at the
-averages.  The group's sums (:class:`GroupSums`) are a few floats per occupied (cell, k), added across chunks, files
+group's average moments (m-bar, mu2-bar): for k = 2 that is the rows' own law averaged, for k >= 3 the shaped law at
+the averages.  The group's sums (:class:`GroupSums`) are a few floats per occupied (cell, k), added across chunks, files
 and dask partitions as the test's cell sums are, so the reference is the same in any row order or chunking.
 
 Drawing.  In a replicate, the group's count of rows whose a differs from the law's mode is Binomial(n_g, 1 - p_mode);
