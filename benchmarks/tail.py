@@ -92,32 +92,41 @@ def laws(reps, jobs, only=None):
 
 def _fallback_cell(args):
     c, kind, reps = args
-    from socal.datasets import thin_counts
-
     pop = RareEventPopulation(kind, k=10, law="atom-1")
     out = np.empty((reps, 4))
     for r in range(reps):
         m, v, _, (a, k) = pop.sample_counts(2000, rng=np.random.default_rng([7302, c, r]))
         chi = socal.calibration_test(m, v, counts=(a, k), reference="chi2")
-        two = thin_counts(np.c_[a, k - a].astype(int), 2, rng=r)
-        thin = socal.calibration_test(m, v, counts=(two[:, 0].astype(float), np.full(m.size, 2.0)))
+        thin = _two_votes_test(m, v, a, k, r)
         out[r] = (chi.pvalue, chi.variance_part.pvalue, thin.pvalue, thin.variance_part.pvalue)
     return out
 
 
+def _two_votes_test(m, v, a, k, seed):
+    """The default test on two votes per item (socal.datasets.thin_counts; k = 2's law is exact whatever f* is)."""
+    from socal.datasets import thin_counts
+
+    two = thin_counts(np.c_[a, k - a].astype(int), 2, rng=seed)
+    return socal.calibration_test(m, v, counts=(two[:, 0].astype(float), np.full(m.size, 2.0)))
+
+
+def _print_table(header, rows):
+    print("| " + " | ".join(header) + " |")
+    print("|" + " --- |" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
 def law_fallbacks(reps, jobs):
-    """On the atom-1 cells at k = 10 (where the k >= 3 reference breaks), the chi-square reference and the default
+    """On the atom-1 cells at k = 10 (where the Beta law's reference breaks), the chi-square reference and the default
     test on two votes per item (socal.datasets.thin_counts; k = 2's law is exact whatever f* is), same draws."""
     kinds = ("ties", "beta(0.5, 20)")
     t0 = time.time()
     res = _map(_fallback_cell, [(c, kind, reps) for c, kind in enumerate(kinds)], jobs)
     print(f"atom-1, k = 10, n = 2,000, {reps} replicates per cell, seeds [7302, c, r]; rates at "
           f"{' / '.join(map(str, LEVELS))}:\n")
-    print("| population | chi-square reference: verdict | its variances part | two votes per item: verdict | "
-          "its variances part |")
-    print("| --- | --- | --- | --- | --- |")
-    for kind, p in zip(kinds, res):
-        print(f"| {kind} | {_rates(p[:, 0])} | {_rates(p[:, 1])} | {_rates(p[:, 2])} | {_rates(p[:, 3])} |")
+    _print_table(("population", "chi-square reference: verdict", "its variances part", "two votes per item: verdict",
+                  "its variances part"), [(kind, *(_rates(p[:, j]) for j in range(4))) for kind, p in zip(kinds, res)])
     print(f"\n({time.time() - t0:.0f} s)")
 
 
@@ -128,17 +137,13 @@ def law_power_cells():
 
 def _law_power_cell(args):
     c, (kind, vf), reps = args
-    from socal.datasets import thin_counts
-
     pop = RareEventPopulation(kind, k=10, var_factor=vf)
     out = np.empty((reps, 3))
     for r in range(reps):
         m, v, _, (a, k) = pop.sample_counts(2000, rng=np.random.default_rng([7303, c, r]))
         bracket = socal.calibration_test(m, v, counts=(a, k))
         beta = socal.calibration_test(m, v, counts=(a, k), reference="beta")
-        two = thin_counts(np.c_[a, k - a].astype(int), 2, rng=r)
-        thin = socal.calibration_test(m, v, counts=(two[:, 0].astype(float), np.full(m.size, 2.0)))
-        out[r] = (bracket.pvalue, beta.pvalue, thin.pvalue)
+        out[r] = (bracket.pvalue, beta.pvalue, _two_votes_test(m, v, a, k, r).pvalue)
     return out
 
 
@@ -151,11 +156,9 @@ def law_power(reps, jobs):
     res = _map(_law_power_cell, [(c, cell, reps) for c, cell in enumerate(cells)], jobs)
     print(f"k = 10, n = 2,000, f* Beta, {reps} replicates per cell, seeds [7303, c, r]; verdict's rejection rates at "
           f"{' / '.join(map(str, LEVELS))}:\n")
-    print("| population | reported var / true | default (third moment's interval) | reference='beta' | "
-          "two votes per item |")
-    print("| --- | --- | --- | --- | --- |")
-    for (kind, vf), p in zip(cells, res):
-        print(f"| {kind} | {vf:.3g} | {_rates(p[:, 0])} | {_rates(p[:, 1])} | {_rates(p[:, 2])} |")
+    _print_table(("population", "reported var / true", "default (third moment's interval)", "reference='beta'",
+                  "two votes per item"),
+                 [(kind, f"{vf:.3g}", *(_rates(p[:, j]) for j in range(3))) for (kind, vf), p in zip(cells, res)])
     print(f"\n({time.time() - t0:.0f} s)")
 
 
