@@ -322,7 +322,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--regions", action="store_true")
     ap.add_argument("--data", default="../shared/data")
-    ap.add_argument("--cells", default=None, help="comma-separated rows of the size, cross or laws table to run (0-based)")
+    ap.add_argument("--cells", default=None,
+                    help="comma-separated rows of the size, cross or laws table to run (0-based)")
     a = ap.parse_args(argv)
     if a.size:
         size(a.reps or 1000, a.jobs, a.quick, None if a.cells is None else {int(c) for c in a.cells.split(",")})

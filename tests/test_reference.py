@@ -145,7 +145,8 @@ def test_vote_check_refuses_what_it_cannot_count():
 
 def test_reference_options_are_checked_before_the_pass():
     m, v, _, y = synthetic.calibrated_population().sample_raw(300, rng=0)
-    with pytest.raises(ValueError, match="'reference' parameter of calibration_test must be 'auto', 'chi2', 'simulated' or 'beta'"):
+    with pytest.raises(ValueError,
+                       match="'reference' parameter of calibration_test must be 'auto', 'chi2', 'simulated' or 'beta'"):
         socal.calibration_test(m, v, y, reference="exact")
     with pytest.raises(ValueError, match="'simulated' only for order=2 with covariance='null'"):
         socal.calibration_test(m, v, y, reference="simulated", covariance="sandwich")
