@@ -127,8 +127,8 @@ def third_moments(m, mu2):
     """E f*^3 of the two-point law with an atom at 0, of the Beta law (:func:`socal.snapshots.beta_law`) and of the
     two-point law with an atom at 1, all with mean m and second moment mu2: the smallest, the assumed and the
     largest value the null allows."""
-    lo = [q * x ** 3 + (1.0 - q) * e for e, (x, q) in ((0.0, two_point(m, mu2, 0)), (1.0, two_point(m, mu2, 1)))]
-    return lo[0], beta_moments(np.clip(m, 0.0, 1.0), np.clip(mu2, m * m, m))[2], lo[1]
+    at0, at1 = (q * x ** 3 + (1.0 - q) * end for end in (0.0, 1.0) for x, q in [two_point(m, mu2, int(end))])
+    return at0, beta_moments(np.clip(m, 0.0, 1.0), np.clip(mu2, m * m, m))[2], at1
 
 
 def shapes(groups, pool, npool, level=SHAPE_LEVEL):
