@@ -2,7 +2,7 @@
 at the same fixed degree, in the same run (issue 24).
 
 Data: the toy population of :mod:`socal.synthetic`, perturbed at h = 1/16, two labels per item.  Both calls take
-``degree=l, alpha=1e-3`` (no selection: the plug-in's cost is then the statistics pass, one solve and the deviation
+``degree=l, ridge=1e-3`` (no selection: the plug-in's cost is then the statistics pass, one solve and the deviation
 pass; the default call adds the bootstrap's two passes).  ``--streamed`` runs both from 10 chunks instead of arrays.
 Times are medians of ``--reps`` alternated runs; the ratio is default / plug-in.
 
@@ -49,7 +49,7 @@ def evaluate_cost(sizes, reps):
         m, v, _, y = pop.sample_raw(n, rng=0)
         res = socal.evaluate(m, v, y)
         mt, vt, h = res.mean, res.var, res.h  # the perturbed scores evaluate measured, at its bandwidth
-        fixed = dict(degree=res.ce2.degree, alpha=res.ce2.alpha)  # the degree and ridge it selected, no selection
+        fixed = dict(degree=res.ce2.degree, ridge=res.ce2.ridge)  # the degree and ridge it selected, no selection
         plug, plug16, plugl, ev = [], [], [], []
         for _ in range(reps):  # alternated
             plug.append(_time(lambda: socal.ce2(mt, vt, y, debias=False, h=h))[0])
@@ -121,7 +121,7 @@ def phases(sizes, degrees, reps):
     for n in sizes:
         m, v, y = _data(n)
         for l in degrees:
-            kw = dict(degree=l, alpha=1e-3, h=1 / 16)
+            kw = dict(degree=l, ridge=1e-3, h=1 / 16)
             calls = {"plug-in": lambda: socal.ce2(m, v, y, debias=False, **kw),
                      "default": lambda: socal.ce2(m, v, y, ci=0.9, upper=0.95, **kw)}
             for name, call in calls.items():
@@ -246,7 +246,7 @@ def main(argv=None):
                 data = {"chunks": chunks}
             else:
                 data = {"mean": m, "var": v, "labels": y}
-            kw = dict(degree=l, alpha=1e-3, h=1 / 16)
+            kw = dict(degree=l, ridge=1e-3, h=1 / 16)
             plug, full, res = [], [], None
             for _ in range(a.reps):  # alternated, so a busy spell of the machine hits both
                 t, _ = _time(lambda: socal.ce2(**data, debias=False, **kw))

@@ -40,7 +40,7 @@ def main(argv=None):
                    for r in range(a.reps)]
         cells = []
         for d in (int(x) for x in a.degrees.split(",")):
-            e = np.array([socal.ce2(m, v, y, degree=d, alpha=1e-3, rng=r).estimate
+            e = np.array([socal.ce2(m, v, y, degree=d, ridge=1e-3, rng=r).estimate
                           for r, (m, v, y) in enumerate(samples)]) - truth
             cells.append(f"{e.mean():+.4f} ({e.std():.4f})")
         res = [socal.ce2(m, v, y, h=a.h, rng=r) for r, (m, v, y) in enumerate(samples)]

@@ -35,7 +35,7 @@ def main(argv=None):
                 rng = np.random.default_rng([zlib.crc32(name.encode()), round(1 / h), n, 0])
                 m, v, y = member.population.sample(n, h=h, rng=rng)
                 for kind, ndim in (("ce2", 2), ("ce1", 1)):
-                    opts = pipeline.estimator_settings(kind, ndim=ndim, h=h, degree=None, alpha=None, folds=5,
+                    opts = pipeline.estimator_settings(kind, ndim=ndim, h=h, degree=None, ridge=None, folds=5,
                                                        max_degree=44, rng=None, ci=0.9, n_boot=200)
                     source, stats = pipeline.data_source(kind, ndim, m, v if ndim == 2 else None, y, None, None)
                     fit, stats = pipeline.fit_from(source, stats, opts, ndim, kind, use_h_floor=False)

@@ -57,7 +57,7 @@ def main(argv=None):
     stats = []
     for seed in range(a.seeds):
         ev = socal.evaluate(mean, var, labels, rng=seed, n_boot=a.n_boot)
-        platt = socal.SecondOrderPlatt(h=ev.h, rng=seed, degree=a.degree, alpha=a.alpha)
+        platt = socal.SecondOrderPlatt(h=ev.h, rng=seed, degree=a.degree, ridge=a.ridge)
         platt.fit(ev.mean[fit], ev.var[fit], labels[fit])
         after = socal.evaluate_recalibrated(platt, ev.mean[test], ev.var[test], labels[test], rng=seed,
                                             n_boot=a.n_boot)

@@ -102,7 +102,7 @@ def captured_pass(n, degree):
 
     sb.RefitPass.__call__ = spy
     try:
-        socal.ce2(m, v, y, degree=degree, alpha=1e-3, ci=0.9, upper=0.95)
+        socal.ce2(m, v, y, degree=degree, ridge=1e-3, ci=0.9, upper=0.95)
     finally:
         sb.RefitPass.__call__ = call
     refit = got["pass"]

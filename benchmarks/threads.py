@@ -74,7 +74,7 @@ pop = socal.synthetic.toy_population()
 for case in cases:
     n, l = case.split(":")
     m, v, y = pop.sample(int(float(n)), h=1 / 16, rng=0)
-    kw = dict(h=1 / 16) if l == "cv" else dict(h=1 / 16, degree=int(l), alpha=1e-3)
+    kw = dict(h=1 / 16) if l == "cv" else dict(h=1 / 16, degree=int(l), ridge=1e-3)
     socal.ce2(m, v, y, ci=0.9, upper=0.95, **kw)  # warm
     plug, full = [], []
     for _ in range(3):

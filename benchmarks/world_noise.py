@@ -80,7 +80,7 @@ def one(kind, name, h, n, rep, degree, alpha, residual):
     _residual_world(residual)  # a worker's module state outlives the call that set it: set for every call
     try:
         m, v, y = _sample(name, h, n, rep)
-        res = _call(kind, m, v, y, h, rep, degree=degree, alpha=alpha)
+        res = _call(kind, m, v, y, h, rep, degree=degree, ridge=alpha)
         return res.plugin, res.estimate, res.candidates[0].noise_sd
     finally:
         _residual_world(False)
@@ -99,7 +99,7 @@ def main(argv=None):
         h, n = 1.0 / int(hinv), int(float(n))
         m, v, y = _sample(name, h, n, 0)
         first = _call(kind, m, v, y, h, 0)
-        degree, alpha = first.degree, first.alpha
+        degree, alpha = first.degree, first.ridge
         if n > bs.WORLD_ROWS:
             raise ValueError(f"n = {n}: the residual world sums every row, at most WORLD_ROWS = {bs.WORLD_ROWS}")
         out = {}

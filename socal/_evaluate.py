@@ -15,8 +15,9 @@ from .checkpoint import as_checkpoint, rng_fingerprint
 from ._results import CalibrationError
 from .bandwidth import DEFAULT_BANDWIDTH, BandwidthChoice, choose_bandwidth
 from ._typing import ArrayLike, Counts, Seed
-from ._validation import (Rule, bool_rule, choice_rule, check_aligned, check_bandwidth, check_float, check_labels,
-                          check_parameters, check_replicates, check_rng, check_scores, level_rule, replicates_rule)
+from ._validation import (NONE_SEED, Rule, bool_rule, choice_rule, check_aligned, check_bandwidth, check_float,
+                          check_labels, check_parameters, check_replicates, check_rng, check_scores, level_rule,
+                          replicates_rule)
 from .estimators import ce1, ce2
 from .sources import Rows
 from .perturb import perturb
@@ -317,9 +318,8 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     n_boot : int
         Bootstrap replicates: at least 20 and 2 / (1 - ci) (see :func:`socal.ce2`).
     rng : numpy.random.Generator, int or None, default 0
-        Perturbation and bootstrap (same seed, same numbers; the CLI's ``--seed`` has the same default).  None
-        draws the perturbation from fresh entropy, as :func:`socal.perturb` does, so the numbers change from call
-        to call (unlike :func:`socal.ce2`, whose None is a fixed seed: it has no perturbation to randomise).
+        Perturbation and bootstrap (same seed, same numbers; the CLI's ``--seed`` has the same default).  None is
+        the same fixed seed, as in every socal function (``np.random.default_rng()`` for fresh entropy).
     progress : bool
         Progress bars on stderr counting the work done (rows read, rows of the bootstrap world, rows evaluated under
         the refits), kept with their elapsed time; tqdm's when it is installed, a plain counter otherwise.
@@ -331,8 +331,8 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
         Make the run resumable (:mod:`socal.checkpoint`): the test's, CE2's and CE1's passes share one checkpoint
         file, saved atomically as they go; the rows are split into chunks of ``Checkpoint.rows``.  A rerun with the
         same file after a kill skips what was done and prints the same numbers bit for bit; a file from other
-        settings or other data is refused, naming what differs.  Needs a seeded ``rng`` (None draws fresh entropy,
-        which no rerun can repeat).
+        settings or other data is refused, naming what differs.  A Generator is recorded by its state as the call
+        found it, so a rerun must pass one in the same state.
 
     Returns
     -------
@@ -368,11 +368,9 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
         h = choice.h  # a pair of floats, as a given h is held after its check
     cp = as_checkpoint(checkpoint, func)
     if cp is not None:
-        if rng is None:
-            raise ValueError(f"The 'checkpoint' parameter of {func} needs a seeded 'rng' (an int or a Generator): "
-                             f"rng=None draws the perturbation from fresh entropy, which a rerun cannot repeat.")
         cp.start(func, dict(h=_plain_h(h), ci=ci, n_boot=n_boot, rng=rng_fingerprint(rng)))
     seed = rng if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
+    seed = NONE_SEED if rng is None else seed  # None is the fixed seed (socal._validation.check_rng)
     # child streams: a user who drew the data from default_rng(seed) and passes the same seed here must not get
     # perturbations made of the same uniforms (they would correlate with the data)
     pert_rng, boot_rng = check_rng(rng, "evaluate").spawn(2)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._validation import warn_renamed_attribute
 from .tables import Tabular
 
 __all__ = ["ConfidenceInterval", "UpperBound", "CalibrationError", "DegreeEstimate", "SelectionReport"]
@@ -50,24 +51,30 @@ class UpperBound:
 
 @dataclass(frozen=True)
 class SelectionReport:
-    """How (degree, alpha) were chosen.
+    """How (degree, ridge) were chosen.
 
-    ``cv_error[i, j]`` is the held-out mean squared error (both responses summed) at ``degrees[i]``, ``alphas[j]``;
+    ``cv_error[i, j]`` is the held-out mean squared error (both responses summed) at ``degrees[i]``, ``ridges[j]``;
     NaN where a combination was not tried.  ``method`` is 'cv', 'holdout' or 'fixed'.  ``rule`` says how the CE
     estimators chose between the cross-validated degree and finer ones (Lepski's rule; :func:`socal.ce2`, Notes).
     """
 
     method: str
     degrees: tuple
-    alphas: tuple
+    ridges: tuple
     cv_error: np.ndarray = field(repr=False, compare=False)
     folds: int
     rule: str = "cv"
 
     def errors(self) -> dict[tuple[int, float], float]:
-        """The held-out errors tried, as {(degree, alpha): error}."""
+        """The held-out errors tried, as {(degree, ridge): error}."""
         tried = np.argwhere(~np.isnan(np.asarray(self.cv_error, dtype=float)))
-        return {(self.degrees[i], self.alphas[j]): float(self.cv_error[i, j]) for i, j in tried}
+        return {(self.degrees[i], self.ridges[j]): float(self.cv_error[i, j]) for i, j in tried}
+
+    @property
+    def alphas(self):
+        """Deprecated: :attr:`ridges` (its former name)."""
+        warn_renamed_attribute("SelectionReport", "alphas", "ridges")
+        return self.ridges
 
 
 @dataclass(frozen=True)
@@ -82,10 +89,10 @@ class DegreeEstimate:
     fluctuation (clipped to the functional's range, and holding ``estimate``), so its width is the bracket's gap
     ``bias_high - bias_low`` plus the noise's own interval; the reported interval is the union of the candidates'
     (``CalibrationError.ci``), and the reported bound the largest of their ``upper``.  Without the bootstrap only
-    ``degree``, ``alpha`` and ``plugin`` are set.  ``chosen`` marks the degree whose estimate is reported."""
+    ``degree``, ``ridge`` and ``plugin`` are set.  ``chosen`` marks the degree whose estimate is reported."""
 
     degree: int
-    alpha: float
+    ridge: float
     plugin: float
     chosen: bool = False
     estimate: float | None = None
@@ -97,11 +104,17 @@ class DegreeEstimate:
 
     def to_dict(self) -> dict:
         """JSON-safe summary."""
-        out = {k: getattr(self, k) for k in ("degree", "alpha", "plugin", "chosen", "estimate", "bias_low",
+        out = {k: getattr(self, k) for k in ("degree", "ridge", "plugin", "chosen", "estimate", "bias_low",
                                              "bias_high", "noise_sd")}
         out["ci"] = None if self.ci is None else {"low": self.ci.low, "high": self.ci.high, "level": self.ci.level}
         out["upper"] = None if self.upper is None else {"value": self.upper.value, "level": self.upper.level}
         return out
+
+    @property
+    def alpha(self):
+        """Deprecated: :attr:`ridge` (its former name)."""
+        warn_renamed_attribute(type(self).__name__, "alpha", "ridge")
+        return self.ridge
 
 
 @dataclass(frozen=True)
@@ -119,7 +132,8 @@ class CalibrationError(Tabular):
         ``(1/n) sum_i |eta1_hat(S_i) - m_i|``.
     moment_term : float
         ``(1/n) sum_i |eta2_hat(S_i) - (m_i^2 + var_i)|``; 0.0 for CE1.
-    degree, alpha : the polynomial degree per axis and the relative ridge actually used.
+    degree, ridge : the polynomial degree per axis and the relative ridge actually used (``alpha``: ridge's
+        former name, deprecated).
     n : int, number of items.  h : the bandwidth passed (None if not given).
     ci : ConfidenceInterval or None (see the estimator's docstring for what it covers); it contains ``estimate``,
         and it reaches 0 when the calibration test on the same scores does not reject CE = 0 (``null_pvalue``).
@@ -143,7 +157,7 @@ class CalibrationError(Tabular):
     mean_term: float
     moment_term: float
     degree: int
-    alpha: float
+    ridge: float
     n: int
     h: float | None
     ci: ConfidenceInterval | None
@@ -182,9 +196,15 @@ class CalibrationError(Tabular):
     def to_dict(self) -> dict:
         """JSON-safe summary."""
         out = {k: getattr(self, k) for k in ("kind", "estimate", "plugin", "mean_term", "moment_term", "degree",
-                                             "alpha", "n", "h", "debiased", "bias", "null_pvalue")}
+                                             "ridge", "n", "h", "debiased", "bias", "null_pvalue")}
         out["ci"] = None if self.ci is None else {"low": self.ci.low, "high": self.ci.high, "level": self.ci.level}
         out["upper"] = None if self.upper is None else {"value": self.upper.value, "level": self.upper.level}
         out["selection"] = self.selection.method
         out["candidates"] = [c.to_dict() for c in self.candidates]
         return out
+
+    @property
+    def alpha(self):
+        """Deprecated: :attr:`ridge` (its former name)."""
+        warn_renamed_attribute(type(self).__name__, "alpha", "ridge")
+        return self.ridge

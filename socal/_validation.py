@@ -476,16 +476,73 @@ def check_choice(x, name, func, choices):
     return x
 
 
+RENAMED = "deprecated"  # scikit-learn's default for a renamed parameter: "not given"
+
+
+def user_stacklevel():
+    """The ``stacklevel`` that points a warning raised by the caller of this function at the first frame outside
+    the socal package: the user's line, however many socal calls (the shape dispatch, a recalibrator's fit) lie
+    between."""
+    import inspect
+    import os
+
+    root = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = inspect.currentframe().f_back, 1  # the caller's frame: the warn call's own, stacklevel 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(root):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def renamed_ridge(func, ridge, alpha):
+    """The ridge a fit uses, from ``ridge`` and its former name ``alpha``.
+
+    ``alpha`` was the relative ridge in the estimators, ``calibration_functions``, the plots and the recalibrators,
+    and the significance level in ``calibration_test``: ``ce2(..., alpha=0.05)`` fitted with ridge 0.05 without a
+    word (issue 74).  The ridge is now ``ridge`` everywhere; ``alpha`` left at :data:`RENAMED` is "not given", and
+    given it is taken as the ridge with a FutureWarning that says so (so a call meaning the level is told what it
+    did).  Both given is a ValueError: there is no telling which the caller meant."""
+    if isinstance(alpha, str) and alpha == RENAMED:
+        return ridge
+    if ridge is not None:
+        raise ValueError(f"The 'alpha' parameter of {func} is the former name of 'ridge'; pass 'ridge' alone. Got "
+                         f"ridge={ridge!r} and alpha={alpha!r}.")
+    import warnings
+
+    warnings.warn(f"The 'alpha' parameter of {func} is the relative ridge of the fit (lambda = alpha tr(G)/d), not a "
+                  f"significance level, and is renamed 'ridge'; 'alpha' will be removed in socal 0.3. Pass "
+                  f"ridge={alpha!r}.", FutureWarning, stacklevel=user_stacklevel())
+    return alpha
+
+
+def warn_renamed_attribute(owner, old, new):
+    """The FutureWarning of an attribute read under its former name (``alpha`` for the ridge)."""
+    import warnings
+
+    warnings.warn(f"{owner}.{old} is renamed {owner}.{new} (the relative ridge of the fit); '{old}' will be removed in "
+                  f"socal 0.3.", FutureWarning, stacklevel=user_stacklevel())
+
+
+NONE_SEED = 0  # what rng=None means in every socal function: this fixed seed
+
+
 def check_rng(rng, func=None, name="rng"):
-    """A ``numpy.random.Generator`` from a Generator, a seed, or None (fresh entropy); ``func`` names the caller and
-    ``name`` the parameter."""
+    """A ``numpy.random.Generator`` from a Generator, a seed, or None; ``func`` names the caller and ``name`` the
+    parameter.
+
+    ``rng=None`` has one meaning in socal: a fixed seed (:data:`NONE_SEED`), so a call that leaves ``rng`` out
+    gives the same numbers every time, whatever the function (issue 74: it was a fixed seed in the estimators and
+    fresh entropy in ``evaluate`` and ``perturb``).  Fresh entropy is asked for by passing one:
+    ``rng=np.random.default_rng()``.  (numpy's and scikit-learn's None is fresh entropy; socal's results are
+    meant to be reproduced from the call alone, so an omitted seed is a seed.)"""
     where = f"The '{name}' parameter of {func}" if func else f"The '{name}' parameter"
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and rng < 0:
         raise ValueError(f"{where} must be a numpy.random.Generator, an int seed >= 0 or None. Got {int(rng)} "
                          f"instead.")
-    if rng is None or (isinstance(rng, (numbers.Integral, np.random.SeedSequence)) and not isinstance(rng, bool)):
+    if rng is None:
+        return np.random.default_rng(NONE_SEED)
+    if isinstance(rng, (numbers.Integral, np.random.SeedSequence)) and not isinstance(rng, bool):
         return np.random.default_rng(rng)
     hint = (" (the legacy RandomState: pass np.random.default_rng(seed), or the seed itself)"
             if isinstance(rng, np.random.RandomState) else "")

@@ -399,15 +399,15 @@ def ridge_factor(G, alpha, *, warn=True, work=None, scipy_only=False):
             rcond = lapack.dpocon(chol, anorm, uplo="L")[0] if warn else np.nan  # not needed inside CV loops
             if warn and rcond < _RCOND_WARN:
                 warnings.warn(f"Ridge system poorly conditioned (reciprocal condition number {rcond:.2e} at "
-                              f"d={d}, alpha={rel:g}); consider a larger alpha or a lower degree.",
+                              f"d={d}, ridge={rel:g}); consider a larger ridge or a lower degree.",
                               ConditioningWarning, stacklevel=3)
             return RidgeFactor(chol, scale, lam, float(rcond))
         new_rel = rel * 10.0
         if warn:
-            warnings.warn(f"Cholesky failed at d={d}, alpha={rel:g} (not positive definite in floating point); "
-                          f"raising alpha to {new_rel:g}.", ConditioningWarning, stacklevel=3)
+            warnings.warn(f"Cholesky failed at d={d}, ridge={rel:g} (not positive definite in floating point); "
+                          f"raising the ridge to {new_rel:g}.", ConditioningWarning, stacklevel=3)
         rel = new_rel
-    raise np.linalg.LinAlgError(f"Ridge system not positive definite even at alpha={rel:g} (d={d}).")
+    raise np.linalg.LinAlgError(f"Ridge system not positive definite even at ridge={rel:g} (d={d}).")
 
 
 def ridge_solve(G, b, alpha, *, warn=True):

@@ -128,18 +128,18 @@ def resolution_degree(h):
     return math.ceil(1.0 / (math.pi * min(h_mean, 4.0 * h_var)))
 
 
-def resolve_alphas(func, alpha):
-    """The ridge grid a fit searches: ``alpha`` as given (a float or a list), or the default grid."""
-    alpha = scalar(alpha)
+def resolve_alphas(func, ridge):
+    """The ridge grid a fit searches: ``ridge`` as given (a float or a list), or the default grid."""
+    alpha = scalar(ridge)
     if alpha is None:
         return DEFAULT_ALPHAS, True
     if isinstance(alpha, (list, tuple, np.ndarray)):
         if np.ndim(alpha) != 1 or len(alpha) == 0:
-            raise ValueError(f"The 'alpha' parameter of {func} must be None, a float in [0, 1e6] or a non-empty list "
+            raise ValueError(f"The 'ridge' parameter of {func} must be None, a float in [0, 1e6] or a non-empty list "
                              f"of such floats. Got {alpha!r} instead.")
-        al = tuple(sorted({check_float(scalar(a), "alpha", func, 0.0, 1e6) for a in alpha}))
+        al = tuple(sorted({check_float(scalar(a), "ridge", func, 0.0, 1e6) for a in alpha}))
         return al, len(al) > 1
-    return (check_float(alpha, "alpha", func, 0.0, 1e6),), False
+    return (check_float(alpha, "ridge", func, 0.0, 1e6),), False
 
 
 def admissible_degree(n_train, ndim):

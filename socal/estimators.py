@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from ._results import CalibrationError
-from ._typing import Alpha, ArrayLike, Chunks, Counts, Degree, Seed
-from ._validation import check_bool, check_scores
+from ._typing import ArrayLike, Chunks, Counts, Degree, Ridge, Seed
+from ._validation import RENAMED, check_bool, check_scores, renamed_ridge, warn_renamed_attribute
 from .checkpoint import Checkpoint
 from .degrees import DEFAULT_MAX_DEGREE
 from .pipeline import data_source, estimate, estimator_settings, fit_from
@@ -91,10 +91,10 @@ def _with_notes(func):
 @_with_notes
 def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None = None, labels: ArrayLike | None = None,
         *, counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
-        alpha: Alpha = None, folds: int | None = None, holdout: float | None = None,
+        ridge: Ridge = None, folds: int | None = None, holdout: float | None = None,
         max_degree: int = DEFAULT_MAX_DEGREE, ci: float | None = None, upper: float | None = None, debias: bool = True,
         n_boot: int | None = None, rng: Seed = None, progress: bool = False, search: str = "greedy",
-        checkpoint: str | os.PathLike | Checkpoint | None = None) -> CalibrationError:
+        checkpoint: str | os.PathLike | Checkpoint | None = None, alpha: Any = RENAMED) -> CalibrationError:
     """Estimate the second-order calibration error CE2 of a sech-perturbed predictor.
 
     .. math::
@@ -133,8 +133,8 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
         4; with ``debias=True``, checked against finer degrees by Lepski's rule (Notes; with ``debias=False`` and
         ``h``, floored at ceil(1/(pi h)) when n allows, the former default).
         'paper': exactly the paper's rule (needs ``h``).  An int: that degree.  A list: chosen from it.
-    alpha : None, float or list of floats
-        Relative ridge: lambda = alpha tr(G)/d.  None: chosen from 1e-6, 1e-5, ..., 1.
+    ridge : None, float or list of floats
+        Relative ridge: lambda = ridge tr(G)/d.  None: chosen from 1e-6, 1e-5, ..., 1 by cross-validation.
     folds : int or None
         K of K-fold cross-validation (the paper's "ERM, CV").  None (the default): 5, or the split that prebuilt
         :class:`SufficientStats` carry (another value than theirs is refused).  Ignored when nothing is to be
@@ -191,7 +191,8 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
     >>> abs(res.estimate - pop.ce2(h=1/16).value) < 0.05
     True
     """
-    return estimate("ce2", 2, mean, var, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,
+    ridge = renamed_ridge("ce2", ridge, alpha)
+    return estimate("ce2", 2, mean, var, labels, counts=counts, chunks=chunks, h=h, degree=degree, ridge=ridge,
                      folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, upper=upper, debias=debias,
                      n_boot=n_boot,
                      rng=rng, progress=progress, search=search, checkpoint=checkpoint)
@@ -202,10 +203,10 @@ def ce2(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None =
 @_with_notes
 def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | None = None, *,
         counts: Counts | None = None, chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
-        alpha: Alpha = None, folds: int | None = None, holdout: float | None = None,
+        ridge: Ridge = None, folds: int | None = None, holdout: float | None = None,
         max_degree: int = DEFAULT_MAX_DEGREE, ci: float | None = None, upper: float | None = None, debias: bool = True,
         n_boot: int | None = None, rng: Seed = None, progress: bool = False, search: str = "greedy",
-        checkpoint: str | os.PathLike | Checkpoint | None = None) -> CalibrationError:
+        checkpoint: str | os.PathLike | Checkpoint | None = None, alpha: Any = RENAMED) -> CalibrationError:
     """Estimate the first-order calibration error CE1 = E abs(E[Y | m~] - m~) of a sech-perturbed predictor.
 
     The one-dimensional version of :func:`ce2` (Remark "First-Order Calibration"): a Chebyshev ridge regression of
@@ -231,7 +232,8 @@ def ce1(mean: ArrayLike | SufficientStats | None = None, labels: ArrayLike | Non
     >>> abs(socal.ce1(m, y, h=1/16, rng=0).estimate - pop.ce1(h=1/16).value) < 0.05
     True
     """
-    return estimate("ce1", 1, mean, None, labels, counts=counts, chunks=chunks, h=h, degree=degree, alpha=alpha,
+    ridge = renamed_ridge("ce1", ridge, alpha)
+    return estimate("ce1", 1, mean, None, labels, counts=counts, chunks=chunks, h=h, degree=degree, ridge=ridge,
                      folds=folds, holdout=holdout, max_degree=max_degree, ci=ci, upper=upper, debias=debias,
                      n_boot=n_boot,
                      rng=rng, progress=progress, search=search, checkpoint=checkpoint)
@@ -249,8 +251,8 @@ def ce_with_options(kind: str, options: Any, *args: Any, **kwargs: Any) -> Calib
     >>> import socal
     >>> from socal.bootstrap import BootstrapOptions
     >>> m, v, y = socal.synthetic.toy_population().sample(2000, h=1/16, rng=0)
-    >>> a = socal.ce2(m, v, y, h=1/16, degree=6, alpha=1e-3, ci=0.9, rng=0)
-    >>> b = ce_with_options("ce2", BootstrapOptions(), m, v, y, h=1/16, degree=6, alpha=1e-3, ci=0.9, rng=0)
+    >>> a = socal.ce2(m, v, y, h=1/16, degree=6, ridge=1e-3, ci=0.9, rng=0)
+    >>> b = ce_with_options("ce2", BootstrapOptions(), m, v, y, h=1/16, degree=6, ridge=1e-3, ci=0.9, rng=0)
     >>> a.ci == b.ci
     True
     """
@@ -270,6 +272,7 @@ def ce_with_options(kind: str, options: Any, *args: Any, **kwargs: Any) -> Calib
     ndim = 2 if kind == "ce2" else 1
     var = a.pop("var") if kind == "ce2" else None
     mean, labels = a.pop("mean"), a.pop("labels")
+    a["ridge"] = renamed_ridge("ce_with_options", a["ridge"], a.pop("alpha"))
     return estimate(kind, ndim, mean, var, labels, options=options, **a)
 
 
@@ -290,8 +293,15 @@ class CalibrationFunctions:
         return self.map.degree
 
     @property
-    def alpha(self):
+    def ridge(self):
+        """The relative ridge the fit used."""
         return self.map.alpha
+
+    @property
+    def alpha(self):
+        """Deprecated: :attr:`ridge` (its former name)."""
+        warn_renamed_attribute("CalibrationFunctions", "alpha", "ridge")
+        return self.ridge
 
     def __call__(self, mean: ArrayLike, var: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """(eta1, eta2) at the scores: arrays of the scores' length, or two floats for a scalar mean and var."""
@@ -313,15 +323,15 @@ class CalibrationFunctions:
         return self(mean, var)[1]
 
     def __repr__(self):
-        return f"CalibrationFunctions(degree={self.degree}, alpha={self.alpha:g}, project={self.project})"
+        return f"CalibrationFunctions(degree={self.degree}, ridge={self.ridge:g}, project={self.project})"
 
 
 def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: ArrayLike | None = None,
                           labels: ArrayLike | None = None, *, counts: Counts | None = None,
                           chunks: Chunks | None = None, h: float | None = None, degree: Degree = None,
-                          alpha: Alpha = None, folds: int | None = None, holdout: float | None = None,
+                          ridge: Ridge = None, folds: int | None = None, holdout: float | None = None,
                           max_degree: int = DEFAULT_MAX_DEGREE, project: bool = True,
-                          rng: Seed = None, search: str = "greedy") -> CalibrationFunctions:
+                          rng: Seed = None, search: str = "greedy", alpha: Any = RENAMED) -> CalibrationFunctions:
     """Fit eta1(s) = E[Y | S = s] and eta2(s) = E[f*(X)^2 | S = s] of a sech-perturbed predictor.
 
     The regressions of :func:`ce2` (Eq. (erm1), (erm2)), returned as callables.  ``mean``, ``var`` are the
@@ -340,7 +350,8 @@ def calibration_functions(mean: ArrayLike | SufficientStats | None = None, var: 
     True
     """
     check_bool(project, "project", "calibration_functions")
-    opts = estimator_settings("calibration_functions", ndim=2, h=h, degree=degree, alpha=alpha, folds=folds,
+    ridge = renamed_ridge("calibration_functions", ridge, alpha)
+    opts = estimator_settings("calibration_functions", ndim=2, h=h, degree=degree, ridge=ridge, folds=folds,
                               holdout=holdout, max_degree=max_degree, rng=rng, search=search)
     source, stats = data_source("calibration_functions", 2, mean, var, labels, counts, chunks, second_pass=False)
     fit, _ = fit_from(source, stats, opts, 2, "calibration_functions")

@@ -531,7 +531,7 @@ def select_and_fit(stats, *, degrees, alphas, select, search="greedy", start_alp
         beta = None if x is None else x[order]
     if beta is None:  # small systems, or ones float32 cannot resolve: float64 Cholesky (with its conditioning check)
         beta = factor.solve(b)
-    report = SelectionReport(method=method, degrees=tuple(degrees), alphas=tuple(alphas), cv_error=cv,
+    report = SelectionReport(method=method, degrees=tuple(degrees), ridges=tuple(alphas), cv_error=cv,
                              folds=len(splits))
     return FitResult(CalibrationMap(degree, ndim, beta, float(alpha)), factor, report, M_fit)
 

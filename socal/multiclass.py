@@ -943,9 +943,6 @@ def evaluate_multiclass(mean=None, cov=None, labels=None, *, counts=None, chunks
 
     func = "evaluate_multiclass"
     cp = as_checkpoint(checkpoint, func)
-    if cp is not None and rng is None:
-        raise ValueError(f"The 'checkpoint' parameter of {func} needs a seeded 'rng' (an int or a Generator): "
-                         f"rng=None draws the perturbation from fresh entropy, which a rerun cannot repeat.")
     m, v, A = _gathered(mean, cov, labels, counts, chunks, func)
     n, C = m.shape
     names = tuple(str(x) for x in (names if names is not None else range(C)))

@@ -90,7 +90,8 @@ def perturb(mean: ArrayLike, var: ArrayLike, *, h: float, rng: Seed = None,
         h_var = h_mean / 4 (:func:`socal.paper_degree`).  A single h blurs the variance axis, a quarter as wide,
         four times as much relative to its width.
     rng : numpy.random.Generator or int or None
-        The seed of the keyed draws (a Generator gives one number to it; None: fresh entropy).
+        The seed of the keyed draws (a Generator gives one number to it; None: a fixed seed, as everywhere in
+        socal; ``np.random.default_rng()`` for fresh entropy).
     key : array_like, shape (n,) or (n, c), optional
         Further per-row values hashed into each row's key with the scores, e.g. the (n, k) labels, or strings such
         as item ids (hashed by their text, so the draws follow the items in any order; the string '1' is text, not

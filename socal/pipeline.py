@@ -47,7 +47,7 @@ class Settings:
 
     h: float | None
     degree: object
-    alpha: object
+    ridge: object  # as given: None, a float or a list (the grid: alphas)
     folds: int
     holdout: float | None
     max_degree: int
@@ -76,7 +76,7 @@ ESTIMATOR_PARAMETERS = {
 }
 
 
-def estimator_settings(func, *, ndim, h, degree, alpha, folds=None, holdout=None, max_degree, rng, ci=None,
+def estimator_settings(func, *, ndim, h, degree, ridge, folds=None, holdout=None, max_degree, rng, ci=None,
                        n_boot=None, search="greedy", upper=None):
     """The validated options of an estimator call (everything but the data), shared by the recalibrators: the
     table :data:`ESTIMATOR_PARAMETERS`, then the rules between options (the split, the first-order bandwidth).
@@ -92,9 +92,9 @@ def estimator_settings(func, *, ndim, h, degree, alpha, folds=None, holdout=None
     if ndim == 1 and isinstance(h, tuple):  # the first-order fit lives on the mean axis alone
         h = h[0]
     check_split(func, got["folds"], holdout)
-    alphas, select_alpha = resolve_alphas(func, alpha)
+    alphas, select_alpha = resolve_alphas(func, ridge)
     folds = got["folds"]
-    return Settings(h=h, degree=degree, alpha=alpha, folds=DEFAULT_FOLDS if folds is None else folds,
+    return Settings(h=h, degree=degree, ridge=ridge, folds=DEFAULT_FOLDS if folds is None else folds,
                     holdout=got["holdout"], max_degree=got["max_degree"], fold_rng=rng, ci=got["ci"],
                     n_boot=got["n_boot"], search=got["search"], upper=got["upper"], alphas=alphas,
                     select_alpha=select_alpha, folds_given=folds is not None)
@@ -240,7 +240,7 @@ def same_rows(func, n_stats, n_read, what, *, built):
                      f"{int(n_read)} to {what}: build the statistics from the same rows as 'chunks'.")
 
 
-def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha, folds, holdout, max_degree, ci,
+def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, ridge, folds, holdout, max_degree, ci,
              upper, debias, n_boot, rng, progress, search, checkpoint=None, options=DEFAULT_OPTIONS):
     """The CE estimators' whole pipeline (:func:`socal.ce2`, :func:`socal.ce1`): a :class:`CalibrationError`.
     ``options``: the bootstrap's :class:`socal.bootstrap.BootstrapOptions` (the benchmarks', through
@@ -248,10 +248,10 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
     check_parameters(ESTIMATOR_PARAMETERS, kind, dict(debias=debias, progress=progress))
     cp = as_checkpoint(checkpoint, kind)
     seed_id = rng_fingerprint(rng)  # before any draw: a Generator's state as the call found it
-    opts = estimator_settings(kind, ndim=ndim, h=h, degree=degree, alpha=alpha, folds=folds, holdout=holdout,
+    opts = estimator_settings(kind, ndim=ndim, h=h, degree=degree, ridge=ridge, folds=folds, holdout=holdout,
                               max_degree=max_degree, rng=rng, ci=ci, n_boot=n_boot, search=search, upper=upper)
     if cp is not None:
-        cp.start(kind, dict(h=opts.h, degree=repr(degree), alpha=repr(alpha), folds=opts.folds, holdout=opts.holdout,
+        cp.start(kind, dict(h=opts.h, degree=repr(degree), ridge=repr(ridge), folds=opts.folds, holdout=opts.holdout,
                             max_degree=opts.max_degree, ci=opts.ci, upper=opts.upper, debias=bool(debias),
                             n_boot=opts.n_boot, rng=seed_id, search=opts.search))
     if not debias and (opts.ci is not None or opts.upper is not None):
@@ -330,7 +330,7 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, alpha,
     fit, dev = chosen.fit, chosen.dev
     reports = tuple(_degree_estimate(c, i == k) for i, c in enumerate(cands))
     return CalibrationError(estimate=boot.debiased if debias else chosen.plugin, mean_term=dev.mean_term,
-                            moment_term=dev.moment_term, degree=fit.calmap.degree, alpha=fit.calmap.alpha, n=dev.n,
+                            moment_term=dev.moment_term, degree=fit.calmap.degree, ridge=fit.calmap.alpha, n=dev.n,
                             h=opts.h, ci=interval, debiased=None if boot is None else boot.debiased,
                             bias=None if boot is None else boot.bias,
                             selection=dataclasses.replace(fit.selection, rule=rule), kind=kind,
@@ -341,7 +341,7 @@ def _degree_estimate(cand, chosen):
     """A :class:`DegreeEstimate` of one Lepski candidate: its plug-in, and with its bootstrap the bias bracket, the
     corrected estimate, the plug-in's bootstrap SD, the interval and the bound."""
     calmap, boot = cand.fit.calmap, cand.boot
-    out = dict(degree=int(calmap.degree), alpha=float(calmap.alpha), plugin=float(cand.plugin), chosen=chosen)
+    out = dict(degree=int(calmap.degree), ridge=float(calmap.alpha), plugin=float(cand.plugin), chosen=chosen)
     if boot is not None:
         low, high = sorted(float(b) for b in boot.biases)
         out.update(estimate=float(boot.debiased), bias_low=low, bias_high=high, noise_sd=float(np.std(boot.deltas)),

@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from ._typing import ArrayLike, Counts, Degree, Alpha, Seed
-from ._validation import check_aligned, check_bandwidth, check_float, check_int, check_labels, check_rng, check_scores
+from ._typing import ArrayLike, Counts, Degree, Ridge, Seed
+from ._validation import (RENAMED, check_aligned, check_bandwidth, check_float, check_int, check_labels, check_rng,
+                          check_scores, renamed_ridge, warn_renamed_attribute)
 from .estimators import calibration_functions
 from .weights import salt
 from .rowkeys import item_keys, keyed_uniforms
@@ -41,7 +42,7 @@ class ReliabilityData:
 
     ``mean_centre``, ``eta1``, ``eta1_band`` (2, bins) and ``mean_count`` for the first moment; ``var_centre``,
     ``cond_var``, ``cond_var_band`` and ``var_count`` for the second.  NaN where a bin has fewer than ``min_count``
-    items.  ``mean_edges``, ``var_edges``: the bin edges; ``degree``, ``alpha``: the fit; ``level``: of the bands.
+    items.  ``mean_edges``, ``var_edges``: the bin edges; ``degree``, ``ridge``: the fit; ``level``: of the bands.
     """
 
     mean_edges: np.ndarray
@@ -55,9 +56,15 @@ class ReliabilityData:
     cond_var_band: np.ndarray
     var_count: np.ndarray
     degree: int
-    alpha: float
+    ridge: float
     level: float
     min_count: int
+
+    @property
+    def alpha(self):
+        """Deprecated: :attr:`ridge` (its former name)."""
+        warn_renamed_attribute("ReliabilityData", "alpha", "ridge")
+        return self.ridge
 
 
 @dataclass(frozen=True)
@@ -89,14 +96,14 @@ def _binned(x, values, edges, min_count):
 
 
 def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *, counts: Counts | None = None,
-                h: float | None = None, degree: Degree = None, alpha: Alpha = None, bins: int = 20,
+                h: float | None = None, degree: Degree = None, ridge: Ridge = None, bins: int = 20,
                 min_count: int | None = None, n_boot: int = BAND_REPLICATES, level: float = 0.9,
-                rng: Seed = None) -> ReliabilityData:
+                rng: Seed = None, alpha: Any = RENAMED) -> ReliabilityData:
     """Compute a second-order reliability diagram of perturbed scores (mean, var) with k-snapshot labels.
 
     Parameters
     ----------
-    mean, var, labels, counts, h, degree, alpha
+    mean, var, labels, counts, h, degree, ridge
         As in :func:`socal.ce2` (perturbed scores; degree and ridge cross-validated unless given).
     bins : int
         Equal-width bins of the mean on [0, 1] and of the variance on [0, 1/4].
@@ -136,15 +143,16 @@ def reliability(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None
     n_boot, level = _check_bands(n_boot, level, func)
     min_count = None if min_count is None else check_int(min_count, "min_count", func, 1, 10**12)
     rng = check_rng(0 if rng is None else rng, func)
-    return _reliability(m, v, a, k, h, degree, alpha, bins, min_count, n_boot, level, rng, func)
+    ridge = renamed_ridge(func, ridge, alpha)
+    return _reliability(m, v, a, k, h, degree, ridge, bins, min_count, n_boot, level, rng, func)
 
 
-def _reliability(m, v, a, k, h, degree, alpha, bins, min_count, n_boot, level, rng, func):
+def _reliability(m, v, a, k, h, degree, ridge, bins, min_count, n_boot, level, rng, func):
     """:func:`reliability` on checked arguments; ``func`` (the function the user called) names the caller in the
     messages."""
     min_count = max(20, m.shape[0] // 500) if min_count is None else min_count
     cnt = (a, k)
-    cf = calibration_functions(m, v, counts=cnt, h=h, degree=degree, alpha=alpha, rng=rng)
+    cf = calibration_functions(m, v, counts=cnt, h=h, degree=degree, ridge=ridge, rng=rng)
     medges, vedges = np.linspace(0, 1, bins + 1), np.linspace(0, 0.25, bins + 1)
 
     def curves(fit, mm, vv):
@@ -174,20 +182,20 @@ def _reliability(m, v, a, k, h, degree, alpha, bins, min_count, n_boot, level, r
             i = np.repeat(rows, weights[:, b])
             if i.size < coefs:  # too few resampled items to fit: this refit is left out
                 continue
-            fit = calibration_functions(m[i], v[i], counts=(a[i], k[i]), degree=cf.degree, alpha=cf.alpha)
+            fit = calibration_functions(m[i], v[i], counts=(a[i], k[i]), degree=cf.degree, ridge=cf.ridge)
             c1, c2 = curves(fit, m, v)
             reps1.append(c1)
             reps2.append(c2)
         q = [(1 - level) / 2 * 100, (1 + level) / 2 * 100]
         band1, band2 = np.percentile(reps1, q, axis=0), np.percentile(reps2, q, axis=0)
     return ReliabilityData(medges, mcentre, eta1, band1, mcount, vedges, vcentre, cvar, band2, vcount,
-                           cf.degree, cf.alpha, level, min_count)
+                           cf.degree, cf.ridge, level, min_count)
 
 
 def residual_map(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = None, *, counts: Counts | None = None,
-                 h: float | None = None, degree: Degree = None, alpha: Alpha = None,
+                 h: float | None = None, degree: Degree = None, ridge: Ridge = None,
                  bins: tuple[int, int] = (40, 20), min_count: int | None = None,
-                 rng: Seed = None) -> ResidualMap:
+                 rng: Seed = None, alpha: Any = RENAMED) -> ResidualMap:
     """Moment residuals (eta1-hat - m, eta2-hat - eta1-hat^2 - var) on a grid over the score rectangle.
 
     ``bins``: cells along the mean axis [0, 1] and the variance axis [0, V], V just above the largest variance (at
@@ -203,7 +211,8 @@ def residual_map(mean: ArrayLike, var: ArrayLike, labels: ArrayLike | None = Non
     b1, b2 = (check_int(b, "bins", func, 2, 1000) for b in bins)
     min_count = max(10, m.shape[0] // 2000) if min_count is None else check_int(min_count, "min_count", func, 1,
                                                                                  10**12)
-    cf = calibration_functions(m, v, counts=(a, k), h=h, degree=degree, alpha=alpha, rng=rng)
+    ridge = renamed_ridge(func, ridge, alpha)
+    cf = calibration_functions(m, v, counts=(a, k), h=h, degree=degree, ridge=ridge, rng=rng)
     # the variance axis spans the data (an ensemble's variances sit far below the domain's 1/4: on [0, 1/4] every
     # item fell in the lowest row of cells and the maps drew as empty panels)
     top = float(v.max()) if v.size else 0.0

@@ -17,7 +17,8 @@ import numpy as np
 
 from .files import write_text_atomic
 from ._typing import ArrayLike, Counts, Seed
-from ._validation import check_aligned, check_array, check_choice, check_labels, check_mean, check_scores
+from ._validation import (RENAMED, check_aligned, check_array, check_choice, check_labels, check_mean, check_scores,
+                          renamed_ridge, warn_renamed_attribute)
 from .degrees import DEFAULT_MAX_DEGREE, resolve_degrees, stream_cap, training_rows
 from .fitting import CalibrationMap
 from .pipeline import data_source, estimator_settings, fit_from
@@ -35,20 +36,29 @@ class NotFittedError(ValueError, AttributeError):
 
 
 class _PlattBase(TransformerConventions):
-    _params = ("ndim", "h", "degree", "alpha", "folds", "max_degree", "rng", "search")
+    _params = ("ndim", "h", "degree", "ridge", "folds", "max_degree", "rng", "search", "alpha")
+    _saved = _params[:-1]  # what to_dict writes: the ridge under its name (a file with "alpha" still loads)
     _second_order = True
 
-    def __init__(self, *, ndim: int = 2, h: float | None = None, degree: Any = None, alpha: Any = None,
+    def __init__(self, *, ndim: int = 2, h: float | None = None, degree: Any = None, ridge: Any = None,
                  folds: int | None = None, max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None,
-                 search: str = "greedy") -> None:
+                 search: str = "greedy", alpha: Any = RENAMED) -> None:
         self.ndim = ndim
         self.h = h
         self.degree = degree
-        self.alpha = alpha
+        self.ridge = ridge
         self.folds = folds
         self.max_degree = max_degree
         self.rng = rng
         self.search = search
+        self.alpha = alpha  # the ridge's former name: read at fit, with a FutureWarning (scikit-learn's habit)
+
+    @property
+    def alpha_(self):
+        """Deprecated: :attr:`ridge_` (its former name)."""
+        self._check_fitted()
+        warn_renamed_attribute(type(self).__name__, "alpha_", "ridge_")
+        return self.ridge_
 
     def _check_fitted(self):
         if not hasattr(self, "map_"):
@@ -66,14 +76,15 @@ class _PlattBase(TransformerConventions):
                              f"instead: the search would have one candidate, a degree-0 map, which sends every score "
                              f"to the base rate and forgets the scores it is meant to recalibrate (pass degree=0 to "
                              f"ask for that constant map by name).")
-        opts = estimator_settings(type(self).__name__, ndim=ndim, h=self.h, degree=self.degree, alpha=self.alpha,
+        ridge = renamed_ridge(type(self).__name__, self.ridge, self.alpha)
+        opts = estimator_settings(type(self).__name__, ndim=ndim, h=self.h, degree=self.degree, ridge=ridge,
                                   folds=self.folds, max_degree=self.max_degree, rng=self.rng, search=self.search)
         return ndim, opts
 
     def _finish_fit(self, fit, n, rows=None):
         self.map_ = fit.calmap
         self.degree_ = fit.calmap.degree
-        self.alpha_ = fit.calmap.alpha
+        self.ridge_ = fit.calmap.alpha
         self.selection_ = fit.selection
         self.n_samples_fit_ = n
         self.fit_rows_ = rows
@@ -163,7 +174,7 @@ class _PlattBase(TransformerConventions):
 
         Calling conventions as in :meth:`fit`.  The first call builds the statistics at the cap ``max_degree`` (or
         the fixed ``degree``); each call refits (a cross-validated fit costs its selection each time: pass
-        ``degree`` and ``alpha`` to make refits cheap).  The result equals :meth:`fit` on all chunks at once, up to
+        ``degree`` and ``ridge`` to make refits cheap).  The result equals :meth:`fit` on all chunks at once, up to
         float summation order, unless rows repeat (the same scores and labels): :meth:`fit` spreads those over the
         folds as separate items, while chunks added one by one cannot see each other's rows and keep each content
         in one fold (:meth:`socal.SufficientStats.update`).
@@ -291,7 +302,9 @@ class _PlattBase(TransformerConventions):
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe description; :meth:`from_dict` rebuilds a map with bit-identical output."""
         self._check_fitted()
-        params = self.get_params()
+        params = {k: v for k, v in self.get_params().items() if k in self._saved}
+        if not (isinstance(self.alpha, str) and self.alpha == RENAMED) and params["ridge"] is None:
+            params["ridge"] = self.alpha  # the ridge given under its former name
         params["rng"] = params["rng"] if isinstance(params["rng"], (int, type(None))) else None
         rows = getattr(self, "fit_rows_", None)
         return {"format": FORMAT, "version": FORMAT_VERSION, "class": type(self).__name__, "params": params,
@@ -304,10 +317,10 @@ class _PlattBase(TransformerConventions):
     def from_dict(cls, d: dict[str, Any]) -> _PlattBase:
         """Rebuild from :meth:`to_dict`'s output after checking its schema (keys, types, shapes, finiteness, format
         version); a ValueError names the field at fault.  Nothing read is evaluated."""
-        params, mp, nf = check_saved(d, cls.__name__, cls._params, 2 if cls._second_order else 1)
+        params, mp, nf = check_saved(d, cls.__name__, cls._saved, 2 if cls._second_order else 1)
         obj = cls(**params)
         obj.map_ = CalibrationMap.from_dict(mp)
-        obj.degree_, obj.alpha_ = obj.map_.degree, obj.map_.alpha
+        obj.degree_, obj.ridge_ = obj.map_.degree, obj.map_.alpha
         obj.selection_ = None
         obj.n_samples_fit_ = nf
         where = f"{cls.__name__}.from_dict"
@@ -398,15 +411,17 @@ class SecondOrderPlatt(_PlattBase):
     ----------
     ndim : {2, 1}
         2: eta1, eta2 are functions of (mean, var) (the paper's method).  1: functions of the mean only.
-    h, degree, alpha, folds, max_degree, rng, search
+    h, degree, ridge, folds, max_degree, rng, search
         As in :func:`socal.ce2`: bandwidth (caps the degree), degree and relative ridge (None: cross-validated), and
         how the cross-validation searches the grid.
+    alpha : deprecated
+        The former name of ``ridge``: given, it is the ridge, with a FutureWarning at :meth:`fit`.
 
     Attributes
     ----------
     map_ : CalibrationMap
         The fitted calibration functions.
-    degree_, alpha_ : int, float
+    degree_, ridge_ : int, float
         The degree and relative ridge used.
     selection_ : SelectionReport or None
         How they were chosen (None after :meth:`from_dict`).
@@ -449,8 +464,8 @@ class FirstOrderPlatt(_PlattBase):
 
     _second_order = False
 
-    def __init__(self, *, ndim: int = 1, h: float | None = None, degree: Any = None, alpha: Any = None,
+    def __init__(self, *, ndim: int = 1, h: float | None = None, degree: Any = None, ridge: Any = None,
                  folds: int | None = None, max_degree: int = DEFAULT_MAX_DEGREE, rng: Seed = None,
-                 search: str = "greedy") -> None:
-        super().__init__(ndim=ndim, h=h, degree=degree, alpha=alpha, folds=folds, max_degree=max_degree, rng=rng,
-                         search=search)
+                 search: str = "greedy", alpha: Any = RENAMED) -> None:
+        super().__init__(ndim=ndim, h=h, degree=degree, ridge=ridge, folds=folds, max_degree=max_degree, rng=rng,
+                         search=search, alpha=alpha)

@@ -15,7 +15,7 @@ def estimate_line(res):
     what = "bias-corrected" if res.debiased is not None else "plug-in"
     plug = "" if res.debiased is None else f"plug-in {res.plugin:.4f}; "
     return (f"{res.kind.upper()} = {res.estimate:.4f} ({what}){ci}{up}  ({plug}mean term {res.mean_term:.4f}, "
-            f"moment term {res.moment_term:.4f}; degree {res.degree}, alpha {res.alpha:g}, n {res.n})")
+            f"moment term {res.moment_term:.4f}; degree {res.degree}, ridge {res.ridge:g}, n {res.n})")
 
 
 def candidates_table(res):
@@ -23,10 +23,10 @@ def candidates_table(res):
     if res.ci is None:
         return "  (no bootstrap: one degree, the plug-in)"
     level = f"{round(res.ci.level * 100)}% CI"
-    lines = [f"  {'degree':>6} {'alpha':>7} {'plug-in':>8} {'bias low':>9} {'bias high':>9} {'noise SD':>9} "
+    lines = [f"  {'degree':>6} {'ridge':>7} {'plug-in':>8} {'bias low':>9} {'bias high':>9} {'noise SD':>9} "
              f"{'estimate':>9}   {level:<18}"]
     for c in res.candidates:
-        lines.append(f"  {c.degree:>6} {c.alpha:>7g} {c.plugin:>8.4f} {c.bias_low:>9.4f} {c.bias_high:>9.4f} "
+        lines.append(f"  {c.degree:>6} {c.ridge:>7g} {c.plugin:>8.4f} {c.bias_low:>9.4f} {c.bias_high:>9.4f} "
                      f"{c.noise_sd:>9.4f} {c.estimate:>9.4f}   [{c.ci.low:.4f}, {c.ci.high:.4f}]"
                      + ("   <- reported" if c.chosen else ""))
     if res.null_pvalue is not None:

@@ -64,6 +64,9 @@ def check_saved(d: Any, cls_name: str, param_names: tuple, R: int) -> tuple[dict
     if d["class"] != cls_name:
         raise bad("class", repr(cls_name), d["class"])
     params = d["params"]
+    if isinstance(params, dict) and "alpha" in params and "ridge" not in params:
+        # a map saved before the ridge was renamed (issue 74): the same value under its former name
+        params = {("ridge" if k == "alpha" else k): v for k, v in params.items()}
     if not isinstance(params, dict) or set(params) != set(param_names):
         raise bad("params", f"a dict with exactly the keys {list(param_names)}", keys_of(params))
     nf = d["n_samples_fit"]
@@ -74,7 +77,7 @@ def check_saved(d: Any, cls_name: str, param_names: tuple, R: int) -> tuple[dict
               or (isinstance(x, list) and len(x) == 2 and all(_is_real(e) and 0 < e <= 1e6 for e in x)),
               "degree": lambda x: x is None or x == "paper" or _is_int(x, 0, MAX_DEGREE)
               or (isinstance(x, list) and len(x) > 0 and all(_is_int(e, 0, MAX_DEGREE) for e in x)),
-              "alpha": lambda x: x is None or (_is_real(x) and 0 <= x <= 1e6)
+              "ridge": lambda x: x is None or (_is_real(x) and 0 <= x <= 1e6)
               or (isinstance(x, list) and len(x) > 0 and all(_is_real(e) and 0 <= e <= 1e6 for e in x)),
               "folds": lambda x: x is None or _is_int(x, 2, 100), "max_degree": lambda x: _is_int(x, 0, MAX_DEGREE),
               "rng": lambda x: x is None or _is_int(x, 0, 2**63 - 1)}

@@ -25,7 +25,7 @@ def _platt(seed):
     import socal
 
     m, v, y = socal.synthetic.toy_population().sample(3000, h=1 / 16, rng=seed)
-    return socal.SecondOrderPlatt(h=1 / 16, degree=12, alpha=1e-3).fit(m, v, y)
+    return socal.SecondOrderPlatt(h=1 / 16, degree=12, ridge=1e-3).fit(m, v, y)
 
 
 def writers(path):

@@ -80,9 +80,9 @@ def test_evaluation_equals_the_matrix_product_route(backend, degree, ndim, R):
 def test_ce2_is_the_same_under_both_backends(backend):
     m, v, y = socal.synthetic.toy_population().sample(20000, h=1 / 16, rng=0)
     backend("numpy")
-    a = socal.ce2(m, v, y, h=1 / 16, rng=0, degree=30, alpha=1e-4, debias=False)
+    a = socal.ce2(m, v, y, h=1 / 16, rng=0, degree=30, ridge=1e-4, debias=False)
     backend("finufft")
-    b = socal.ce2(m, v, y, h=1 / 16, rng=0, degree=30, alpha=1e-4, debias=False)
+    b = socal.ce2(m, v, y, h=1 / 16, rng=0, degree=30, ridge=1e-4, debias=False)
     assert b.estimate == pytest.approx(a.estimate, rel=1e-9)
 
 

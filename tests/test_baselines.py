@@ -58,7 +58,7 @@ def test_the_holdout_split_does_not_depend_on_the_row_order(fn, monkeypatch):
     m, v, y = synthetic.toy_population().sample(6000, h=1 / 16, rng=0)
     p = np.random.default_rng(2).permutation(m.size)
     a, b = fn(m, v, y, h=1 / 16, rng=4), fn(m[p], v[p], y[p], h=1 / 16, rng=4)
-    assert a.alpha == b.alpha and a.degree == b.degree
+    assert a.ridge == b.ridge and a.degree == b.degree
     assert b.estimate == pytest.approx(a.estimate, rel=1e-12, abs=1e-14)
     np.testing.assert_allclose(b.selection.cv_error, a.selection.cv_error, rtol=1e-10)
     real = bl.keyed_uniforms
@@ -95,4 +95,4 @@ def test_the_baselines_give_the_same_estimate_every_call_with_rng_omitted():
         for fn in (bucketing_ce2, kernel_ce2):
             got = [fn(m, v, y, h=1 / 16) for _ in range(2)]
             want = fn(m, v, y, h=1 / 16, rng=0)
-            assert [(r.estimate, r.alpha) for r in got] == [(want.estimate, want.alpha)] * 2
+            assert [(r.estimate, r.ridge) for r in got] == [(want.estimate, want.ridge)] * 2

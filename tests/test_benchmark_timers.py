@@ -28,7 +28,7 @@ def _draws_timed(here):
     undo = cost._timers((stage,), spent, key=lambda label, args, kw: fired.append(label))
     try:
         m, v, y = socal.synthetic.toy_population().sample(2000, h=1 / 16, rng=0)
-        socal.ce2(m, v, y, h=1 / 16, degree=4, alpha=1e-3, n_boot=20)
+        socal.ce2(m, v, y, h=1 / 16, degree=4, ridge=1e-3, n_boot=20)
     finally:
         for owner, attr, fn in reversed(undo):
             setattr(owner, attr, fn)

@@ -30,7 +30,7 @@ def test_estimates_are_clipped_to_the_functionals_exact_range():
     n = 4000
     m, v = np.ones(n), np.full(n, 0.25)
     y = np.zeros((n, 2))
-    res = socal.ce2(m, v, y, h=1 / 16, degree=2, alpha=1e-6, ci=0.9, upper=0.95, rng=0)
+    res = socal.ce2(m, v, y, h=1 / 16, degree=2, ridge=1e-6, ci=0.9, upper=0.95, rng=0)
     assert res.plugin > 2.0
     assert res.estimate <= CE_RANGE[2] and res.ci.high <= CE_RANGE[2] and res.upper.value <= CE_RANGE[2]
     assert res.ci.high > 2.0
@@ -62,7 +62,7 @@ def test_the_interval_and_bound_are_the_bracket_rule(monkeypatch, lepski):
     seen = _spy_candidates(monkeypatch)
     pop = socal.synthetic.validation_zoo()["toy"].population
     m, v, y = pop.sample(1000, h=1 / 64, rng=3)
-    kw = {} if lepski else dict(degree=4, alpha=1e-3)
+    kw = {} if lepski else dict(degree=4, ridge=1e-3)
     res = socal.ce2(m, v, y, h=1 / 64, ci=0.9, upper=0.95, n_boot=100, rng=1, **kw)
     cands = seen["cands"]
     assert (len(cands) > 1) == lepski
@@ -120,8 +120,8 @@ def test_the_fused_pass_is_the_deviation_and_world_passes():
     pop = socal.synthetic.validation_zoo()["toy"].population
     m, v, y = pop.sample(3000, h=1 / 16, rng=4)
     a, k = y.sum(axis=1).astype(float), np.full(m.size, 2.0)
-    maps = {2: socal.calibration_functions(m, v, y, degree=5, alpha=1e-3).map}
-    opts = pipeline.estimator_settings("ce1", ndim=1, h=None, degree=6, alpha=1e-3, folds=5, max_degree=200, rng=None,
+    maps = {2: socal.calibration_functions(m, v, y, degree=5, ridge=1e-3).map}
+    opts = pipeline.estimator_settings("ce1", ndim=1, h=None, degree=6, ridge=1e-3, folds=5, max_degree=200, rng=None,
                                         n_boot=200)
     maps[1] = pipeline.fit_from(pipeline.data_source("ce1", 1, m, None, y, None, None)[0], None, opts, 1,
                                 "ce1")[0].calmap  # a first-order fit
@@ -150,7 +150,7 @@ def test_same_numbers_at_a_degree_where_the_draws_rounding_would_show(monkeypatc
     their 1.2 million entries the other way, and the interval moves by far more than 1e-12."""
     bs = world
     m, v, y = socal.synthetic.validation_zoo()["toy"].population.sample(60_000, h=1 / 16, rng=2)
-    kw = dict(degree=32, alpha=1e-3, ci=0.9, upper=0.95, n_boot=60)
+    kw = dict(degree=32, ridge=1e-3, ci=0.9, upper=0.95, n_boot=60)
     cuts = np.array_split(np.random.default_rng(3).permutation(m.size), 7)
 
     def both():
@@ -204,7 +204,7 @@ def test_statistics_of_other_rows_than_the_chunks_are_refused():
     m, v, y = _determinism_data()
     half = m.size // 2
     chunks = [{"mean": m[c], "var": v[c], "labels": y[c]} for c in (slice(None, half), slice(half, None))]
-    kw = dict(degree=4, alpha=1e-3, ci=0.9, n_boot=40)
+    kw = dict(degree=4, ridge=1e-3, ci=0.9, n_boot=40)
     same = SufficientStats(max_degree=4).update(m, v, y)
     assert socal.ce2(same, chunks=chunks, **kw).ci is not None
     other = SufficientStats(max_degree=4).update(m[:half], v[:half], y[:half])
@@ -249,7 +249,7 @@ def test_the_first_order_bootstrap_fluctuates_as_the_plugin_does_when_items_diff
     n = 4000
     m = rng.uniform(0.1, 0.9, n)
     eta = np.clip(m + 0.1 * np.sin(2 * np.pi * m), 0, 1)  # miscalibrated, CE1 about 0.06
-    opts = pipeline.estimator_settings("ce1", ndim=1, h=None, degree=4, alpha=1e-3, folds=5, max_degree=200, rng=None,
+    opts = pipeline.estimator_settings("ce1", ndim=1, h=None, degree=4, ridge=1e-3, folds=5, max_degree=200, rng=None,
                                         n_boot=200)
 
     def labels(r):
@@ -309,9 +309,9 @@ def test_inner_one_step_is_recorded_without_moving_the_default(monkeypatch):
         return got[-1]
 
     monkeypatch.setattr(socal.pipeline, "bootstrap", keep)
-    plain = socal.ce2(m, v, y, degree=4, alpha=1e-3, ci=0.9, upper=0.95)
+    plain = socal.ce2(m, v, y, degree=4, ridge=1e-3, ci=0.9, upper=0.95)
     assert got[-1].inner is None
-    inner = ce_with_options("ce2", BootstrapOptions(inner=True), m, v, y, degree=4, alpha=1e-3, ci=0.9, upper=0.95)
+    inner = ce_with_options("ce2", BootstrapOptions(inner=True), m, v, y, degree=4, ridge=1e-3, ci=0.9, upper=0.95)
     boot = got[-1]
     assert (inner.estimate, inner.ci.low, inner.ci.high, inner.upper.value) == (
         plain.estimate, plain.ci.low, plain.ci.high, plain.upper.value)
@@ -348,7 +348,7 @@ def test_rows_of_one_content_are_resampled_as_separate_items(monkeypatch, n):
 
     m, y = _grid_predictor(n, 0)
     spread = np.std([_grid_plugin(*_grid_predictor(n, 1000 + s)) for s in range(600)], ddof=1)
-    kw = dict(degree=10, alpha=1e-6, ci=0.9, n_boot=200)
+    kw = dict(degree=10, ridge=1e-6, ci=0.9, n_boot=200)
     res = socal.ce1(m, y, **kw)
     assert abs(res.plugin - _grid_plugin(m, y)) < 1e-4  # the interpolating fit, as the docstring says
     assert 0.8 <= res.candidates[0].noise_sd / spread <= 1.2, (res.candidates[0].noise_sd, spread)
@@ -482,7 +482,7 @@ def test_exact_label_draws_treat_rows_of_one_content_as_separate_items(monkeypat
     chunked rows give the same numbers."""
     pop = socal.synthetic.toy_population()
     m, v, _, y = pop.sample_raw(3000, rng=0)
-    kw = dict(degree=4, alpha=1e-3, ci=0.9, rng=0)
+    kw = dict(degree=4, ridge=1e-3, ci=0.9, rng=0)
     gauss = socal.ce2(m, v, y, **kw)
     exact_draws = functools.partial(ce_with_options, "ce2", BootstrapOptions(label_draws="exact"))
     exact = exact_draws(m, v, y, **kw)

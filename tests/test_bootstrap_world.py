@@ -152,7 +152,7 @@ def test_the_world_subsets_covariance_moments_are_unbiased():
 
     m, v, y = _determinism_data()
     a, k = y.sum(axis=1).astype(float), np.full(m.size, 2.0)
-    fit = socal.calibration_functions(m, v, y, degree=5, alpha=1e-3).map
+    fit = socal.calibration_functions(m, v, y, degree=5, ridge=1e-3).map
     raw = fit.raw(m, v)
     p = feasible(feasible(raw.copy()), project=True)
     full = world_sums(fit, raw, p, m, v, k).arrays

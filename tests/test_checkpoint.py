@@ -121,9 +121,6 @@ def test_checkpoint_refusals(data, tmp_path):
     m, v, y = data
     with pytest.raises(ValueError, match="'checkpoint' parameter of ce2 must be a path or a socal.Checkpoint"):
         socal.ce2(m, v, y, checkpoint=3)
-    rm, rv, _, ry = socal.synthetic.toy_population().sample_raw(500, rng=0)
-    with pytest.raises(ValueError, match="'checkpoint' parameter of evaluate needs a seeded 'rng'"):
-        socal.evaluate(rm, rv, ry, h=1 / 16, rng=None, checkpoint=tmp_path / "e.ckpt")
     with pytest.raises(ValueError, match="'every' parameter of Checkpoint"):
         Checkpoint(tmp_path / "x", every=0)
     dask = pytest.importorskip("dask.array", reason="the dask refusal needs dask")

@@ -12,7 +12,7 @@ from socal.deviations import CE_RANGE, DeviationStats, ce_terms, ce_value
 @pytest.fixture(scope="module")
 def calmap():
     m, v, y = socal.synthetic.toy_population().sample(3000, h=1 / 16, rng=0)
-    return socal.calibration_functions(m, v, y, degree=6, alpha=1e-3).map, (m, v, y)
+    return socal.calibration_functions(m, v, y, degree=6, ridge=1e-3).map, (m, v, y)
 
 
 def test_the_terms_are_the_papers_absolute_deviations(calmap):

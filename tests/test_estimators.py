@@ -58,8 +58,8 @@ def test_truth_quadrature_agrees_with_monte_carlo_of_exact_calibration_functions
 def test_counts_input_equals_labels_input():
     pop = _pop("toy")
     m, v, y = pop.sample(3000, h=1 / 16, rng=2)
-    a = socal.ce2(m, v, y, degree=6, alpha=1e-3, debias=False)
-    b = socal.ce2(m, v, counts=(y.sum(1), np.full(len(m), 2)), degree=6, alpha=1e-3, debias=False)
+    a = socal.ce2(m, v, y, degree=6, ridge=1e-3, debias=False)
+    b = socal.ce2(m, v, counts=(y.sum(1), np.full(len(m), 2)), degree=6, ridge=1e-3, debias=False)
     assert a.estimate == pytest.approx(b.estimate, rel=1e-12)
 
 
@@ -70,8 +70,8 @@ def test_k_greater_than_two_uses_all_pairs_targets():
     e6, e2 = [], []
     for r in range(4):
         m, v, y = pop.sample(4000, h=h, k=6, rng=r)
-        e6.append(abs(socal.ce2(m, v, y, degree=8, alpha=1e-3, debias=False).estimate - truth))
-        e2.append(abs(socal.ce2(m, v, y[:, :2], degree=8, alpha=1e-3, debias=False).estimate - truth))
+        e6.append(abs(socal.ce2(m, v, y, degree=8, ridge=1e-3, debias=False).estimate - truth))
+        e2.append(abs(socal.ce2(m, v, y[:, :2], degree=8, ridge=1e-3, debias=False).estimate - truth))
     assert np.mean(e6) < np.mean(e2)
 
 
@@ -80,8 +80,8 @@ def test_same_seed_same_numbers_and_sample_order_invariance_at_fixed_degree():
     m, v, y = pop.sample(4000, h=1 / 16, rng=3)
     assert socal.ce2(m, v, y, rng=5) == socal.ce2(m, v, y, rng=5)
     perm = np.random.default_rng(0).permutation(len(m))
-    a = socal.ce2(m, v, y, degree=10, alpha=1e-4, debias=False).estimate
-    b = socal.ce2(m[perm], v[perm], y[perm], degree=10, alpha=1e-4, debias=False).estimate
+    a = socal.ce2(m, v, y, degree=10, ridge=1e-4, debias=False).estimate
+    b = socal.ce2(m[perm], v[perm], y[perm], degree=10, ridge=1e-4, debias=False).estimate
     assert a == pytest.approx(b, rel=1e-9)
 
 
@@ -89,15 +89,15 @@ def test_label_flip_equivariance_of_calibration_functions():
     """m -> 1 - m, y -> 1 - y: eta1 -> 1 - eta1 and eta2 -> 1 - 2 eta1 + eta2 (the basis is closed under u -> -u)."""
     pop = _pop("toy")
     m, v, y = pop.sample(3000, h=1 / 16, rng=4)
-    f = socal.calibration_functions(m, v, y, degree=8, alpha=1e-3, project=False)
-    g = socal.calibration_functions(1 - m, v, 1 - y, degree=8, alpha=1e-3, project=False)
+    f = socal.calibration_functions(m, v, y, degree=8, ridge=1e-3, project=False)
+    g = socal.calibration_functions(1 - m, v, 1 - y, degree=8, ridge=1e-3, project=False)
     pts_m, pts_v = np.linspace(0.05, 0.95, 7), np.linspace(0.01, 0.2, 7)
     r1, r2 = f.map.raw(pts_m, pts_v).T
     s1, s2 = g.map.raw(1 - pts_m, pts_v).T
     np.testing.assert_allclose(s1, 1 - r1, atol=1e-9)
     np.testing.assert_allclose(s2, 1 - 2 * r1 + r2, atol=1e-9)
-    assert socal.ce1(m, y, degree=8, alpha=1e-3, debias=False).estimate == pytest.approx(
-        socal.ce1(1 - m, 1 - y, degree=8, alpha=1e-3, debias=False).estimate, rel=1e-9)
+    assert socal.ce1(m, y, degree=8, ridge=1e-3, debias=False).estimate == pytest.approx(
+        socal.ce1(1 - m, 1 - y, degree=8, ridge=1e-3, debias=False).estimate, rel=1e-9)
 
 
 def test_projected_calibration_functions_are_feasible():
@@ -128,7 +128,7 @@ def test_holdout_selection():
     r = socal.ce2(m, v, y, holdout=0.3, rng=0, search="exhaustive", debias=False)
     assert r.selection.method == "holdout" and np.isfinite(r.selection.cv_error).all()
     g = socal.ce2(m, v, y, holdout=0.3, rng=0, debias=False)  # greedy: fewer candidates tried, the same choice here
-    assert (g.degree, g.alpha) == (r.degree, r.alpha) and np.isnan(g.selection.cv_error).any()
+    assert (g.degree, g.ridge) == (r.degree, r.ridge) and np.isnan(g.selection.cv_error).any()
     tried = np.isfinite(g.selection.cv_error)
     np.testing.assert_allclose(g.selection.cv_error[tried], r.selection.cv_error[tried], rtol=1e-9)
 
@@ -152,7 +152,7 @@ _LAB = np.tile(np.array([[0, 1], [1, 1], [0, 0], [1, 0]]), (5, 1))
     (dict(degree=-1), "'degree'"),
     (dict(degree=12), "n too small"),
     (dict(degree="linear"), "'degree'"),
-    (dict(alpha=-1.0), "'alpha'"),
+    (dict(ridge=-1.0), "'ridge'"),
     (dict(folds=1), "'folds'"),
     (dict(ci=1.5), "'ci'"),
     (dict(upper=1.0), "'upper'"),
@@ -171,9 +171,9 @@ def test_bad_input_raises_value_error_naming_argument(kw, match):
 
 def test_interval_and_bound_need_the_bias_correction():
     with pytest.raises(ValueError, match="need debias=True"):
-        socal.ce2(_GOOD["mean"], _GOOD["var"], _LAB, degree=2, alpha=1e-3, debias=False, ci=0.9)
+        socal.ce2(_GOOD["mean"], _GOOD["var"], _LAB, degree=2, ridge=1e-3, debias=False, ci=0.9)
     with pytest.raises(ValueError, match="need debias=True"):
-        socal.ce1(_GOOD["mean"], _LAB, degree=2, alpha=1e-3, debias=False, upper=0.95)
+        socal.ce1(_GOOD["mean"], _LAB, degree=2, ridge=1e-3, debias=False, upper=0.95)
 
 
 def test_counts_validation():
@@ -189,7 +189,7 @@ def test_counts_validation():
 def test_ce1_accepts_single_label():
     m = np.linspace(0.05, 0.95, 200)
     y = (np.random.default_rng(0).random((200, 1)) < m[:, None]).astype(float)
-    assert socal.ce1(m, y, degree=3, alpha=1e-3, debias=False).moment_term == 0.0
+    assert socal.ce1(m, y, degree=3, ridge=1e-3, debias=False).moment_term == 0.0
 
 
 def test_debiasing_reduces_small_n_bias_on_a_calibrated_population():
@@ -199,7 +199,7 @@ def test_debiasing_reduces_small_n_bias_on_a_calibrated_population():
     est, deb = [], []
     for r in range(8):
         m, v, y = pop.sample(n, h=h, rng=200 + r)
-        res = socal.ce2(m, v, y, degree=6, alpha=1e-3, debias=True, n_boot=60, rng=r)
+        res = socal.ce2(m, v, y, degree=6, ridge=1e-3, debias=True, n_boot=60, rng=r)
         est.append(res.plugin)
         deb.append(res.estimate)
     bias_plugin, bias_deb = np.mean(est) - truth, np.mean(deb) - truth
@@ -210,8 +210,8 @@ def test_debiasing_reduces_small_n_bias_on_a_calibrated_population():
 def test_ci_is_ordered_and_reproducible():
     pop = _pop("toy")
     m, v, y = pop.sample(3000, h=1 / 16, rng=1)
-    a = socal.ce2(m, v, y, degree=8, alpha=1e-3, ci=0.9, n_boot=40, rng=3)
-    b = socal.ce2(m, v, y, degree=8, alpha=1e-3, ci=0.9, n_boot=40, rng=3)
+    a = socal.ce2(m, v, y, degree=8, ridge=1e-3, ci=0.9, n_boot=40, rng=3)
+    b = socal.ce2(m, v, y, degree=8, ridge=1e-3, ci=0.9, n_boot=40, rng=3)
     assert a.ci == b.ci and 0 <= a.ci.low <= a.ci.high
     assert a.ci.low <= a.debiased <= a.ci.high
 
@@ -256,7 +256,7 @@ def test_candidates_say_where_the_interval_comes_from(kind):
     assert len(cands) >= 2 and [c.degree for c in cands] == sorted(c.degree for c in cands)
     assert [c.chosen for c in cands].count(True) == 1
     chosen = next(c for c in cands if c.chosen)
-    assert (chosen.degree, chosen.alpha, chosen.plugin, chosen.estimate) == (res.degree, res.alpha, res.plugin,
+    assert (chosen.degree, chosen.ridge, chosen.plugin, chosen.estimate) == (res.degree, res.ridge, res.plugin,
                                                                              res.estimate)
     assert chosen.bias_low <= res.bias <= chosen.bias_high
     assert (chosen.bias_low + chosen.bias_high) / 2 == pytest.approx(res.bias, rel=1e-12, abs=1e-15)
@@ -442,8 +442,8 @@ def test_calibration_functions_read_statistics_without_chunks(small):
     recalibrators' fit(stats) never did.  The fit from the statistics alone is the fit from the arrays."""
     m, v, y = small
     st = socal.SufficientStats(max_degree=6, folds=5, rng=3).update(m, v, y)
-    from_stats = socal.calibration_functions(st, degree=3, alpha=1e-3, rng=3)
-    from_arrays = socal.calibration_functions(m, v, y, degree=3, alpha=1e-3, rng=3)
+    from_stats = socal.calibration_functions(st, degree=3, ridge=1e-3, rng=3)
+    from_arrays = socal.calibration_functions(m, v, y, degree=3, ridge=1e-3, rng=3)
     assert np.allclose(from_stats(m[:5], v[:5]), from_arrays(m[:5], v[:5]), rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="'chunks' parameter of ce2 is needed"):  # ce2 does pass over the rows
         socal.ce2(st, debias=False)

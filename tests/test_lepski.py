@@ -54,7 +54,7 @@ def test_more_labels_count_as_more_rows_but_two_labels_do_not():
     factors = {}
     for name, y in (("two", y2), ("ten", y10)):
         stats = socal.SufficientStats(max_degree=6).update(m, v, y)
-        fit = socal.calibration_functions(stats, degree=6, alpha=1e-3)
+        fit = socal.calibration_functions(stats, degree=6, ridge=1e-3)
         factors[name] = lepski.label_noise_factor(stats, SimpleNamespace(calmap=fit.map))
     assert factors["two"] == 1.0
     assert factors["ten"] > 1.5, factors
@@ -69,5 +69,5 @@ def test_finer_fits_are_finer_than_cv_and_none_when_the_degree_is_given():
     r = socal.ce2(m, v, y, h=1 / 16, n_boot=40)
     degrees = [c.degree for c in r.candidates]
     assert degrees == sorted(degrees) and len(set(degrees)) == len(degrees) and len(degrees) >= 2
-    fixed = socal.ce2(m, v, y, h=1 / 16, degree=8, alpha=1e-3, n_boot=40)
+    fixed = socal.ce2(m, v, y, h=1 / 16, degree=8, ridge=1e-3, n_boot=40)
     assert [c.degree for c in fixed.candidates] == [8]

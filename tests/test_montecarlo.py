@@ -27,7 +27,7 @@ def test_binomial_rule_rejects_a_biased_estimator():
     """Negative control: an estimator shifted by 0.03 misses the 0.015 tolerance and is caught."""
     pop, h = synthetic.toy_population(), 1 / 16
     truth = pop.ce2(h).value
-    errs = [abs(socal.ce2(*pop.sample(5000, h=h, rng=r), h=h, degree=8, alpha=1e-3, debias=False).estimate + 0.03
+    errs = [abs(socal.ce2(*pop.sample(5000, h=h, rng=r), h=h, degree=8, ridge=1e-3, debias=False).estimate + 0.03
                 - truth)
             for r in range(6)]
     assert not _accept(int(np.sum(np.array(errs) < 0.015)), 6, false_alarm=0.05)

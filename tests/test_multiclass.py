@@ -376,8 +376,6 @@ def test_evaluate_reads_chunks_dask_and_resumes_from_its_checkpoint(tmp_path, mo
     (tmp_path / "cp.class2").unlink()
     (tmp_path / "cp.top").unlink()
     assert np.array_equal(nums(socal.evaluate(m, S, y, checkpoint=path, **kw)), whole)
-    with pytest.raises(ValueError, match="needs a seeded 'rng'"):
-        socal.evaluate(m, S, y, checkpoint=path, n_boot=20, h=1 / 16, rng=None)
     with pytest.raises(ValueError, match="either arrays or 'chunks'"):
         socal.evaluate(m, S, y, chunks=chunks, **kw)
     assert not np.allclose(nums(socal.evaluate(m, S, np.roll(y, 1, axis=0), **kw)), whole, rtol=1e-3)

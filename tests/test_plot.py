@@ -36,11 +36,11 @@ def test_reliability_curve_follows_exact_calibration_functions(sample):
 def test_no_curve_where_there_are_no_data():
     pop = synthetic.toy_population()
     m, v, y = pop.sample(3000, h=1 / 64, rng=0)  # narrow perturbation: whole mean bins stay empty
-    rd = socal.plot.reliability(m, v, y, degree=6, alpha=1e-3, n_boot=0, min_count=30)
+    rd = socal.plot.reliability(m, v, y, degree=6, ridge=1e-3, n_boot=0, min_count=30)
     empty = rd.mean_count < 30
     assert empty.any() and np.all(np.isnan(rd.eta1[empty])) and np.all(np.isfinite(rd.eta1[~empty]))
     assert np.all(np.isnan(rd.eta1_band))  # n_boot=0: no bands
-    rm = socal.plot.residual_map(m, v, y, degree=6, alpha=1e-3, min_count=5)
+    rm = socal.plot.residual_map(m, v, y, degree=6, ridge=1e-3, min_count=5)
     assert rm.mean_residual.shape == (40, 20) and rm.count.sum() == 3000
     assert np.array_equal(np.isnan(rm.var_residual), rm.count < 5)
 
@@ -62,7 +62,7 @@ def test_bands_need_a_refit_beyond_each_end(sample):
     """One refit gave a band of width 0, drawn as if it were a 90% band; the bands now need 2 / (1 - level) refits
     (one expected beyond each end)."""
     _, m, v, y = sample
-    kw = dict(degree=3, alpha=1e-3, rng=0)
+    kw = dict(degree=3, ridge=1e-3, rng=0)
     for n_boot, level, fewest in ((1, 0.9, 20), (19, 0.9, 20), (9, 0.8, 10), (39, 0.95, 40)):
         with pytest.raises(ValueError, match=f"'n_boot' parameter of plot.reliability must be 0 \\(no bands\\) or at "
                                              f"least 2 / \\(1 - level\\) = {fewest} at level {level:g}"):
@@ -79,7 +79,7 @@ def test_bands_and_halves_do_not_depend_on_the_row_order(sample, monkeypatch):
     _, m, v, y = sample
     m, v, y = m[:4000], v[:4000], y[:4000]
     p = np.random.default_rng(1).permutation(m.size)
-    kw = dict(h=1 / 16, degree=6, alpha=1e-3, n_boot=8, level=0.75, rng=3)  # 8 = 2 / (1 - level) refits
+    kw = dict(h=1 / 16, degree=6, ridge=1e-3, n_boot=8, level=0.75, rng=3)  # 8 = 2 / (1 - level) refits
     a = socal.plot.reliability(m, v, y, **kw)
     b = socal.plot.reliability(m[p], v[p], y[p], **kw)
     drawn = np.isfinite(a.eta1_band)
@@ -104,12 +104,12 @@ def test_figures_are_written_and_labelled(sample, tmp_path):
     import matplotlib.pyplot as plt
 
     _, m, v, y = sample
-    rd = socal.plot.reliability(m[:5000], v[:5000], y[:5000], degree=6, alpha=1e-3, n_boot=5, level=0.6, rng=0)
+    rd = socal.plot.reliability(m[:5000], v[:5000], y[:5000], degree=6, ridge=1e-3, n_boot=5, level=0.6, rng=0)
     axes = socal.plot.plot_reliability(rd)
     for ax in axes:
         assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
     axes[0].figure.savefig(tmp_path / "rel.png")
-    axes = socal.plot.plot_residual_map(socal.plot.residual_map(m, v, y, degree=6, alpha=1e-3))
+    axes = socal.plot.plot_residual_map(socal.plot.residual_map(m, v, y, degree=6, ridge=1e-3))
     assert [ax.get_xlabel() for ax in axes] == ["predicted mean m"] * 2
     axes = socal.plot.plot_before_after(rd, rd)
     assert {t.get_text() for t in axes[0].get_legend().get_texts()} == {"calibrated", "before", "after"}
@@ -128,7 +128,7 @@ def test_evaluate_plot_command(tmp_path, capsys):
 
 def test_drawing_without_matplotlib_names_the_extra(monkeypatch, sample):
     _, m, v, y = sample
-    rd = socal.plot.reliability(m[:2000], v[:2000], y[:2000], degree=4, alpha=1e-3, n_boot=0)
+    rd = socal.plot.reliability(m[:2000], v[:2000], y[:2000], degree=4, ridge=1e-3, n_boot=0)
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match=r"socal\[plot\]"):
         socal.plot.plot_reliability(rd)

@@ -22,7 +22,7 @@ from socal.deviations import CE_RANGE  # noqa: E402
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow],
                     derandomize=True)
-NAMED = re.compile(r"'(mean|var|labels|counts\[[01]\] \(positives\)|counts\[[01]\] \(trials\)|counts|degree|alpha|h|"
+NAMED = re.compile(r"'(mean|var|labels|counts\[[01]\] \(positives\)|counts\[[01]\] \(trials\)|counts|degree|ridge|h|"
                    r"folds|holdout|max_degree|ci|upper|debias|n_boot|rng)'")
 
 # a value just outside [lo, hi]: beyond the edge tolerance (1e-9 for float64), so it must be refused
@@ -67,7 +67,7 @@ def test_ce2_domains(data, n, k):
     dtype = data.draw(st.sampled_from([np.float64, np.float32, np.int64]))
     m_in = m.astype(dtype) if dtype is not np.int64 else np.round(np.nan_to_num(m, nan=0.5, posinf=1, neginf=0)).astype(np.int64)
     kw = data.draw(st.fixed_dictionaries({"degree": st.sampled_from([None, 0, 2, 4, [2, 3], "paper", -1, 300]),
-                                          "alpha": st.sampled_from([None, 1e-3, 0.0, [1e-4, 1e-2], -1.0, np.nan]),
+                                          "ridge": st.sampled_from([None, 1e-3, 0.0, [1e-4, 1e-2], -1.0, np.nan]),
                                           "h": st.sampled_from([None, 1 / 16, 1 / 64, 0.0, 1e-17, 1e200])}))
     res = _calls_ok(lambda: socal.ce2(m_in, v, y, rng=0, **kw, debias=False))
     if res is not None:  # an answer only for valid input (up to the documented round-off at the edges)
@@ -85,7 +85,7 @@ def test_counts_domains(data, n):
     k = data.draw(hnp.arrays(np.float64, n, elements=st.sampled_from([2.0, 3.0, 10.0, 1.0, 0.0, 2.5, 4e9, 1e17])))
     a = np.floor(k * m)
     a[data.draw(st.integers(0, n - 1))] += data.draw(st.sampled_from([0.0, 0.0, 1.0, -1.0, 0.5]))
-    res = _calls_ok(lambda: socal.ce2(m, v, counts=(a, k), degree=2, alpha=1e-3, debias=False))
+    res = _calls_ok(lambda: socal.ce2(m, v, counts=(a, k), degree=2, ridge=1e-3, debias=False))
     if res is not None:
         assert np.all(k >= 2) and np.all((a >= 0) & (a <= k)) and np.all(a == np.round(a)) and np.all(k <= 2**53)
 
@@ -99,10 +99,10 @@ def test_row_shuffle_invariance(data, n, k, select):
     f = np.clip(m + data.draw(st.floats(-0.3, 0.3)) * (v - 0.125), 0, 1)
     y = (np.random.default_rng(data.draw(st.integers(0, 99))).random((n, k)) < f[:, None]).astype(float)
     perm = np.random.default_rng(1).permutation(n)
-    kw = dict(degree=[1, 3], alpha=[1e-3, 1e-1]) if select else dict(degree=3, alpha=1e-2)
+    kw = dict(degree=[1, 3], ridge=[1e-3, 1e-1]) if select else dict(degree=3, ridge=1e-2)
     a = socal.ce2(m, v, y, rng=5, **kw, debias=False)
     b = socal.ce2(m[perm], v[perm], y[perm], rng=5, **kw, debias=False)
-    assert (a.degree, a.alpha) == (b.degree, b.alpha)
+    assert (a.degree, a.ridge) == (b.degree, b.ridge)
     assert abs(a.estimate - b.estimate) < 1e-9
 
 
@@ -125,8 +125,8 @@ def test_ce1_flip_symmetry(data, n, k, degree):
     m = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0.0, 1.0)))
     y = data.draw(hnp.arrays(np.float64, (n, k), elements=st.sampled_from([0.0, 1.0])))
     assume((degree + 1) <= n)
-    a = socal.ce1(m, y, degree=degree, alpha=1e-3, debias=False)
-    b = socal.ce1(1.0 - m, 1.0 - y, degree=degree, alpha=1e-3, debias=False)
+    a = socal.ce1(m, y, degree=degree, ridge=1e-3, debias=False)
+    b = socal.ce1(1.0 - m, 1.0 - y, degree=degree, ridge=1e-3, debias=False)
     assert abs(a.estimate - b.estimate) < 1e-9
 
 
@@ -157,7 +157,7 @@ def test_partial_fit_after_fit_continues_from_fits_rows(data, n, ndim):
     y = data.draw(hnp.arrays(np.float64, (n, 2), elements=st.sampled_from([0.0, 1.0])))
     cut = data.draw(st.integers(20, n - 1))
     vv = v if ndim == 2 else None
-    make = (lambda: socal.SecondOrderPlatt(ndim=ndim, degree=2, alpha=1e-3, rng=1))
+    make = (lambda: socal.SecondOrderPlatt(ndim=ndim, degree=2, ridge=1e-3, rng=1))
     both = make().fit(m[:cut], None if vv is None else vv[:cut], y[:cut]).partial_fit(
         m[cut:], None if vv is None else vv[cut:], y[cut:])
     chain = make().partial_fit(m[:cut], None if vv is None else vv[:cut], y[:cut]).partial_fit(

@@ -23,7 +23,7 @@ def test_fit_returns_self_and_learned_attributes(sample):
     m, v, y = sample
     p = socal.SecondOrderPlatt(h=H, rng=0)
     assert p.fit(m, v, y) is p
-    assert p.degree_ >= 0 and p.alpha_ > 0 and p.n_samples_fit_ == len(m)
+    assert p.degree_ >= 0 and p.ridge_ > 0 and p.n_samples_fit_ == len(m)
 
 
 def test_not_fitted_error_is_value_and_attribute_error(sample):
@@ -34,7 +34,7 @@ def test_not_fitted_error_is_value_and_attribute_error(sample):
 
 
 def test_get_set_params_round_trip():
-    p = socal.SecondOrderPlatt(degree=8, alpha=1e-3)
+    p = socal.SecondOrderPlatt(degree=8, ridge=1e-3)
     q = socal.SecondOrderPlatt().set_params(**p.get_params())
     assert q.get_params() == p.get_params()
     with pytest.raises(ValueError, match="Invalid parameter 'bogus'"):
@@ -53,8 +53,8 @@ def test_json_round_trip_is_bit_identical(sample):
 
 def test_fit_transform_and_feasible_output(sample):
     m, v, y = sample
-    a = socal.SecondOrderPlatt(degree=8, alpha=1e-3).fit_transform(m, v, y)
-    b = socal.SecondOrderPlatt(degree=8, alpha=1e-3).fit(m, v, y).transform(m, v)
+    a = socal.SecondOrderPlatt(degree=8, ridge=1e-3).fit_transform(m, v, y)
+    b = socal.SecondOrderPlatt(degree=8, ridge=1e-3).fit(m, v, y).transform(m, v)
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])  # the variances too (only the means were compared)
     m2, v2 = a
@@ -63,10 +63,10 @@ def test_fit_transform_and_feasible_output(sample):
 
 def test_first_order_platt_asserts_no_variance(sample):
     m, v, y = sample
-    f1 = socal.FirstOrderPlatt(degree=6, alpha=1e-4).fit(m, None, y[:, :1])
+    f1 = socal.FirstOrderPlatt(degree=6, ridge=1e-4).fit(m, None, y[:, :1])
     m2, v2 = f1.transform(m)
     assert np.all(v2 == 0) and f1.map_.ndim == 1
-    f2 = socal.FirstOrderPlatt(ndim=2, degree=4, alpha=1e-4).fit(m, v, y)
+    f2 = socal.FirstOrderPlatt(ndim=2, degree=4, ridge=1e-4).fit(m, v, y)
     assert f2.map_.ndim == 2
 
 
@@ -76,7 +76,7 @@ def test_bad_input(sample):
         socal.SecondOrderPlatt(degree=3).fit(m, v + 0.3, y)
     with pytest.raises(ValueError, match="'ndim'"):
         socal.SecondOrderPlatt(ndim=3).fit(m, v, y)
-    p = socal.SecondOrderPlatt(degree=3, alpha=1e-3).fit(m, v, y)
+    p = socal.SecondOrderPlatt(degree=3, ridge=1e-3).fit(m, v, y)
     with pytest.raises(ValueError, match="'mean'"):
         p.transform(m + 2, v)
 
@@ -138,7 +138,7 @@ def test_a_cap_of_degree_0_is_refused_with_socals_message(sample, cls):
     with pytest.raises(ValueError, match=f"'max_degree' parameter of {cls.__name__} must be at least 1. Got 0"):
         cls(max_degree=0).fit(*args)
     assert cls(max_degree=1).fit(*args).degree_ <= 1
-    assert cls(degree=0, alpha=1e-3).fit(*args).degree_ == 0
+    assert cls(degree=0, ridge=1e-3).fit(*args).degree_ == 0
 
 
 def test_a_mean_only_recalibrator_says_where_the_labels_went():
@@ -162,7 +162,7 @@ def test_a_partial_overlap_with_the_fit_rows_is_estimated_and_said():
     match; it survives to_dict/from_dict and partial_fit, and fresh items read 0."""
     m, v, y = socal.synthetic.toy_population().sample(8000, h=1 / 16, rng=1)
     fit, fresh = np.arange(4000), np.arange(4000, 8000)
-    platt = socal.SecondOrderPlatt(degree=3, alpha=1e-3, rng=0).fit(m[fit], v[fit], y[fit])
+    platt = socal.SecondOrderPlatt(degree=3, ridge=1e-3, rng=0).fit(m[fit], v[fit], y[fit])
     half = np.r_[fit[:2000], fresh[:2000]]
     with pytest.warns(UserWarning, match="about [45][0-9]% of these 4000 items match rows the recalibrator"):
         r = socal.evaluate_recalibrated(platt, m[half], v[half], y[half], rng=0, n_boot=20)
@@ -177,7 +177,7 @@ def test_a_partial_overlap_with_the_fit_rows_is_estimated_and_said():
     with pytest.warns(UserWarning, match="match rows the recalibrator"):
         again = socal.evaluate_recalibrated(saved, m[half], v[half], y[half], rng=0, n_boot=20)
     assert again.fit_overlap == r.fit_overlap
-    stream = socal.SecondOrderPlatt(degree=3, alpha=1e-3, rng=0)
+    stream = socal.SecondOrderPlatt(degree=3, ridge=1e-3, rng=0)
     for i in range(4):
         stream.partial_fit(m[fit][i::4], v[fit][i::4], y[fit][i::4])
     assert stream.fit_rows_.sketch == platt.fit_rows_.sketch

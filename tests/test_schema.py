@@ -12,7 +12,7 @@ import socal
 
 def _platt_dict():
     m, v, y = socal.synthetic.toy_population().sample(600, h=1 / 16, rng=1)
-    return socal.SecondOrderPlatt(degree=3, alpha=1e-3).fit(m, v, y).to_dict()
+    return socal.SecondOrderPlatt(degree=3, ridge=1e-3).fit(m, v, y).to_dict()
 
 
 @pytest.mark.parametrize("mutate,field", [
@@ -43,7 +43,7 @@ def test_from_dict_schema(mutate, field):
 def test_a_saved_field_with_other_keys_is_described_by_its_keys(small):
     """from_dict with params={} said "must be a dict with exactly the keys [...]. Got [] instead": a list for a dict."""
     m, v, y = small
-    d = socal.SecondOrderPlatt(degree=2, alpha=1e-3, rng=0).fit(m, v, y).to_dict()
+    d = socal.SecondOrderPlatt(degree=2, ridge=1e-3, rng=0).fit(m, v, y).to_dict()
     with pytest.raises(ValueError, match="Got a dict with the keys \\[\\] instead"):
         socal.SecondOrderPlatt.from_dict({**d, "params": {}})
     with pytest.raises(ValueError, match="Got a dict with the keys \\['beta'\\] instead"):
@@ -59,7 +59,7 @@ def test_a_recalibrator_saves_and_loads_as_the_readme_says(small, tmp_path):
     import io as _io
 
     m, v, y = small
-    platt = socal.SecondOrderPlatt(degree=3, alpha=1e-3, rng=0).fit(m, v, y)
+    platt = socal.SecondOrderPlatt(degree=3, ridge=1e-3, rng=0).fit(m, v, y)
     platt.save(tmp_path / "platt.json")
     again = socal.SecondOrderPlatt.load(tmp_path / "platt.json")
     assert all(np.array_equal(a, b) for a, b in zip(platt.transform(m, v), again.transform(m, v)))
@@ -81,7 +81,7 @@ def test_a_recalibrator_saves_to_what_it_loads_from(tmp_path, small):
     import io
 
     m, v, y = small
-    platt = socal.SecondOrderPlatt(degree=3, alpha=1e-3, rng=0).fit(m, v, y)
+    platt = socal.SecondOrderPlatt(degree=3, ridge=1e-3, rng=0).fit(m, v, y)
     want = platt.transform(m[:5], v[:5])
     buffer = io.BytesIO()
     platt.save(buffer)

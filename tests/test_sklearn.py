@@ -19,8 +19,8 @@ from sklearn.pipeline import Pipeline  # noqa: E402
 from sklearn.preprocessing import FunctionTransformer  # noqa: E402
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
-ESTIMATORS = [socal.SecondOrderPlatt(degree=3, alpha=1e-3), socal.FirstOrderPlatt(degree=3, alpha=1e-3),
-              socal.FirstOrderPlatt(ndim=2, degree=3, alpha=1e-3)]
+ESTIMATORS = [socal.SecondOrderPlatt(degree=3, ridge=1e-3), socal.FirstOrderPlatt(degree=3, ridge=1e-3),
+              socal.FirstOrderPlatt(ndim=2, degree=3, ridge=1e-3)]
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,7 @@ def test_generic_properties_on_valid_scores(est, data):
 def test_feature_names_and_set_output(data):
     X, y = data
     df = pd.DataFrame(X, columns=["m", "v"], index=np.arange(len(X)) + 100)
-    est = socal.SecondOrderPlatt(degree=3, alpha=1e-3).fit(df, y)
+    est = socal.SecondOrderPlatt(degree=3, ridge=1e-3).fit(df, y)
     assert list(est.feature_names_in_) == ["m", "v"]
     with pytest.raises(ValueError, match="feature names should match"):
         est.transform(df.rename(columns={"v": "var"}))
@@ -97,7 +97,7 @@ def test_feature_names_and_set_output(data):
         est.transform(X)
     out = est.set_output(transform="pandas").transform(df)
     assert list(out.columns) == ["mean", "var"] and (out.index == df.index).all()
-    np.testing.assert_array_equal(out.to_numpy(), socal.SecondOrderPlatt(degree=3, alpha=1e-3).fit(X, y).transform(X))
+    np.testing.assert_array_equal(out.to_numpy(), socal.SecondOrderPlatt(degree=3, ridge=1e-3).fit(X, y).transform(X))
     assert isinstance(clone(est).fit(df, y).transform(df), pd.DataFrame)  # clone keeps the output choice
     with pytest.raises(ValueError, match="'transform'.*'default' or 'pandas'"):
         est.set_output(transform="polars-or-whatever")
@@ -105,13 +105,13 @@ def test_feature_names_and_set_output(data):
 
 def test_pipeline_and_set_output(data):
     X, y = data
-    pipe = Pipeline([("recalibrate", socal.SecondOrderPlatt(degree=3, alpha=1e-3)),
+    pipe = Pipeline([("recalibrate", socal.SecondOrderPlatt(degree=3, ridge=1e-3)),
                      ("sd", FunctionTransformer(lambda Z: np.column_stack([Z[:, 0], np.sqrt(Z[:, 1])]),
                                                 feature_names_out="one-to-one"))])
     out = pipe.fit(X, y).transform(X)
-    m2, v2 = socal.SecondOrderPlatt(degree=3, alpha=1e-3).fit(X[:, 0], X[:, 1], y).transform(X[:, 0], X[:, 1])
+    m2, v2 = socal.SecondOrderPlatt(degree=3, ridge=1e-3).fit(X[:, 0], X[:, 1], y).transform(X[:, 0], X[:, 1])
     np.testing.assert_allclose(out, np.column_stack([m2, np.sqrt(v2)]))
-    pipe2 = Pipeline([("recalibrate", socal.SecondOrderPlatt(degree=3, alpha=1e-3))]).set_output(transform="pandas")
+    pipe2 = Pipeline([("recalibrate", socal.SecondOrderPlatt(degree=3, ridge=1e-3))]).set_output(transform="pandas")
     assert list(pipe2.fit(pd.DataFrame(X, columns=["m", "v"]), y).transform(pd.DataFrame(X, columns=["m", "v"]))
                 .columns) == ["mean", "var"]
 
@@ -119,17 +119,17 @@ def test_pipeline_and_set_output(data):
 def test_grid_search_over_degree(data):
     X, y = data
     degrees = [0, 1, 2, 4, 8]
-    grid = GridSearchCV(socal.SecondOrderPlatt(alpha=1e-3), {"degree": degrees}, cv=3).fit(X, y)
+    grid = GridSearchCV(socal.SecondOrderPlatt(ridge=1e-3), {"degree": degrees}, cv=3).fit(X, y)
     scores = grid.cv_results_["mean_test_score"]
     assert np.all(np.isfinite(scores)) and grid.best_params_["degree"] != 0
     assert scores[0] < scores.max() - 0.05  # a constant cannot follow the toy population's calibration functions
     assert grid.best_estimator_.degree_ == grid.best_params_["degree"]
     # GridSearchCV's criterion estimates the built-in selection's (other folds, same expectation)
-    built_in = socal.SecondOrderPlatt(degree=degrees, alpha=1e-3, folds=3, search="exhaustive").fit(X, y).selection_
+    built_in = socal.SecondOrderPlatt(degree=degrees, ridge=1e-3, folds=3, search="exhaustive").fit(X, y).selection_
     cv_error = {d: built_in.cv_error[i, 0] for i, d in enumerate(built_in.degrees)}
     np.testing.assert_allclose(-scores, [cv_error[d] for d in degrees], atol=0.01)
     # score() is minus the built-in CV criterion: squared error against the unbiased targets, both responses
-    est = socal.SecondOrderPlatt(degree=4, alpha=1e-3).fit(X[:2000], y[:2000])
+    est = socal.SecondOrderPlatt(degree=4, ridge=1e-3).fit(X[:2000], y[:2000])
     e1, e2 = est.predict_moments(X[2000:])
     a = y[2000:].sum(axis=1)
     want = -(np.mean((e1 - a / 2) ** 2) + np.mean((e2 - a * (a - 1) / 2) ** 2))
@@ -140,8 +140,8 @@ def test_grid_search_over_degree(data):
 def test_counts_as_array_and_sparse_refused(data):
     X, y = data
     counts = np.column_stack([y.sum(axis=1), np.full(len(y), 2.0)])
-    a = socal.SecondOrderPlatt(degree=3, alpha=1e-3).fit(X, counts=counts).transform(X)
-    b = socal.SecondOrderPlatt(degree=3, alpha=1e-3).fit(X, y).transform(X)
+    a = socal.SecondOrderPlatt(degree=3, ridge=1e-3).fit(X, counts=counts).transform(X)
+    b = socal.SecondOrderPlatt(degree=3, ridge=1e-3).fit(X, y).transform(X)
     np.testing.assert_allclose(a, b, rtol=1e-12)
     import scipy.sparse
 

@@ -83,17 +83,17 @@ def test_merge_refuses_other_settings(sample):
 @pytest.mark.parametrize("degree,alpha", [(None, None), (10, 1e-4)])
 def test_stats_route_equals_in_memory(sample, degree, alpha):
     m, v, y = sample
-    ref = socal.calibration_functions(m, v, y, h=1 / 16, degree=degree, alpha=alpha, rng=4)
+    ref = socal.calibration_functions(m, v, y, h=1 / 16, degree=degree, ridge=alpha, rng=4)
     chunks = _random_chunks(m, v, y, np.random.default_rng(2), 9)
     st = SufficientStats(max_degree=44, rng=4)
     for c in chunks:
         st.update(*c)
-    got = socal.calibration_functions(st, chunks=chunks, h=1 / 16, degree=degree, alpha=alpha, rng=4)
-    assert (got.degree, got.alpha) == (ref.degree, ref.alpha)
+    got = socal.calibration_functions(st, chunks=chunks, h=1 / 16, degree=degree, ridge=alpha, rng=4)
+    assert (got.degree, got.ridge) == (ref.degree, ref.ridge)
     assert _rel(got.map.beta, ref.map.beta) < COEF_RTOL
-    r_ref = socal.ce2(m, v, y, h=1 / 16, degree=degree, alpha=alpha, rng=4, debias=False)
-    r_got = socal.ce2(st, chunks=chunks, h=1 / 16, degree=degree, alpha=alpha, rng=4, debias=False)
-    r_stream = socal.ce2(chunks=chunks, h=1 / 16, degree=degree, alpha=alpha, rng=4, debias=False)
+    r_ref = socal.ce2(m, v, y, h=1 / 16, degree=degree, ridge=alpha, rng=4, debias=False)
+    r_got = socal.ce2(st, chunks=chunks, h=1 / 16, degree=degree, ridge=alpha, rng=4, debias=False)
+    r_stream = socal.ce2(chunks=chunks, h=1 / 16, degree=degree, ridge=alpha, rng=4, debias=False)
     assert abs(r_got.estimate - r_ref.estimate) < CE_ATOL
     assert abs(r_stream.estimate - r_ref.estimate) < CE_ATOL
     assert r_got.n == r_ref.n == len(m)
@@ -102,16 +102,16 @@ def test_stats_route_equals_in_memory(sample, degree, alpha):
 def test_ce1_from_1d_stats_and_from_2d_marginal(sample):
     m, v, y = sample
     chunks = [(m[i:i + 5000], v[i:i + 5000], y[i:i + 5000]) for i in range(0, len(m), 5000)]
-    ref = socal.ce1(m, y, degree=8, alpha=1e-4, debias=False)
+    ref = socal.ce1(m, y, degree=8, ridge=1e-4, debias=False)
     st1 = SufficientStats(max_degree=8, ndim=1)
     for c in chunks:
         st1.update(c[0], None, c[2])
-    assert abs(socal.ce1(st1, chunks=chunks, degree=8, alpha=1e-4, debias=False).estimate - ref.estimate) < CE_ATOL
+    assert abs(socal.ce1(st1, chunks=chunks, degree=8, ridge=1e-4, debias=False).estimate - ref.estimate) < CE_ATOL
     # the 2-D statistics carry the 1-D ones (T_0(w) = 1); with a fixed degree the folds do not matter
     st2 = SufficientStats(max_degree=8)
     for c in chunks:
         st2.update(*c)
-    assert abs(socal.ce1(st2, chunks=chunks, degree=8, alpha=1e-4, debias=False).estimate - ref.estimate) < CE_ATOL
+    assert abs(socal.ce1(st2, chunks=chunks, degree=8, ridge=1e-4, debias=False).estimate - ref.estimate) < CE_ATOL
 
 
 def test_platt_fit_from_stats_and_partial_fit(sample):
@@ -124,10 +124,10 @@ def test_platt_fit_from_stats_and_partial_fit(sample):
         st.update(*c)
     from_stats = socal.SecondOrderPlatt(h=1 / 16, rng=0).fit(st)
     for got in (inc, from_stats):
-        assert (got.degree_, got.alpha_, got.n_samples_fit_) == (ref.degree_, ref.alpha_, len(m))
+        assert (got.degree_, got.ridge_, got.n_samples_fit_) == (ref.degree_, ref.ridge_, len(m))
         assert _rel(got.map_.beta, ref.map_.beta) < COEF_RTOL
-    first = socal.FirstOrderPlatt(ndim=2, degree=6, alpha=1e-3).fit(st)
-    direct = socal.FirstOrderPlatt(ndim=2, degree=6, alpha=1e-3).fit(m, v, y)
+    first = socal.FirstOrderPlatt(ndim=2, degree=6, ridge=1e-3).fit(st)
+    direct = socal.FirstOrderPlatt(ndim=2, degree=6, ridge=1e-3).fit(m, v, y)
     assert _rel(first.map_.beta, direct.map_.beta) < COEF_RTOL
 
 
@@ -147,7 +147,7 @@ def test_partial_fit_after_fit_adds_to_the_rows_fit_read(sample):
     assert st.n == 8_000
     for got in (after_fit, after_stats):
         assert got.n_samples_fit_ == len(m) == got.stats_.n
-        assert (got.degree_, got.alpha_) == (chained.degree_, chained.alpha_)
+        assert (got.degree_, got.ridge_) == (chained.degree_, chained.ridge_)
         assert _rel(got.map_.beta, chained.map_.beta) < COEF_RTOL
     assert after_fit.fit_rows_ == chained.fit_rows_  # the fingerprint holds both chunks' rows
     assert after_stats.fit_rows_ is None  # fit(stats) saw no rows to fingerprint
@@ -177,12 +177,12 @@ def test_partial_fit_after_fit_on_few_rows_warns_where_fits_cap_binds(sample):
 def test_partial_fit_after_load_warns_that_it_starts_afresh(sample):
     """A saved map holds no statistics: partial_fit on a loaded recalibrator refits on its own chunk, and says so."""
     m, v, y = sample
-    fitted = socal.FirstOrderPlatt(ndim=2, degree=4, alpha=1e-3).fit(m[:6000], v[:6000], y[:6000])
+    fitted = socal.FirstOrderPlatt(ndim=2, degree=4, ridge=1e-3).fit(m[:6000], v[:6000], y[:6000])
     loaded = socal.FirstOrderPlatt.from_dict(fitted.to_dict())
     with pytest.warns(UserWarning, match="without the 6000 rows it was fitted on"):
         loaded.partial_fit(m[6000:], v[6000:], y[6000:])
     assert loaded.n_samples_fit_ == len(m) - 6000
-    fresh = socal.FirstOrderPlatt(ndim=2, degree=4, alpha=1e-3).partial_fit(m[6000:], v[6000:], y[6000:])
+    fresh = socal.FirstOrderPlatt(ndim=2, degree=4, ridge=1e-3).partial_fit(m[6000:], v[6000:], y[6000:])
     np.testing.assert_array_equal(loaded.map_.beta, fresh.map_.beta)
     with warnings.catch_warnings():  # a continued fit does not warn
         warnings.simplefilter("error")
@@ -286,8 +286,8 @@ def test_one_shot_iterator_is_refused(sample):
 
 def test_streaming_interval_is_a_working_interval(sample):
     m, v, y = sample
-    ref = socal.ce2(m, v, y, h=1 / 16, degree=6, alpha=1e-3, ci=0.9, n_boot=100, rng=1)
-    got = socal.ce2(chunks=_random_chunks(m, v, y, np.random.default_rng(1), 5), h=1 / 16, degree=6, alpha=1e-3,
+    ref = socal.ce2(m, v, y, h=1 / 16, degree=6, ridge=1e-3, ci=0.9, n_boot=100, rng=1)
+    got = socal.ce2(chunks=_random_chunks(m, v, y, np.random.default_rng(1), 5), h=1 / 16, degree=6, ridge=1e-3,
                     ci=0.9, n_boot=100, rng=1)
     w_ref, w_got = ref.ci.high - ref.ci.low, got.ci.high - got.ci.low
     assert 0.5 < w_got / w_ref < 2.0  # the same bootstrap, other random draws per chunk
@@ -359,10 +359,10 @@ def test_empty_label_cells_are_missing_votes(tmp_path, sample):
             fh.write(f"{float(m[i])!r},{float(v[i])!r},{int(y3[i, 0])},{int(y3[i, 1])},{c}\n")
     pos = y3.sum(1) - np.array([y3[i, 2] if i in blank else 0 for i in range(n)])
     trials = np.where(np.isin(np.arange(n), list(blank)), 2.0, 3.0)
-    ref = socal.ce2(m[:n], v[:n], counts=(pos, trials), degree=6, alpha=1e-3, debias=False)
+    ref = socal.ce2(m[:n], v[:n], counts=(pos, trials), degree=6, ridge=1e-3, debias=False)
     with pytest.warns(MissingVotesWarning, match=f"{len(blank)} empty label cell"):
         got = socal.ce2(chunks=CSVChunks(p, mean="mean", var="var", labels=["a", "b", "c"], chunk_rows=1000),
-                        degree=6, alpha=1e-3, debias=False)
+                        degree=6, ridge=1e-3, debias=False)
     assert abs(got.estimate - ref.estimate) < CE_ATOL
 
 
@@ -410,7 +410,7 @@ def _replicate(seed_seq):
     rng = np.random.default_rng(seed_seq)
     pop = socal.synthetic.toy_population()
     m, v, y = pop.sample(800, h=1 / 16, rng=rng)
-    return socal.ce2(m, v, y, degree=4, alpha=1e-3, rng=rng, debias=False).estimate
+    return socal.ce2(m, v, y, degree=4, ridge=1e-3, rng=rng, debias=False).estimate
 
 
 def test_replicate_runner_loky_and_dask_identical(dask_client):
@@ -449,8 +449,8 @@ def test_ill_conditioned_candidate_agrees_within_its_conditioning(sample):
 
     m, v, y = sample
     chunks = _random_chunks(m, v, y, np.random.default_rng(3), 11)
-    ref = socal.calibration_functions(m, v, y, degree=44, alpha=1e-6)
-    got = socal.calibration_functions(chunks=chunks, degree=44, alpha=1e-6)
+    ref = socal.calibration_functions(m, v, y, degree=44, ridge=1e-6)
+    got = socal.calibration_functions(chunks=chunks, degree=44, ridge=1e-6)
     zs = np.column_stack(socal.snapshots.targets(y.sum(1), np.full(len(m), 2.0)))
     rcond = fit_calibration(m, v, zs, degrees=(44,), alphas=(1e-6,), folds=5, holdout=None, rng=None,
                             select=False).factor.rcond

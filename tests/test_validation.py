@@ -52,7 +52,7 @@ def test_ce2_without_var_is_refused_not_ce1(small):
 
 
 @pytest.mark.parametrize("kw,n", [({"max_degree": 0}, 400), ({"folds": 2}, 4), ({"folds": 2}, 7),
-                                  ({"holdout": 0.7}, 10), ({"max_degree": 1}, 10), ({"degree": 0, "alpha": 0.0}, 10)])
+                                  ({"holdout": 0.7}, 10), ({"max_degree": 1}, 10), ({"degree": 0, "ridge": 0.0}, 10)])
 def test_degenerate_sizes_finish(small, kw, n):
     """These looped forever in the degree schedule (floor 0: 0 // 2 == 0); now they finish with a finite answer."""
     m, v, y = small
@@ -66,11 +66,11 @@ def test_huge_and_overflowing_counts():
     k = np.full(n, 4e9)
     a = np.round(k * m)
     # was: int64 overflow into negative targets
-    res = socal.ce2(m, v, counts=(a, k), degree=2, alpha=1e-3, debias=False)
+    res = socal.ce2(m, v, counts=(a, k), degree=2, ridge=1e-3, debias=False)
     assert 0 <= res.estimate < 0.01  # f* = m exactly (up to rounding a = k m): calibrated means
     k10 = np.full(n, 1e10)
     # was: a 74 GiB allocation
-    res = socal.ce2(m, v, counts=(np.round(k10 * m), k10), degree=2, alpha=1e-3, debias=False)
+    res = socal.ce2(m, v, counts=(np.round(k10 * m), k10), degree=2, ridge=1e-3, debias=False)
     assert 0 <= res.estimate < 0.01
     from socal._validation import MAX_TRIALS
 
@@ -92,10 +92,10 @@ def test_bandwidth_extremes(small, h, match):
             socal.SecondOrderPlatt(h=h).fit(m, v, y)
 
 
-@pytest.mark.parametrize("kw,match", [({"alpha": []}, "'alpha'"), ({"alpha": [[1e-3]]}, "'alpha'"),
+@pytest.mark.parametrize("kw,match", [({"ridge": []}, "'ridge'"), ({"ridge": [[1e-3]]}, "'ridge'"),
                                       ({"degree": []}, "'degree'"), ({"degree": -1}, "'degree'"),
                                       ({"degree": 4.5}, "'degree'"), ({"degree": "high"}, "'degree'"),
-                                      ({"alpha": -1.0}, "'alpha'"), ({"folds": 1}, "'folds'"),
+                                      ({"ridge": -1.0}, "'ridge'"), ({"folds": 1}, "'folds'"),
                                       ({"holdout": 1.0}, "'holdout'"), ({"ci": 1.0}, "'ci'"),
                                       ({"n_boot": 5}, "'n_boot'"), ({"rng": "seed"}, "'rng'")])
 def test_bad_options_name_the_argument(small, kw, match):
@@ -106,8 +106,8 @@ def test_bad_options_name_the_argument(small, kw, match):
 
 def test_zero_dimensional_arrays_are_scalars(small):
     m, v, y = small
-    a = socal.ce2(m, v, y, degree=np.array(4), alpha=np.array(1e-3), debias=False)
-    b = socal.ce2(m, v, y, degree=4, alpha=1e-3, debias=False)
+    a = socal.ce2(m, v, y, degree=np.array(4), ridge=np.array(1e-3), debias=False)
+    b = socal.ce2(m, v, y, degree=4, ridge=1e-3, debias=False)
     assert a.estimate == b.estimate and a.degree == 4
 
 
@@ -117,11 +117,11 @@ def test_round_off_at_the_edges_is_clipped_beyond_is_refused(small):
     m2[0], v2[0] = 1 + 1e-12, -1e-17
     ref_m, ref_v = m.copy(), v.copy()
     ref_m[0], ref_v[0] = 1.0, 0.0
-    assert socal.ce2(m2, v2, y, degree=4, alpha=1e-3, debias=False).estimate == socal.ce2(ref_m, ref_v, y, degree=4,
-                                                                          alpha=1e-3, debias=False).estimate
+    assert socal.ce2(m2, v2, y, degree=4, ridge=1e-3, debias=False).estimate == socal.ce2(ref_m, ref_v, y, degree=4,
+                                                                          ridge=1e-3, debias=False).estimate
     m32 = m.astype(np.float32)
     m32[0] = np.float32(1.0000001)
-    assert math.isfinite(socal.ce2(m32, v, y, degree=4, alpha=1e-3, debias=False).estimate)
+    assert math.isfinite(socal.ce2(m32, v, y, degree=4, ridge=1e-3, debias=False).estimate)
     m2[0] = 1 + 1e-6
     with pytest.raises(ValueError, match="'mean' parameter of ce2 must be in \\[0, 1\\]"):
         socal.ce2(m2, v, y, debias=False)
@@ -217,8 +217,8 @@ def test_progress_is_true_or_false_everywhere(small):
     checked; now every function that takes it checks it alike."""
     m, v, y = small
     rm, rv, _, ry = socal.synthetic.calibrated_population().sample_raw(400, rng=0)
-    calls = {"ce2": lambda p: socal.ce2(m, v, y, degree=2, alpha=1e-3, debias=False, progress=p),
-             "ce1": lambda p: socal.ce1(m, y, degree=2, alpha=1e-3, debias=False, progress=p),
+    calls = {"ce2": lambda p: socal.ce2(m, v, y, degree=2, ridge=1e-3, debias=False, progress=p),
+             "ce1": lambda p: socal.ce1(m, y, degree=2, ridge=1e-3, debias=False, progress=p),
              "calibration_test": lambda p: socal.calibration_test(rm, rv, ry, progress=p),
              "evaluate": lambda p: socal.evaluate(rm, rv, ry, progress=p)}
     for name, call in calls.items():
@@ -234,7 +234,7 @@ def test_an_interval_needs_a_replicate_beyond_each_end(small):
     n_boot must reach 2 / (1 - ci) (1 / (1 - upper) for the bound), checked before any work."""
     m, v, y = small
     rm, rv, _, ry = socal.synthetic.calibrated_population().sample_raw(400, rng=0)
-    kw = dict(degree=2, alpha=1e-3)
+    kw = dict(degree=2, ridge=1e-3)
     cases = [(lambda: socal.ce2(m, v, y, ci=0.999, **kw), "ce2", "2 / \\(1 - ci\\) = 2000 for ci=0.999"),
              (lambda: socal.ce1(m, y, ci=0.99, n_boot=199, **kw), "ce1", "2 / \\(1 - ci\\) = 200 for ci=0.99"),
              (lambda: socal.ce2(m, v, y, upper=0.999, **kw), "ce2", "1 / \\(1 - upper\\) = 1000 for upper=0.999"),
@@ -255,7 +255,7 @@ def test_calibration_functions_take_one_score_and_shape_errors_carry_no_percent_
     "(percentages? divide by 100)" to that shape error; one score now gives floats equal to the array's values,
     and the hint is kept for values out of range."""
     m, v, y = small
-    cf = socal.calibration_functions(m, v, y, degree=3, alpha=1e-3)
+    cf = socal.calibration_functions(m, v, y, degree=3, ridge=1e-3)
     e1, e2 = cf(0.4, 0.05)
     a1, a2 = cf(np.array([0.4]), np.array([0.05]))
     assert isinstance(e1, float) and (e1, e2) == (a1[0], a2[0]) and cf.eta2(0.4, 0.05) == e2

@@ -63,10 +63,10 @@ def _scores(cal, ev, y, cost):
     """Patient scores 2 eta2-hat - 2 eta1-hat + 0.5 - c for the seven methods (rows in METHODS order)."""
     m, v = ev["m"], ev["var"]
     mom = [(m, m * m), (m, np.clip(m * m + v, m * m, m))]
-    fits = (FirstOrderPlatt(ndim=1, degree=6, alpha=RIDGE).fit(cal["m"], None, y[:, :1]),
-            FirstOrderPlatt(ndim=2, degree=4, alpha=RIDGE).fit(cal["m"], cal["var"], y[:, :1]),
-            SecondOrderPlatt(ndim=1, degree=6, alpha=RIDGE).fit(cal["m"], None, y),
-            SecondOrderPlatt(ndim=2, degree=4, alpha=RIDGE).fit(cal["m"], cal["var"], y))
+    fits = (FirstOrderPlatt(ndim=1, degree=6, ridge=RIDGE).fit(cal["m"], None, y[:, :1]),
+            FirstOrderPlatt(ndim=2, degree=4, ridge=RIDGE).fit(cal["m"], cal["var"], y[:, :1]),
+            SecondOrderPlatt(ndim=1, degree=6, ridge=RIDGE).fit(cal["m"], None, y),
+            SecondOrderPlatt(ndim=2, degree=4, ridge=RIDGE).fit(cal["m"], cal["var"], y))
     for f in fits:
         mom.append(f.predict_moments(m, v if f.ndim == 2 else None))
     out = [2 * e2 - 2 * e1 + 0.5 - cost for e1, e2 in mom]

@@ -93,7 +93,7 @@ def _calibration_seed(s, task, ens, truth, h, n_cal, n_eval, degree):
     mt, vt = perturb_from_stream(*ens.scores(x), h=h, rng=g)
     with warnings.catch_warnings(record=True) as caught:  # the paper's floor-only ridge is near-singular by design
         warnings.simplefilter("always", ConditioningWarning)
-        platt = SecondOrderPlatt(degree=degree, alpha=0.0).fit(mt, vt, task.labels(x, k=2, rng=g))
+        platt = SecondOrderPlatt(degree=degree, ridge=0.0).fit(mt, vt, task.labels(x, k=2, rng=g))
     n_warn = sum(issubclass(w.category, ConditioningWarning) for w in caught)
     xe = task.sample_x(n_eval, g)
     me, ve = perturb_from_stream(*ens.scores(xe), h=h, rng=g)
