@@ -673,13 +673,12 @@ def multiclass_test(mean=None, cov=None, labels=None, *, counts=None, chunks=Non
     func = "multiclass_test"
     check_rng(rng, func, "rng")  # validated before any pass; the parts read it as the binary test does
     alpha = check_parameters({"alpha": level_rule(allow_none=False)}, func, {"alpha": alpha})["alpha"]
-    if chunks is not None:
-        if any(x is not None for x in (mean, cov, labels, counts)):
-            raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
-        return _chunked_test(chunks, rng, func, alpha)
-    from .sources import is_dask
+    from .sources import input_kind
 
-    if is_dask(mean, cov, labels, counts):
+    kind = input_kind(func, (mean, cov, labels, counts), chunks)
+    if kind == "chunks":
+        return _chunked_test(chunks, rng, func, alpha)
+    if kind == "dask":
         return _dask_test(mean, cov, labels, counts, rng, func, alpha)
     m, _, v, A = check_multiclass(mean, cov, labels, counts=counts, func=func)
     return _in_memory(m, v, A, rng, alpha)
@@ -970,11 +969,10 @@ def evaluate_multiclass(mean=None, cov=None, labels=None, *, counts=None, chunks
 
 def _gathered(mean, cov, labels, counts, chunks, func):
     """(m, v, A) in memory from arrays, dask arrays or chunks, each piece validated by :func:`check_multiclass`."""
-    from .sources import is_dask
+    from .sources import input_kind
 
-    if chunks is not None:
-        if any(x is not None for x in (mean, cov, labels, counts)):
-            raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
+    kind = input_kind(func, (mean, cov, labels, counts), chunks)
+    if kind == "chunks":
         parts = []
         for i, m, v, A in _validated_chunks(chunks, func):
             if parts and m.shape[1] != parts[0][0].shape[1]:
@@ -985,7 +983,7 @@ def _gathered(mean, cov, labels, counts, chunks, func):
             raise ValueError(f"The 'chunks' source of {func} gave no chunks.")
         mean, cov, counts = (np.concatenate([p[j] for p in parts]) for j in range(3))
         labels = None
-    elif is_dask(mean, cov, labels, counts):
+    elif kind == "dask":
         import dask
         import dask.array as da
 

@@ -29,7 +29,7 @@ from .degrees import DEFAULT_FOLDS, MAX_DEGREE, check_n, resolve_alphas, resolve
 from .deviations import DeviationPass
 from .fitting import SEARCHES, select_and_fit
 from .lepski import Candidate, choose_degree, finer_fits
-from .sources import ArraySource, ChunkSource, DaskSource, Rows, check_rows, is_dask
+from .sources import ArraySource, ChunkSource, DaskSource, check_rows, input_kind
 from .rowkeys import CensusPass
 from .snapshots import targets
 from .sufficient import SufficientStats
@@ -107,13 +107,14 @@ def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None, s
     need no 'chunks' (the source is then None).  With a started ``checkpoint``
     (:class:`socal.checkpoint.Checkpoint`) the passes resume and save (:class:`ChunkSource`): arrays are split into
     chunks of ``checkpoint.rows`` rows; dask collections are refused (dask recomputes what a lost worker held)."""
-    if isinstance(mean, Rows):  # validated by the public call that passes them on
+    kind = input_kind(func, (mean, var, labels, counts), chunks, prebuilt=(SufficientStats,))
+    if kind == "validated":  # validated by the public call that passes them on
         rows = mean.astuple() if ndim == 2 else (mean.m, None, mean.a, mean.k)
         if checkpoint is not None:
             return ChunkSource.from_arrays(*rows, func, ndim, responses, rows=checkpoint.rows,
                                            checkpoint=checkpoint), None
         return ArraySource(*rows), None
-    if isinstance(mean, SufficientStats):
+    if kind == "prebuilt":
         if var is not None or labels is not None or counts is not None:
             raise ValueError(f"With SufficientStats as the first argument of {func}, the data come from 'chunks'; "
                              f"'var', 'labels' and 'counts' must be None.")
@@ -124,14 +125,9 @@ def data_source(func, ndim, mean, var, labels, counts, chunks, responses=None, s
                              f"second pass over the data (the absolute deviations at the fitted functions).")
         stats = mean.view(ndim, responses or ndim)
         return ChunkSource(chunks, func, ndim, responses, checkpoint=checkpoint), stats
-    if chunks is not None:
-        if mean is not None or var is not None or labels is not None or counts is not None:
-            raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
+    if kind == "chunks":
         return ChunkSource(chunks, func, ndim, responses, checkpoint=checkpoint), None
-    if mean is None:
-        raise ValueError(f"The 'mean' parameter of {func} must be an array of means in [0, 1] or SufficientStats "
-                         f"(or pass 'chunks'). Got None instead.")
-    if is_dask(mean, var, labels, *(counts if isinstance(counts, (tuple, list)) else ())):
+    if kind == "dask":
         if checkpoint is not None:
             raise ValueError(f"The 'checkpoint' parameter of {func} is for chunks and in-memory arrays; a dask run "
                              f"recomputes the partitions a lost worker held by itself. Got dask collections.")

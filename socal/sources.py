@@ -20,7 +20,8 @@ import numpy as np
 from ._progress import Bar
 from ._validation import check_aligned, check_labels, check_mean, check_scores
 
-__all__ = ["ArraySource", "ChunkSource", "DaskSource", "Rows", "is_dask", "check_rows", "iter_chunks", "validate_chunk"]
+__all__ = ["ArraySource", "ChunkSource", "DaskSource", "Rows", "is_dask", "check_rows", "iter_chunks", "validate_chunk",
+           "input_kind", "KINDS"]
 
 
 class Rows:
@@ -189,6 +190,40 @@ def is_dask(*objs):
     from dask import is_dask_collection
 
     return any(is_dask_collection(o) for o in objs if o is not None)
+
+
+KINDS = ("validated", "prebuilt", "chunks", "dask", "arrays")
+
+
+def input_kind(func, data, chunks, prebuilt=()):
+    """Which kind of input a public call was given, from its data arguments ``data`` (the first is ``mean``; the
+    others are those of ``names``) and ``chunks``, counts last; the one place every call (binary and multiclass estimators and
+    tests) decides it, so each refuses a mixture with the same words.  In order:
+
+    - 'validated': :class:`Rows` another public call validated (``data[0]``, the call's ``mean``);
+    - 'prebuilt': mergeable statistics, an instance of a type in ``prebuilt`` (``data[0]``; what else the call
+      needs with them is the caller's rule);
+    - 'chunks': a chunk source, with every data argument None;
+    - 'dask': any data argument a dask collection (a counts pair counts by its parts);
+    - 'arrays': in-memory arrays.
+
+    A ValueError names the rule when arrays and ``chunks`` are both given, or neither."""
+    first = data[0]
+    if isinstance(first, Rows):
+        return "validated"
+    if prebuilt and isinstance(first, tuple(prebuilt)):
+        return "prebuilt"
+    if chunks is not None:
+        if any(x is not None for x in data):
+            raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
+        return "chunks"
+    if first is None:
+        kinds = "".join(f" or {t.__name__}" for t in prebuilt)
+        raise ValueError(f"The 'mean' parameter of {func} must be an array of means in [0, 1]{kinds} (or pass "
+                         f"'chunks'). Got None instead.")
+    last = data[-1]  # counts: a (positives, trials) pair counts by its parts
+    pair = list(last) if isinstance(last, (tuple, list)) and len(last) == 2 else [last]
+    return "dask" if is_dask(*data[:-1], *pair) else "arrays"
 
 
 def _partitions(x, rows_chunks=None):

@@ -71,7 +71,7 @@ import numpy as np
 
 from .reference import GroupSums, effective_events, group_laws, shapes, simulate_columns
 from .snapshots import beta_moments, target_covariance
-from .sources import ArraySource, ChunkSource, DaskSource, Rows, check_rows, is_dask, is_empty_chunk
+from .sources import ArraySource, ChunkSource, DaskSource, check_rows, input_kind, is_empty_chunk
 from ._typing import ArrayLike, Chunks, Counts
 from .tables import Tabular
 from ._validation import (FEASIBILITY_SLACK, Rule, bool_rule, check_float, check_parameters, check_rng,
@@ -1694,18 +1694,17 @@ def calibration_test(mean: ArrayLike | CalibrationTestStats | None = None, var: 
     cp = as_checkpoint(checkpoint, func)
     if cp is not None:
         cp.start(func, dict(order=order, degree=degree, covariance=covariance))  # alpha: read after the pass
-    if chunks is not None:
-        if any(x is not None for x in (mean, var, labels, counts)):
-            raise ValueError(f"Pass either arrays or 'chunks' to {func}, not both.")
+    kind = input_kind(func, (mean, var, labels, counts), chunks)  # the prebuilt statistics: read above
+    if kind == "chunks":
         source = ChunkSource(chunks, func, ndim, order, one_pass=True, checkpoint=cp)  # the test reads the data once
-    elif is_dask(mean, var, labels, *(counts if isinstance(counts, (tuple, list)) else ())):
+    elif kind == "dask":
         if cp is not None:
             raise ValueError(f"The 'checkpoint' parameter of {func} is for chunks and in-memory arrays; a dask run "
                              f"recomputes the partitions a lost worker held by itself. Got dask collections.")
         source = DaskSource(mean, var, labels, counts, func, ndim, order)
     else:
-        rows = mean.astuple() if isinstance(mean, Rows) else check_rows(func, order, mean, var, labels, counts, order,
-                                                                         raw=True)
+        rows = mean.astuple() if kind == "validated" else check_rows(func, order, mean, var, labels, counts, order,
+                                                                      raw=True)
         source = ArraySource(*rows) if cp is None else \
             ChunkSource.from_arrays(*rows, func, ndim, order, rows=cp.rows, checkpoint=cp)
     stats = source.map_reduce(TestPass(order, isinstance(source, ArraySource), covariance), progress=progress,

@@ -1,0 +1,42 @@
+"""One function decides what kind of data a public call was given (socal.sources.input_kind, issue 74): the binary
+estimators, the binary test and the multiclass test and evaluation refuse the same mixtures with the same words."""
+
+import numpy as np
+import pytest
+
+import socal
+from socal.sources import KINDS, Rows, input_kind
+
+
+def test_each_kind_is_told_apart():
+    m = np.full(4, 0.5)
+    assert input_kind("f", (Rows(m, m, m, m), None, None, None), None) == "validated"
+    stats = socal.SufficientStats(ndim=2)
+    assert input_kind("f", (stats, None, None, None), None, prebuilt=(socal.SufficientStats,)) == "prebuilt"
+    assert input_kind("f", (None, None, None, None), [{}]) == "chunks"
+    assert input_kind("f", (m, m, None, (m, m)), None) == "arrays"
+    da = pytest.importorskip("dask.array", reason="the dask kind needs dask")
+    assert input_kind("f", (m, m, None, (m, da.from_array(m))), None) == "dask"  # a counts pair by its parts
+    assert set(KINDS) == {"validated", "prebuilt", "chunks", "dask", "arrays"}
+
+
+def _calls():
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(300, rng=0)
+    P, S, Y = socal.synthetic.DirichletEnsemble(C=3).sample(300, rng=0, diagonal=True)
+    chunks = [dict(mean=m, var=v, labels=y)]
+    return {
+        "ce2": lambda **kw: socal.ce2(**{"mean": m, "var": v, "labels": y, **kw}),
+        "calibration_test": lambda **kw: socal.calibration_test(**{"mean": m, "var": v, "labels": y, **kw}),
+        "multiclass_test": lambda **kw: socal.multiclass.multiclass_test(**{"mean": P, "cov": S, "labels": Y, **kw}),
+        "evaluate_multiclass": lambda **kw: socal.multiclass.evaluate_multiclass(**{"mean": P, "cov": S, "labels": Y,
+                                                                                   **kw}),
+    }, chunks
+
+
+@pytest.mark.parametrize("name", ["ce2", "calibration_test", "multiclass_test", "evaluate_multiclass"])
+def test_every_call_refuses_arrays_with_chunks_and_nothing_at_all_in_the_same_words(name):
+    calls, chunks = _calls()
+    with pytest.raises(ValueError, match=f"Pass either arrays or 'chunks' to {name}, not both"):
+        calls[name](chunks=chunks)
+    with pytest.raises(ValueError, match=f"The 'mean' parameter of {name} must be an array"):
+        calls[name](mean=None, chunks=None)
