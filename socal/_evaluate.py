@@ -356,9 +356,12 @@ def evaluate(raw_mean: ArrayLike, raw_var: ArrayLike, labels: ArrayLike | None =
     got = check_parameters(EVALUATE_PARAMETERS, func, dict(h=h, ci=ci, n_boot=n_boot, progress=progress,
                                                              reference=reference))
     h, ci, n_boot = got["h"], got["ci"], got["n_boot"]
-    m, v = check_scores(raw_mean, raw_var, func, raw=True, names=("raw_mean", "raw_var"))
-    check_aligned(func, (("raw_mean", raw_mean), ("labels", labels), ("counts", counts)))  # var: in check_scores
-    a, k = check_labels(labels, m.shape[0], func, counts=counts)
+    if isinstance(raw_mean, Rows):  # validated by the public call that hands them on (the multiclass evaluation)
+        m, v, a, k = raw_mean.astuple()
+    else:
+        m, v = check_scores(raw_mean, raw_var, func, raw=True, names=("raw_mean", "raw_var"))
+        check_aligned(func, (("raw_mean", raw_mean), ("labels", labels), ("counts", counts)))  # var: in check_scores
+        a, k = check_labels(labels, m.shape[0], func, counts=counts)
     choice = None
     if h == "auto":
         if m.shape[0] < 10:

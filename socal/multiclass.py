@@ -692,7 +692,8 @@ def _in_memory(m, v, A, rng, alpha=0.05):
 
     n, C = m.shape
     K = A.sum(axis=1)
-    classes = (CalibrationTestStats().update(m[:, c], v[:, c], counts=(A[:, c], K)) for c in range(C))
+    # the rows were validated once, as a whole (check_multiclass): each class's are added as they are
+    classes = (CalibrationTestStats().add_validated(m[:, c], v[:, c], A[:, c], K) for c in range(C))
     top, trace = _top_and_trace(m, v, A, K)
     return _read(classes, C, top, trace, n, (int(K.min()), int(K.max())), rng, alpha)
 
@@ -712,7 +713,7 @@ def _top_and_trace(m, v, A, K):
 
     t = np.argmax(m, axis=1)
     rows = np.arange(m.shape[0])
-    top = CalibrationTestStats().update(m[rows, t], v[rows, t], counts=(A[rows, t], K))
+    top = CalibrationTestStats().add_validated(m[rows, t], v[rows, t], A[rows, t], K)
     return top, TraceStats(m.shape[1]).update(m, v, A)
 
 
@@ -729,7 +730,7 @@ def _chunk_part(m, v, A):
                          f"allows itself. Pass in-memory arrays (their classes are read one at a time) or fewer "
                          f"classes.")
     K = A.sum(axis=1)
-    classes = [CalibrationTestStats().update(m[:, c], v[:, c], counts=(A[:, c], K)) for c in range(C)]
+    classes = [CalibrationTestStats().add_validated(m[:, c], v[:, c], A[:, c], K) for c in range(C)]  # validated
     top, trace = _top_and_trace(m, v, A, K)
     return classes, top, trace, m.shape[0], (int(K.min()), int(K.max()))
 
@@ -939,6 +940,7 @@ def evaluate_multiclass(mean=None, cov=None, labels=None, *, counts=None, chunks
     """
     from ._evaluate import evaluate
     from .checkpoint import Checkpoint, as_checkpoint
+    from .sources import Rows
 
     func = "evaluate_multiclass"
     cp = as_checkpoint(checkpoint, func)
@@ -956,11 +958,12 @@ def evaluate_multiclass(mean=None, cov=None, labels=None, *, counts=None, chunks
             return None
         return Checkpoint(f"{os.fspath(cp.path)}.{tag}", every=cp.every, rows=cp.rows)
 
-    classes = tuple(evaluate(m[:, c], v[:, c], counts=(A[:, c], K), rng=streams[c], checkpoint=part(f"class{c}"),
+    # the rows were validated once, as a whole (_gathered): each class's are handed on as they are
+    classes = tuple(evaluate(Rows(m[:, c], v[:, c], A[:, c], K), None, rng=streams[c], checkpoint=part(f"class{c}"),
                              **kw) for c in range(C))
     t = np.argmax(m, axis=1)
     rows = np.arange(n)
-    top = evaluate(m[rows, t], v[rows, t], counts=(A[rows, t], K), rng=streams[C], checkpoint=part("top"), **kw)
+    top = evaluate(Rows(m[rows, t], v[rows, t], A[rows, t], K), None, rng=streams[C], checkpoint=part("top"), **kw)
     # the verdict is multiclass_test's on the same rows (its parts' simulation gates are the verdict's, not the
     # evaluations' own: a class's Evaluation.test keeps the binary test's default)
     test = _in_memory(m, v, A, None)

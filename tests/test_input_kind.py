@@ -40,3 +40,26 @@ def test_every_call_refuses_arrays_with_chunks_and_nothing_at_all_in_the_same_wo
         calls[name](chunks=chunks)
     with pytest.raises(ValueError, match=f"The 'mean' parameter of {name} must be an array"):
         calls[name](mean=None, chunks=None)
+
+
+def _call_path():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "call_path.py"
+    spec = importlib.util.spec_from_file_location("call_path", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_evaluate_validates_its_rows_once_binary_and_multiclass():
+    """The multiclass evaluation validated its rows C + 2 times (once as a whole, again in each class's and the top
+    label's evaluation); now once, handed on as Rows.  Control: two calls count two."""
+    trace = _call_path().trace
+    m, v, _, y = socal.synthetic.toy_population().sample_raw(400, rng=0)
+    P, S, Y = socal.synthetic.DirichletEnsemble(C=3).sample(300, rng=0, diagonal=True)
+    kw = dict(h=1 / 16, n_boot=20, rng=0)
+    assert trace(lambda: socal.evaluate(m, v, y, **kw))[2] == 1
+    assert trace(lambda: socal.evaluate(P, S, Y, **kw))[2] == 1
+    assert trace(lambda: (socal.calibration_test(m, v, y), socal.calibration_test(m, v, y)))[2] == 2

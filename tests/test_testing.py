@@ -532,9 +532,10 @@ def test_properties_p_in_unit_interval_and_label_flip_invariance(case):
     m = rng.uniform(0.02, 0.98, n)
     v = rng.uniform(0, 1, n) * m * (1 - m)
     y = (rng.random((n, k)) < rng.uniform(0, 1, (n, 1))).astype(float)
-    a = socal.calibration_test(m, v if order == 2 else None, y, order=order)
-    # the mirror's statistic only (its reference's replicates would repeat a's draws' cost: these labels ignore m,
-    # so a simulated reference draws all 999)
+    # the simulated reference (where votes are sparse) at up to 300 items; beyond, the statistic under the chi-square
+    # reference: the flip acts on the statistic, and a simulated p there costs seconds per example (these labels
+    # ignore m, so it draws all 999 replicates at each end of the third moment's interval)
+    a = socal.calibration_test(m, v if order == 2 else None, y, order=order, reference="auto" if n <= 300 else "chi2")
     b = socal.calibration_test(1 - m, v if order == 2 else None, 1 - y, order=order, reference="chi2")
     assert 0.0 <= a.pvalue <= 1.0 and a.statistic >= 0.0
     assert b.df == a.df
@@ -580,7 +581,8 @@ def test_to_dict_is_strict_json_where_a_direction_is_undetectable():
 _edge_means = st.sampled_from([0.0, 1.0, 5e-324, 1e-300, 1e-12, 0.5, 1 - 1e-12, 1 - 2**-53])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)  # 60 took 114 s: each example simulates 999 replicates at two laws
+@example(n=400, seed=5, kmax=60, edge=[(5e-324, 0.0), (1.0, 1.0), (1 - 2**-53, 0.5), (0.0, 0.5), (1e-300, 1.0)])
 @given(n=st.integers(10, 400), seed=st.integers(0, 2**32 - 1), kmax=st.integers(2, 60),
        edge=st.lists(st.tuples(_edge_means, st.sampled_from([0.0, 0.5, 1.0])), min_size=1, max_size=6))
 def test_many_labels_never_give_nan(n, seed, kmax, edge):
