@@ -15,8 +15,8 @@ import numpy as np
 from ._validation import bandwidth_axes, check_bandwidth, check_float, check_int
 
 __all__ = ["MAX_DEGREE", "DEFAULT_MAX_DEGREE", "MIN_DEGREE", "DEFAULT_ALPHAS", "theta", "paper_degree",
-           "degree_schedule", "resolution_degree", "resolve_degrees", "resolve_alphas", "stream_cap", "training_rows",
-           "check_n", "scalar", "MIN_ROWS_PER_COEF", "admissible_degree"]
+           "degree_schedule", "resolution_degree", "resolve_degrees", "check_degree", "resolve_alphas", "stream_cap",
+           "training_rows", "check_n", "scalar", "MIN_ROWS_PER_COEF", "admissible_degree"]
 
 MAX_DEGREE = 200  # the one limit on the degree per axis: 201^2 = 40,401 coefficients in 2-D
 DEFAULT_ALPHAS = tuple(float(10.0 ** e) for e in range(-6, 1))  # the paper's ridge grid 1e-6 ... 1
@@ -66,6 +66,28 @@ def degree_schedule(lmax, floor=MIN_DEGREE):
 def scalar(x):
     """0-d numpy arrays as their Python scalar (a degree of np.array(4) is the degree 4)."""
     return x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x
+
+
+def check_degree(func, degree, h):
+    """The checks of ``degree`` that need no data (its type and range; 'paper' needs ``h``), made with the other
+    settings before any row is read: a bad degree used to be refused only after the statistics pass had read every
+    chunk (issue 74).  What depends on n (a degree too large for the rows) is :func:`resolve_degrees`'."""
+    degree = scalar(degree)
+    if isinstance(degree, str):
+        if degree != "paper":
+            raise ValueError(f"The 'degree' parameter of {func} must be None, 'paper', an int in the range [0, "
+                             f"{MAX_DEGREE}] or a list of such ints. Got {degree!r} instead.")
+        if h is None:
+            raise ValueError(f"The 'h' parameter of {func} must be given when degree='paper' (the rule "
+                             f"l = ceil(2 log n / log theta(h)) needs it). Got None instead.")
+    elif isinstance(degree, (list, tuple, range, np.ndarray)):
+        if np.ndim(degree) != 1 or len(degree) == 0:
+            raise ValueError(f"The 'degree' parameter of {func} must be None, 'paper', an int in the range [0, "
+                             f"{MAX_DEGREE}] or a non-empty list of such ints. Got {degree!r} instead.")
+        for d in degree:
+            check_int(scalar(d), "degree", func, 0, MAX_DEGREE)
+    elif degree is not None:
+        check_int(degree, "degree", func, 0, MAX_DEGREE)
 
 
 def resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=True):

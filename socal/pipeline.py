@@ -25,7 +25,8 @@ from ._validation import (bandwidth_rule, bool_rule, check_parameters, check_rng
 from .bootstrap import DEFAULT_OPTIONS, bootstrap
 from .weights import PoissonWeights
 from .world import DeviationWorldPass, SecondMomentPass, second_moment_fit, world_fraction
-from .degrees import DEFAULT_FOLDS, MAX_DEGREE, check_n, resolve_alphas, resolve_degrees, stream_cap, training_rows
+from .degrees import (DEFAULT_FOLDS, MAX_DEGREE, check_degree, check_n, resolve_alphas, resolve_degrees, stream_cap,
+                      training_rows)
 from .deviations import DeviationPass
 from .fitting import SEARCHES, select_and_fit
 from .lepski import Candidate, choose_degree, finer_fits
@@ -92,6 +93,7 @@ def estimator_settings(func, *, ndim, h, degree, ridge, folds=None, holdout=None
     if ndim == 1 and isinstance(h, tuple):  # the first-order fit lives on the mean axis alone
         h = h[0]
     check_split(func, got["folds"], holdout)
+    check_degree(func, degree, h)
     alphas, select_alpha = resolve_alphas(func, ridge)
     folds = got["folds"]
     return Settings(h=h, degree=degree, ridge=ridge, folds=DEFAULT_FOLDS if folds is None else folds,

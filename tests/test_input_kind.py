@@ -63,3 +63,31 @@ def test_evaluate_validates_its_rows_once_binary_and_multiclass():
     assert trace(lambda: socal.evaluate(m, v, y, **kw))[2] == 1
     assert trace(lambda: socal.evaluate(P, S, Y, **kw))[2] == 1
     assert trace(lambda: (socal.calibration_test(m, v, y), socal.calibration_test(m, v, y)))[2] == 2
+
+
+BAD_SETTINGS = [dict(degree="Paper"), dict(degree=[]), dict(degree="paper"), dict(degree=[3, "x"]), dict(degree=4.5),
+                dict(degree=True), dict(ci=2.0), dict(ridge=-1.0), dict(search="x"), dict(folds=1), dict(h=0.0),
+                dict(n_boot=5, ci=0.9), dict(max_degree=-1)]
+
+
+@pytest.mark.parametrize("call", ["ce2", "ce1", "calibration_functions"])
+@pytest.mark.parametrize("bad", BAD_SETTINGS, ids=lambda d: ",".join(f"{k}={v!r}" for k, v in d.items()))
+def test_every_setting_is_refused_before_a_chunk_is_read(call, bad):
+    """Issue 74: with chunks, a bad degree ("Paper", [], 'paper' without h) was refused only after the statistics
+    pass had read every chunk.  Control: valid settings read them."""
+    m, v, y = socal.synthetic.toy_population().sample(1200, h=1 / 16, rng=0)
+    reads = [0]
+
+    def chunks():
+        for i in range(0, 1200, 400):
+            reads[0] += 1
+            yield dict(mean=m[i:i + 400], var=v[i:i + 400], labels=y[i:i + 400])
+
+    fn = getattr(socal, call)
+    if call == "calibration_functions" and ("ci" in bad or "n_boot" in bad):
+        pytest.skip("calibration_functions has no interval")
+    with pytest.raises(ValueError, match="parameter of"):
+        fn(chunks=chunks, **bad)
+    assert reads[0] == 0
+    fn(chunks=chunks, degree=3, debias=False) if call != "calibration_functions" else fn(chunks=chunks, degree=3)
+    assert reads[0] > 0
