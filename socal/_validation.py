@@ -50,8 +50,17 @@ MAX_TRIALS = 2**53  # labels per item: whole numbers above 2^53 are not exact in
 FEASIBILITY_SLACK = 1e-12
 
 
-def _fail(name, func, rule, got):
-    return ValueError(f"The '{name}' parameter of {func} must be {rule}. Got {got} instead.")
+class InputError(ValueError):
+    """A ValueError that names the argument and the rule, with ``kind`` the rule broken ('ndim', 'finite', or
+    None): a caller that adds a hint reads ``kind``, never the message's text (issue 74)."""
+
+    def __init__(self, message, kind=None):
+        super().__init__(message)
+        self.kind = kind
+
+
+def _fail(name, func, rule, got, kind=None):
+    return InputError(f"The '{name}' parameter of {func} must be {rule}. Got {got} instead.", kind)
 
 
 def _describe(x):
@@ -103,13 +112,13 @@ def check_array(x, name, func, *, ndim=1, finite=True, lo=None, hi=None, rule=No
     if ndim == 1 and arr.ndim == 0:
         raise _fail(name, func, "a one-dimensional array", "a scalar")
     if arr.ndim != ndim:
-        raise _fail(name, func, f"a {ndim}-dimensional array", f"an array of shape {arr.shape}")
+        raise _fail(name, func, f"a {ndim}-dimensional array", f"an array of shape {arr.shape}", kind="ndim")
     if arr.shape[0] < min_len:
         raise _fail(name, func, f"an array with at least {min_len} row{'s' if min_len != 1 else ''}",
                     f"an array of shape {arr.shape}")
     if finite and not np.all(np.isfinite(arr)):
         bad = int(np.count_nonzero(~np.isfinite(arr)))
-        raise _fail(name, func, "finite (no NaN or inf)", f"{bad} non-finite value(s)")
+        raise _fail(name, func, "finite (no NaN or inf)", f"{bad} non-finite value(s)", kind="finite")
     if lo is not None or hi is not None:
         low = -np.inf if lo is None else lo
         high = np.inf if hi is None else hi
@@ -319,11 +328,11 @@ def check_labels(labels, n, func, *, counts=None, min_k=2):
         labels = np.asarray(from_frame(labels))[:, None]
     try:
         y = check_array(labels, "labels", func, ndim=2)
-    except ValueError as exc:
-        if min_k == 2 and ndim_of(labels) == 1 and "2-dimensional" in str(exc):  # one label per item
+    except InputError as exc:
+        if min_k == 2 and ndim_of(labels) == 1 and exc.kind == "ndim":  # one label per item
             raise ValueError(f"{exc} A k-snapshot needs k >= 2 labels per item, an (n, k) array; with one label "
                              f"per item only the first-order error can be measured (ce1).") from None
-        if "finite" in str(exc):  # NaN labels are usually missing votes
+        if exc.kind == "finite":  # NaN labels are usually missing votes
             raise ValueError(f"{exc} (missing votes? pass counts=(positives, trials) with each item's own number of "
                              f"labels instead)") from None
         raise

@@ -91,3 +91,25 @@ def test_every_setting_is_refused_before_a_chunk_is_read(call, bad):
     assert reads[0] == 0
     fn(chunks=chunks, degree=3, debias=False) if call != "calibration_functions" else fn(chunks=chunks, degree=3)
     assert reads[0] > 0
+
+
+def test_hints_follow_the_rule_broken_not_the_messages_text():
+    """check_labels adds its hints from the error's kind (socal._validation.InputError), once read from its text."""
+    from socal._validation import InputError, check_array, check_labels
+
+    with pytest.raises(InputError) as e:
+        check_array(np.zeros((2, 2)), "x", "f")
+    assert e.value.kind == "ndim"
+    with pytest.raises(InputError) as e:
+        check_array([1.0, np.nan], "x", "f")
+    assert e.value.kind == "finite"
+    with pytest.raises(InputError) as e:
+        check_array([2.0], "x", "f", lo=0, hi=1)
+    assert e.value.kind is None
+    with pytest.raises(ValueError, match="only the first-order error can be measured"):
+        check_labels(np.zeros(3), 3, "f")
+    with pytest.raises(ValueError, match="missing votes"):
+        check_labels(np.array([[0.0, np.nan]] * 3), 3, "f")
+    with pytest.raises(ValueError) as e:  # the control: another broken rule gets neither hint
+        check_labels(np.full((3, 2), 2.0), 3, "f")
+    assert "missing votes" not in str(e.value) and "first-order" not in str(e.value)
