@@ -261,6 +261,11 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, ridge,
                          f"the plug-in alone draws no bootstrap replicates; leave 'n_boot' out or set debias=True.")
     source, stats = data_source(kind, ndim, mean, var, labels, counts, chunks, checkpoint=cp)
     built = stats is None
+    if not built and opts.fold_rng is not None:
+        # the draw a build of the statistics takes from the seed (their folds' salt): statistics the caller built
+        # with the same seed (SufficientStats(rng=seed), the torch metric's) then give the bootstrap the seed the
+        # one-shot call gives it, so the two agree (socal.torchmetric)
+        opts.fold_rng.integers(0, 2**63 - 1, dtype=np.int64)
     # the headline: CV, checked against finer degrees by Lepski's rule; the plug-in alone keeps the former default
     fit, stats = fit_from(source, stats, opts, ndim, kind, progress, use_h_floor=not debias)
     fits = [fit]

@@ -54,6 +54,55 @@ def test_equals_the_one_shot_test_in_any_batching(n, var_factor, rare, reference
     assert float(metric.compute()["pvalue"]) == pytest.approx(one.pvalue, rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.parametrize("order", [2, 1])
+def test_ce2_and_ce1_equal_the_one_shot_estimators_in_any_batching(order):
+    """With h the metric keeps the fit's statistics of the perturbed scores; ce2/ce1 take the batches again for the
+    deviation pass and equal socal.ce2/ce1 on the concatenated perturbed data with the same seed, interval included.
+    Control: another seed perturbs otherwise and moves the estimate.  The rare-event data tie their means (rows of
+    one mean and votes repeat across batches, which a batch cannot see: they share a fold, as SufficientStats.update
+    says), so order 1 reads the ensemble-like data, whose rows are distinct."""
+    m, v, a, k = _data(3000, 5, 0.3, rare=order == 2)
+    g = np.random.default_rng(4)
+    cuts = np.r_[0, np.sort(g.choice(np.arange(1, 3000), 9, replace=False)), 3000]
+    batches = [(m[i:j], v[i:j] if order == 2 else None, (a[i:j], k[i:j])) for i, j in zip(cuts[:-1], cuts[1:])]
+    metric = SecondOrderCalibration(order=order, h=1 / 16, rng=3)
+    for mm, vv, (aa, kk) in batches:
+        metric.update(torch.tensor(mm), None if vv is None else torch.tensor(vv),
+                      counts=(torch.tensor(aa), torch.tensor(kk)))
+    key = np.column_stack([a, k])
+    if order == 2:
+        pm, pv = socal.perturb(m, v, h=1 / 16, rng=metric.perturbation_seed, key=key)
+        got, one = metric.ce2(batches, ci=0.9, n_boot=40), socal.ce2(pm, pv, counts=(a, k), h=1 / 16, rng=3, ci=0.9,
+                                                                       n_boot=40)
+    else:
+        pm = socal.perturb_mean(m, h=1 / 16, rng=metric.perturbation_seed, key=key)
+        got, one = metric.ce1(batches, ci=0.9, n_boot=40), socal.ce1(pm, counts=(a, k), h=1 / 16, rng=3, ci=0.9,
+                                                                       n_boot=40)
+    assert got.n == one.n == 3000 and got.degree == one.degree
+    assert got.estimate == pytest.approx(one.estimate, rel=1e-9, abs=1e-12)
+    assert got.ci.low == pytest.approx(one.ci.low, rel=1e-9) and got.ci.high == pytest.approx(one.ci.high, rel=1e-9)
+    if order == 2:  # the fit alone, from the statistics: socal.calibration_functions on the perturbed data
+        fit, ref = metric.calibration_functions(), socal.calibration_functions(pm, pv, counts=(a, k), h=1 / 16, rng=3)
+        assert fit.degree == ref.degree and np.allclose(fit(pm[:50], pv[:50])[1], ref(pm[:50], pv[:50])[1],
+                                                         rtol=1e-9, atol=1e-12)
+    other = SecondOrderCalibration(order=order, h=1 / 16, rng=4)
+    for mm, vv, (aa, kk) in batches:
+        other.update(mm, vv, counts=(aa, kk))
+    moved = other.ce2(batches, debias=False) if order == 2 else other.ce1(batches, debias=False)
+    assert moved.estimate != (metric.ce2(batches, debias=False) if order == 2 else metric.ce1(batches,
+                                                                                              debias=False)).estimate
+
+
+def test_the_estimators_need_h_and_an_int_seed():
+    metric = SecondOrderCalibration()
+    with pytest.raises(ValueError, match="needs the perturbation's bandwidth"):
+        metric.ce2([])
+    with pytest.raises(ValueError, match="'rng' parameter of SecondOrderCalibration must be an int seed"):
+        SecondOrderCalibration(h=1 / 16, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="'h' parameter"):
+        SecondOrderCalibration(h=-1.0)
+
+
 def test_order_one_and_reset():
     m, v, a, k = _data(3000, 3)
     metric = SecondOrderCalibration(order=1)
@@ -108,15 +157,19 @@ _WORKER = textwrap.dedent("""
         dist.init_process_group("gloo", rank=rank, world_size=world)
         m, v, _, (a, k) = socal.synthetic.RareEventPopulation(var_factor=0.3).sample_counts(
             4000, rng=np.random.default_rng(5))
-        metric = SecondOrderCalibration()
+        metric = SecondOrderCalibration(h=1 / 16, rng=3)
         for s in range(rank * 250, 4000, world * 250):  # batches dealt out in turn
             sl = slice(s, s + 250)
             metric.update(torch.tensor(m[sl]), torch.tensor(v[sl]), counts=(torch.tensor(a[sl]), torch.tensor(k[sl])))
         res = metric.test()
+        # the estimators' statistics are synced (a collective: every rank calls); the deviation pass reads all rows
+        every = [(m[s:s + 250], v[s:s + 250], (a[s:s + 250], k[s:s + 250])) for s in range(0, 4000, 250)]
+        ce2 = metric.ce2(every, debias=False)
         if rank == 0:
             with open(out, "w") as fh:
                 json.dump({"pvalue": res.pvalue, "statistic": res.statistic, "reference": res.reference,
-                           "n": res.n, "variances": res.variance_part.pvalue}, fh)
+                           "n": res.n, "variances": res.variance_part.pvalue, "ce2": ce2.estimate,
+                           "ce2_degree": ce2.degree, "seed": metric.perturbation_seed}, fh)
         dist.destroy_process_group()
 
     if __name__ == "__main__":
@@ -140,8 +193,11 @@ def test_two_processes_sync_to_the_single_process_result(tmp_path):
     got = json.loads(out.read_text())
     m, v, _, (a, k) = socal.synthetic.RareEventPopulation(var_factor=0.3).sample_counts(
         4000, rng=np.random.default_rng(5))
-    one = socal.calibration_test(m, v, counts=(a, k))
+    one = socal.calibration_test(m, v, counts=(a, k), rng=3)  # the metric's seed
     assert got["n"] == one.n == 4000 and got["reference"] == one.reference
     assert got["statistic"] == pytest.approx(one.statistic, rel=1e-9)
     assert got["pvalue"] == pytest.approx(one.pvalue, rel=1e-9, abs=1e-12)
     assert got["variances"] == pytest.approx(one.variance_part.pvalue, rel=1e-9, abs=1e-12)
+    pm, pv = socal.perturb(m, v, h=1 / 16, rng=got["seed"], key=np.column_stack([a, k]))
+    ce2 = socal.ce2(pm, pv, counts=(a, k), h=1 / 16, rng=3, debias=False)
+    assert got["ce2_degree"] == ce2.degree and got["ce2"] == pytest.approx(ce2.estimate, rel=1e-9)
