@@ -5,9 +5,8 @@ usual metric that keeps every prediction (a list of the batches, concatenated at
     python benchmarks/metric_memory.py --batches 200   # shorter
 
 Each approach runs in its own process (so one's allocations do not count against the other) and reports the bytes
-its state holds and the process's resident memory (the metric alone, and with ``h``: the estimators' statistics
-too) (VmRSS) after batches 1, 10, 100 and 1,000, and the median time of
-an update.  Data: rare-event scores (socal.synthetic.RareEventPopulation), k = 2 votes, numpy.random.default_rng(b)
+its state holds and the process's resident memory (VmRSS) after batches 1, 10, 100 and 1,000, and the median time of
+an update: the metric alone, the metric with ``h`` (the estimators' statistics too), and keeping every prediction.  Data: rare-event scores (socal.synthetic.RareEventPopulation), k = 2 votes, numpy.random.default_rng(b)
 for batch b.
 """
 
