@@ -56,7 +56,7 @@ def test_the_ridge_grid():
     assert degrees.resolve_alphas("f", [1e-2, 1e-3, 1e-2]) == ((1e-3, 1e-2), True)
     assert degrees.resolve_alphas("f", np.array(0.5)) == ((0.5,), False)
     for bad in ([], [[1e-3]], -1.0, 2e6):
-        with pytest.raises(ValueError, match="'alpha' parameter of f"):
+        with pytest.raises(ValueError, match="'ridge' parameter of f"):
             degrees.resolve_alphas("f", bad)
 
 
