@@ -239,7 +239,8 @@ def tensor_gram(M, degree, deg_w, *, out=None, factor=0.25):
 
     G[(a,b),(c,e)] = (N[a+c, b, e] + N[|a-c|, b, e]) / 4 with N[P, b, e] = M[P, b+e] + M[P, |b-e|]: a block Hankel plus
     a block Toeplitz matrix, written as two strided views of the small table N and added in one pass (no index arrays,
-    no temporaries of the Gram's size: 0.18 s at l = 88 where gathering with index arrays took seconds).  ``out``, a
+    no temporaries of the Gram's size; the timing against index arrays: docs/numbers.md, "The measurements behind the
+    code's constants").  ``out``, a
     (d, d) array of any float dtype whose rows and columns each have a fixed stride (a C-ordered buffer, or a
     transposed block of a Fortran-ordered matrix), is filled in place.  ``factor`` multiplies the sum H + T: 1/4
     gives the Gram; 1 gives 4 times it and spares a pass over the (d, d) output (the bootstrap's draws take the

@@ -634,7 +634,7 @@ def impossible_rows(m, v, a, k):
 
 def chi2_sf(t, df):
     """The chi-square tail of a statistic (1 with no degrees of freedom)."""
-    from scipy import stats  # on first use: scipy.stats costs 0.3-0.6 s at import, and import socal stays fast
+    from scipy import stats  # on first use: scipy.stats is slow to import, and import socal stays fast
 
     return float(stats.chi2.sf(t, df)) if df > 0 else 1.0
 

@@ -141,7 +141,7 @@ _TABLE_BYTES = 2**30  # the kernel tables of discrete_ce2 and discrete_recalibra
 def _check_table_size(func, atoms, panels, name="means"):
     """Refuse a quadrature whose kernel tables, (atoms x nodes) on both axes, would exceed _TABLE_BYTES: the CE2
     integrand sums over every atom at every node pair before its absolute value, so its tables hold all atoms at
-    once (82 kB per atom at 512 panels), and the time grows with them too (about 5.5 ms per atom)."""
+    once (82 kB per atom at 512 panels), and the time grows with them too."""
     n1, n2 = 8 * panels, 8 * max(panels // 2, 8)
     need = 8 * atoms * (2 * n1 + n2)
     if need > _TABLE_BYTES:

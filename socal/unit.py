@@ -27,8 +27,8 @@ def unit_angles(x):
 class ScoreAngles:
     """The angles (:func:`unit_angles`) of one block of scores' unit coordinates (:func:`to_unit`), each axis computed
     on first use and then kept: one pass over a block that both evaluates a map and sums moments by non-uniform FFTs
-    (the bootstrap's fused deviation-and-world pass) computes them once instead of twice (an arccos per row and axis:
-    about 17 ms per million rows).  It is made for one block and dropped with it; the numbers are the same as without
+    (the bootstrap's fused deviation-and-world pass) computes them once instead of twice (an arccos per row and
+    axis).  It is made for one block and dropped with it; the numbers are the same as without
     it (the same values from the same function)."""
 
     def __init__(self, mean, var=None):
