@@ -92,9 +92,10 @@ class RefitPass:
         self.weights = weights if weights is not None else PoissonWeights(0)
         self.fraction = fraction  # the share of rows evaluated (a keyed subset), and the weights' variance
         self.duplicates = duplicates  # (keys, counts) of the keys more than one row carries, or None
-        self.bar = None  # set by the source: counts the rows evaluated under all refits
 
-    def __call__(self, index, m, v, a, k):
+    counts_own_work = True  # the source hands the progress bar to each call: it counts the rows evaluated
+
+    def __call__(self, index, m, v, a, k, bar=None):
         calmap = self.calmap
         basis, ndim = calmap.basis, calmap.ndim
         d, B, R = self.betas.shape
@@ -126,12 +127,12 @@ class RefitPass:
                 wts += 1.0
             return wts
 
-        sums = self._block_sums(m, vv, weights, coef)
+        sums = self._block_sums(m, vv, weights, coef, bar=bar)
         if shared is not None:
             ms, vs, wts, rowf, here, idle = shared
-            if self.bar is not None and idle:
-                self.bar.update(idle)
-            sums = sums.merge(self._block_sums(ms, vs, lambda sl: wts[sl], coef, rowf, here))
+            if bar is not None and idle:
+                bar.update(idle)
+            sums = sums.merge(self._block_sums(ms, vs, lambda sl: wts[sl], coef, rowf, here, bar=bar))
         return sums
 
     def _rows(self):
@@ -171,7 +172,7 @@ class RefitPass:
         idle = int(groups.here[~live].sum())  # rows of keys with no kept item: read, not evaluated
         return m[first], None if v is None else v[first], wts, rowf, here, idle
 
-    def _block_sums(self, m, v, weights, coef, rowf=None, seen=None):
+    def _block_sums(self, m, v, weights, coef, rowf=None, seen=None, bar=None):
         """The pass's sums over rows (m, v), block by block: ``weights(sl)`` the block's Poisson weights (rows, B);
         ``rowf`` None for rows of a key of their own (each row one item), else the items each row stands for (the
         truth's and the shrunken worlds' sums weight the rows by it); ``seen`` the rows each stands for on the
@@ -224,8 +225,8 @@ class RefitPass:
                 shrunk_truth[j] += total(np.abs(gt), f)
                 np.add(gt[:, None, :], en, out=out)
                 shrunk_plug[j] += total(np.abs(out, out=out), f) / nb
-            if self.bar is not None:
-                self.bar.update(c if seen is None else int(seen[sl].sum()))
+            if bar is not None:
+                bar.update(c if seen is None else int(seen[sl].sum()))
         read = float(m.size) if rowf is None else float(rowf.sum())
         return Sums.of(num=num, den=den, shrunk_truth=shrunk_truth, shrunk_plugin=shrunk_plug,
                        read_truth=np.array([read, truth]), inner_num=inner_num, inner_data=np.array([inner_data]))

@@ -32,7 +32,11 @@ class Rows:
     __slots__ = ("m", "v", "a", "k")
 
     def __init__(self, m, v, a, k):
-        self.m, self.v, self.a, self.k = m, v, a, k
+        for name, value in zip(self.__slots__, (m, v, a, k)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Rows are frozen: validated once, they are handed on as they are (cannot set {name!r}).")
 
     def astuple(self):
         """(m, v, a, k), as :func:`check_rows` returns them."""
@@ -54,11 +58,11 @@ def check_rows(func, ndim, mean, var, labels, counts=None, min_k=None, *, raw=Fa
 
 
 def _run(fn, bar, index, chunk):
-    """One call of a pass, with the bar: a pass with a ``bar`` attribute counts its own work (replicates, row
-    blocks); any other counts the chunk's rows when it is done."""
-    if hasattr(fn, "bar"):
-        fn.bar = bar
-        return fn(index, *chunk)
+    """One call of a pass, with the bar: a pass that counts its own work (replicates, row blocks; its class says
+    ``counts_own_work``) is handed the bar as an argument; any other's chunk rows are counted when it is done.  (The
+    source used to set the bar as an attribute of the pass it ran.)"""
+    if getattr(fn, "counts_own_work", False):
+        return fn(index, *chunk, bar=bar)
     out = fn(index, *chunk)
     bar.update(chunk[0].shape[0])
     return out

@@ -73,13 +73,14 @@ class LabelSetsPass:
     def __init__(self, calmap, n_boot, seed, second=None, duplicates=None):
         self.calmap, self.n_boot, self.seed, self.second = calmap, n_boot, seed, second
         self.duplicates = duplicates  # (keys, counts) of the keys more than one row carries, or None
-        self.bar = None  # set by the source: counts the label sets drawn
+
+    counts_own_work = True  # the source hands the progress bar to each call: it counts the label sets drawn
 
     def work(self, rows):
         """The progress bar's units per chunk: the label sets drawn (B), whatever its rows."""
         return self.n_boot
 
-    def __call__(self, index, m, v, a, k):
+    def __call__(self, index, m, v, a, k, bar=None):
         calmap, B = self.calmap, self.n_boot
         basis = calmap.basis
         R = 2 if calmap.ndim == 2 else 1
@@ -136,8 +137,8 @@ class LabelSetsPass:
                         out[n_one:] = np.add.reduceat(z[n_one:], starts)[group_key] * share
             Wb = response_moments(u, w, Zt[: R * reps].T, basis.degree, basis.deg_w)
             W[start: start + reps] = Wb.reshape(reps, R, basis.degree + 1, basis.deg_w + 1)
-            if self.bar is not None:
-                self.bar.update(reps)
+            if bar is not None:
+                bar.update(reps)
         return Sums.of(moments=W, rows=np.array([m.size]))
 
 
