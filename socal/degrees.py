@@ -93,14 +93,9 @@ def check_degree(func, degree, h):
 def resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=True):
     """Candidate degrees (largest first) and whether they are to be selected."""
     size = (lambda l: (l + 1) ** ndim)
+    check_degree(func, degree, h)  # its form (what needs no data); below, what n decides
     degree = scalar(degree)
-    if isinstance(degree, str):
-        if degree != "paper":
-            raise ValueError(f"The 'degree' parameter of {func} must be None, 'paper', an int in the range [0, "
-                             f"{MAX_DEGREE}] or a list of such ints. Got {degree!r} instead.")
-        if h is None:
-            raise ValueError(f"The 'h' parameter of {func} must be given when degree='paper' (the rule "
-                             f"l = ceil(2 log n / log theta(h)) needs it). Got None instead.")
+    if isinstance(degree, str):  # 'paper', with h
         degree = paper_degree(n, h)
         if degree > MAX_DEGREE:
             raise ValueError(f"The 'degree' parameter of {func} is 'paper', whose rule gives l = {degree} at n = {n}, "
@@ -124,9 +119,6 @@ def resolve_degrees(func, degree, h, n, n_train, max_degree, ndim, use_h_floor=T
                 floor = min(max(floor, floor_h), lmax)
         return degree_schedule(lmax, floor), True
     if isinstance(degree, (list, tuple, range, np.ndarray)):
-        if np.ndim(degree) != 1 or len(degree) == 0:
-            raise ValueError(f"The 'degree' parameter of {func} must be None, 'paper', an int in the range [0, "
-                             f"{MAX_DEGREE}] or a non-empty list of such ints. Got {degree!r} instead.")
         degs = tuple(sorted({check_int(scalar(d), "degree", func, 0, MAX_DEGREE) for d in degree},
                             reverse=True))
         select = len(degs) > 1
