@@ -206,7 +206,7 @@ def _law(m, mu2, k, t=None):
     return p / p.sum(axis=1, keepdims=True)
 
 
-def group_laws(groups, shift=None, shape=None):
+def group_laws(groups, shift=None, shape=None, var_law=None):
     """The groups' laws, by distinct k: {k: (index of the groups, pmf (G_k, k + 1), m-bar, mu2-bar, v-bar, beta-bar)}.
 
     ``shape`` (one t per group, or None: the Beta law): the law of rows with k >= 3 (:func:`shapes`, :func:`_law`).
@@ -214,7 +214,11 @@ def group_laws(groups, shift=None, shape=None):
     ``shift`` (one value per group, or None): draw the votes at the means m-bar + shift (clipped to [0, 1]) with the
     reported variances, f*'s law of the partial null "variances right, means as the votes' fit says" that the
     variances part is read against (:func:`socal.testing._simulated_pvalues`).  The returned scores stay the reported
-    ones: the statistic of a replicate is computed from them, as the observed one is."""
+    ones: the statistic of a replicate is computed from them, as the observed one is.
+
+    ``var_law`` (one value per group, or None): draw the votes with Var f* = var_law (capped at m (1 - m)) at the
+    reported means: the partial null "means right, variances as the votes say" that the means part is read against
+    as well (:func:`socal.testing._simulated_pvalues`)."""
     S = groups.sums
     n = S[0]
     m, mu2 = S[1] / n, S[2] / n
@@ -225,6 +229,8 @@ def group_laws(groups, shift=None, shape=None):
     else:
         m_law = np.clip(m + shift, 0.0, 1.0)
         mu2_law = m_law * m_law + v
+    if var_law is not None:
+        mu2_law = m_law * m_law + np.clip(var_law, 0.0, m_law * (1.0 - m_law))
     out = {}
     ks = groups.k
     for k in np.unique(ks):

@@ -375,3 +375,34 @@ def test_group_sums_saved_without_the_third_moment_read_the_whole_bracket():
     assert lo[0] == -1 and hi[0] == 1
     lo, hi = shapes(g, pool, 1)
     assert (lo[0], hi[0]) != (-1, 1)
+
+
+def test_group_laws_draw_at_the_variance_asked_and_the_means_part_reads_the_larger_p(monkeypatch):
+    """The means part is also read against the partial null "means right, variances as the votes say"
+    (socal.reference.group_laws(var_law=), socal.testing._simulated_pvalues): the laws there have the reported means
+    and the variance asked (capped at m (1 - m)), and the part's p-value is the larger of the two, so it is never
+    below the full null's (its size can only fall).  Control: with the votes' excess forced to 0 the re-read is
+    skipped and the part reads the full null's p alone, which is smaller on these votes (variances 5x too small)."""
+    from socal import testing
+    from socal.reference import GroupSums, group_laws
+
+    g = GroupSums()
+    m, v = np.array([0.02, 0.3, 0.3]), np.array([0.001, 0.01, 0.01])
+    zero = np.zeros(3)
+    g.add(np.array([5, 9, 9]), np.array([10, 10, 2]), (np.ones(3), m, m * m + v, zero, zero, m * m - v, zero))
+    asked = np.array([0.005, 0.5, 0.05])
+    laws = group_laws(g, var_law=asked)
+    assert sorted(laws) == [2, 10]
+    for k, (idx, pmf, *_rest) in laws.items():
+        a = np.arange(k + 1)
+        mean = pmf @ a / k
+        mu2 = pmf @ (a * (a - 1)) / (k * (k - 1))
+        assert mean == pytest.approx(m[idx])
+        assert mu2 - mean ** 2 == pytest.approx(np.minimum(asked, m * (1 - m))[idx])  # 0.5: capped at 0.21
+    pop = synthetic.RareEventPopulation(var_factor=0.2, k=10)
+    mc, vc, _, counts = pop.sample_counts(2000, rng=np.random.default_rng([7301, 4, 11]))
+    both = socal.calibration_test(mc, vc, counts=counts, reference="simulated")
+    monkeypatch.setattr(testing._Order2, "rho", lambda self, epi_u: np.zeros(self.npool))
+    full = socal.calibration_test(mc, vc, counts=counts, reference="simulated")
+    assert both.statistic == full.statistic and both.pvalue == full.pvalue  # T and its reference: unchanged
+    assert both.mean_part.pvalue >= full.mean_part.pvalue
