@@ -227,16 +227,20 @@ class Region:
             where += f" and var {_fmt_range(*self.var_range)} (mean {_sig(self.var_mean)})"
         return where
 
-    def describe(self) -> str:
-        """The region in words: where, which way and by how much the claim departs from the votes, z, items."""
+    def describe(self, claim: bool = True) -> str:
+        """The region in words: where, which way and by how much the claim departs from the votes, z, items.
+        ``claim`` False: what the votes show against what is reported, without saying which way the scores are
+        wrong (for a part that does not reject alone: :meth:`CalibrationTest.summary`)."""
         f = self.factor
         times = (f"x{f:.2g}" if f < 10 else f"x{f:.0f}") if math.isfinite(f) and f > 0 else None
         if self.part == "mean":
             what = (f"the means are {self.direction}: the votes are 1 in {_pct(self.observed)} against a mean of "
                     f"{_pct(self.reported)}")
+            shown = f"the votes are 1 in {_pct(self.observed)} against a mean of {_pct(self.reported)}"
         elif self.observed <= 0:
             what = (f"the reported variances are too large: the votes show no spread of f* (estimate "
                     f"{_sig(self.observed)}) against {_sig(self.reported)} reported")
+            shown = f"the votes show no spread of f* (estimate {_sig(self.observed)}) against {_sig(self.reported)}"
         else:
             by = ""
             if times is not None:
@@ -244,7 +248,8 @@ class Region:
                     f" by {times}"
             what = (f"the reported variances are {self.direction}{by}: the votes' Var f* is {_sig(self.observed)} "
                     f"against {_sig(self.reported)} reported")
-        return f"at {self.where_words()}: {what} (z = {self.z:+.1f}, {self.n} items)"
+            shown = f"the votes' Var f* is {_sig(self.observed)} against {_sig(self.reported)} reported"
+        return f"at {self.where_words()}: {what if claim else shown} (z = {self.z:+.1f}, {self.n} items)"
 
 
 def _pct(x):
@@ -426,7 +431,13 @@ class CalibrationTest(Tabular):
                          f"{fp(self.variance_part.pvalue)}")
             lines.append(head + ".")
             if reg is not None:
-                lines.append(f"The evidence is strongest in the {reg.part}s {reg.describe()}.")
+                own_p = self.mean_part.pvalue if reg.part == "mean" else self.variance_part.pvalue
+                if own_p <= level:
+                    lines.append(f"The evidence is strongest in the {reg.part}s {reg.describe()}.")
+                else:  # no part rejects alone: name the largest residual, claim no direction (issue 73)
+                    lines.append(f"Neither the means nor the variances reject alone at level {level:g}: the evidence "
+                                 f"is in the two together.  The largest residual, not significant alone, is in the "
+                                 f"{reg.part}s {reg.describe(claim=False)}.")
         else:
             lines.append(f"No evidence against {what} at level {level:g} ({p}, T = {self.statistic:.1f} on "
                          f"{self.df} df{ref}).  That is not a proof of calibration: the test sees only errors large "

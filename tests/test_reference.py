@@ -406,3 +406,22 @@ def test_group_laws_draw_at_the_variance_asked_and_the_means_part_reads_the_larg
     full = socal.calibration_test(mc, vc, counts=counts, reference="simulated")
     assert both.statistic == full.statistic and both.pvalue == full.pvalue  # T and its reference: unchanged
     assert both.mean_part.pvalue >= full.mean_part.pvalue
+
+
+def test_a_region_sentence_claims_a_direction_only_for_a_part_that_rejects():
+    """Issue 73: with T rejecting and neither part alone, the region sentence followed the part with the smaller
+    p-value and said "the means are too high (z = -2.3)" with both parts above 0.2.  Now it names the largest residual
+    and what the votes show there, and claims no direction.  Control: where the part rejects, it says which way."""
+    pop = synthetic.RareEventPopulation(var_factor=0.2, k=10)
+    m, v, _, counts = pop.sample_counts(2000, rng=np.random.default_rng([7301, 4, 0]))
+    res = socal.calibration_test(m, v, counts=counts)
+    assert res.pvalue <= 0.05 and min(res.mean_part.pvalue, res.variance_part.pvalue) > 0.05  # the case itself
+    text = res.summary()
+    assert "Neither the means nor the variances reject alone at level 0.05" in text
+    for claim in ("too high", "too low", "too large", "too small"):
+        assert claim not in text.split("Likely unseen")[0], claim
+    m2, v2, _, y2 = synthetic.EnsembleLikePopulation(0.01, var_factor=0.2).sample_raw(3000, k=10,
+                                                                                      rng=np.random.default_rng(3))
+    loud = socal.calibration_test(m2, v2, y2)
+    assert loud.variance_part.pvalue <= 0.05 and "The evidence is strongest in the variances" in loud.summary()
+    assert "too small" in loud.summary().split("Likely unseen")[0]
