@@ -200,9 +200,9 @@ KINDS = ("validated", "prebuilt", "chunks", "dask", "arrays")
 
 
 def input_kind(func, data, chunks, prebuilt=()):
-    """Which kind of input a public call was given, from its data arguments ``data`` (the first is ``mean``; the
-    others are those of ``names``) and ``chunks``, counts last; the one place every call (binary and multiclass estimators and
-    tests) decides it, so each refuses a mixture with the same words.  In order:
+    """Which kind of input a public call was given, from its data arguments ``data`` (``mean`` first, counts last)
+    and ``chunks``: the one place every call (the binary and multiclass estimators and tests) decides it, so each
+    refuses a mixture with the same words.  In order:
 
     - 'validated': :class:`Rows` another public call validated (``data[0]``, the call's ``mean``);
     - 'prebuilt': mergeable statistics, an instance of a type in ``prebuilt`` (``data[0]``; what else the call

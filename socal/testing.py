@@ -240,7 +240,8 @@ class Region:
         elif self.observed <= 0:
             what = (f"the reported variances are too large: the votes show no spread of f* (estimate "
                     f"{_sig(self.observed)}) against {_sig(self.reported)} reported")
-            shown = f"the votes show no spread of f* (estimate {_sig(self.observed)}) against {_sig(self.reported)}"
+            shown = (f"the votes show no spread of f* (estimate {_sig(self.observed)}) against {_sig(self.reported)} "
+                     f"reported")
         else:
             by = ""
             if times is not None:
