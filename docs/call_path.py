@@ -13,6 +13,7 @@ reads every row's votes again, so a call that validates its rows once and hands 
 
 import os
 import sys
+import textwrap
 import warnings
 
 
@@ -68,8 +69,10 @@ def main(root=None):
     for name, fn in calls.items():
         order, entries, validations = trace(fn)
         print(f"\n{name} evaluate: {len(order)} modules; rows validated {validations} time(s) (check_labels, "
-              f"check_multiclass); _validation entered {entries.get('socal._validation', 0)} times")
-        print("  modules, in the order first entered: " + ", ".join(p.removeprefix("socal.") for p in order))
+              f"check_multiclass);\n  _validation entered {entries.get('socal._validation', 0)} times")
+        modules = ", ".join(p.removeprefix("socal.") for p in order)
+        print(textwrap.fill("modules, in the order first entered: " + modules, width=116, initial_indent="  ",
+                            subsequent_indent="    "))
 
 
 if __name__ == "__main__":
