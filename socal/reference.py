@@ -293,12 +293,9 @@ def simulate_columns(groups, laws, cell_index, n_cells, reps, rng):
     n = S[0]
     out = {name: np.zeros((reps, n_cells)) for name in ("r1", "r2", "u", "epi_u", "p12", "p22", "r1_many", "w_many",
                                                          "u_many", "u2_many")}
-    flat = (np.arange(reps)[:, None] * n_cells)  # replicate offsets into the flattened (reps, n_cells) sums
-    size = reps * n_cells
 
     def add(name, grp_cells, values):  # values (reps, G): add to the named cell sums
-        out[name] += np.bincount((flat + grp_cells[None, :]).ravel(), weights=values.ravel(),
-                                 minlength=size).reshape(reps, n_cells)
+        out[name][:, grp_cells] += values  # one law's groups are (cell, k) keys of one k: their cells are distinct
 
     for k, (idx, pmf, m, mu2, v, beta) in laws.items():
         G = idx.size
@@ -326,7 +323,8 @@ def simulate_columns(groups, laws, cell_index, n_cells, reps, rng):
             grp = rep_of % G
             pos = np.searchsorted(table, rng.random(count) + 2.0 * grp, side="right")
             a = np.minimum(pos - width * grp, k)
-            delta = vals[:, grp, a] - vals[:, grp, mode[grp]]  # (5, count)
+            step = (vals - vals[:, rows, mode][:, :, None]).reshape(5, G * width)  # each value less the mode's
+            delta = step[:, grp * width + a]  # (5, count)
             for j in range(5):
                 tot[j] += np.bincount(rep_of, weights=delta[j], minlength=reps * G).reshape(reps, G)
         A, Z, P12, P22, U2 = tot

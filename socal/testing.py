@@ -1025,37 +1025,9 @@ def _centered_products(So, x, y, degree):
     misfit itself and the variance conditions read as noise (T_var = 0 at k = 10-100 in the issue's example).  The
     fit removes the part of the misfit that is smooth in the scores, which includes everything the test's own basis
     (degree ``degree``) can see."""
-    C = _C2
-    many = So[C["many"]]
-    R1, W = So[C["r1_many"]], So[C["w_many"]]
-    P12, P22 = So[C["p12"]], So[C["p22"]]
-    atom = many >= _ATOM_ROWS
-    safe = np.where(atom, many, 2.0)
-    own = np.where(atom, safe / (safe - 1.0), 0.0)  # an atom's rows, centred at its own means: n_c / (n_c - 1)
-    q12, q22 = (P12 - R1 * W / safe) * own, (P22 - W * W / safe) * own  # 0 off the atoms, filled below
-    rest = (~atom) & (many > 0)
-    N = float(many[rest].sum())
-    if N > 0:
-        lc = max(_CENTER_DEGREE, degree)
-        while lc > 0 and (lc + 1) ** 2 * _CENTER_ROWS > N:
-            lc -= 1
-        xs, ys = x[rest], y[rest]
-        Psi = (np.polynomial.chebyshev.chebvander(xs, lc)[:, :, None]
-               * np.polynomial.chebyshev.chebvander(ys, lc)[:, None, :]).reshape(xs.size, (lc + 1) ** 2)
-        G = (Psi * many[rest][:, None]).T @ Psi
-        evals, evecs = np.linalg.eigh(G)
-        keep = evals > _RANK_TOL * evals.max()
-        p = int(keep.sum())
-        if N > p:
-            Ginv = (evecs[:, keep] / evals[keep]) @ evecs[:, keep].T
-            f1, fw = Psi @ (Ginv @ (Psi.T @ R1[rest])), Psi @ (Ginv @ (Psi.T @ W[rest]))
-            nr = many[rest]
-            scale = N / (N - p)
-            q12[rest] = (P12[rest] - f1 * W[rest] - fw * R1[rest] + nr * f1 * fw) * scale
-            q22[rest] = (P22[rest] - 2.0 * fw * W[rest] + nr * fw * fw) * scale
-        else:  # as many coefficients as rows: nothing to centre with (only at a handful of items)
-            q12[rest], q22[rest] = P12[rest], P22[rest]
-    return q12, q22, atom
+    cent = _Centring(So[_C2["many"]], x, y, degree)
+    q12, q22 = cent.products(*(So[_C2[name]][None, :] for name in ("r1_many", "w_many", "p12", "p22")))
+    return q12[0], q22[0], cent.atom
 
 
 def _many_label_covariance(So, mi, x, y, degree):
@@ -1078,26 +1050,111 @@ def _many_label_covariance(So, mi, x, y, degree):
     ensembles with 100 labels per item: docs/calibration_test.md).  With every block PSD, V is PSD and T >= T_mean
     (a Schur complement): the split is nested.
     Returns the cells' C12 and C22 (k = 2 rows' exact parts included)."""
-    C = _C2
-    c11, c12, c22 = So[C["c11"]], So[C["c12"]], So[C["c22"]]
-    many = So[C["many"]]
-    if not many.sum() > 0:
-        return c12, c22
-    q12, q22, atom = _centered_products(So, x, y, degree)
-    e12, e22 = So[C["e12"]], So[C["e22"]]
-    t12, t22 = np.zeros(x.size), np.ones(x.size)
-    rest = np.where(atom, 0.0, 1.0)
-    col = lambda w: np.bincount(mi, weights=rest * w, minlength=GRID_MEAN)  # the other cells, per mean bin
-    cnt = col(many)
-    if cnt.sum() > 0:
-        bins = int(min(_POOL_BINS, max(1, cnt.sum() // _POOL_ROWS)))
-        b, b2, share = _mirror_bins(cnt, bins)
-        t12, t22 = (_bin_ratio(col(num), col(den), b, b2, share, bins)[mi] for num, den in ((q12, e12), (q22, e22)))
-    own12, own22 = _ratio(q12, e12, 0.0), _ratio(q22, e22, 1.0)
-    t12, t22 = np.where(atom, own12, t12), np.maximum(np.where(atom, own22, t22), 0.0)
-    c12, c22 = c12 + t12 * e12, c22 + (t22 - 1.0) * e22
-    bound = np.sqrt(np.maximum(c11, 0.0) * np.maximum(c22, 0.0))
-    return np.clip(c12, -bound, bound), np.maximum(c22, 0.0)
+    c12, c22 = _ManyLabelCovariance(So, mi, x, y, degree)({name: So[_C2[name]][None, :] for name in _LABEL_COLS2})
+    return c12[0], c22[0]
+
+
+def _offset_bincount(idx, weights, size):
+    """Row by row of ``weights`` (b, n): np.bincount(idx, weights=row, minlength=size), as one (b, size) array."""
+    b = weights.shape[0]
+    flat = (np.arange(b)[:, None] * size + idx[None, :]).ravel()
+    return np.bincount(flat, weights=weights.ravel(), minlength=b * size).reshape(b, size)
+
+
+class _Centring:
+    """The scores' part of :func:`_centered_products`, fixed once for every replicate of the simulated reference:
+    the atoms, and the least-squares fit's basis and inverse Gram matrix on the other cells (the rows with k >= 3
+    per cell, ``many``, are set by the scores, not the votes).  :meth:`products` then centres a batch of the votes'
+    sums, (b, cells) each."""
+
+    def __init__(self, many, x, y, degree):
+        self.atom = atom = many >= _ATOM_ROWS
+        self.safe = np.where(atom, many, 2.0)
+        self.own = np.where(atom, self.safe / (self.safe - 1.0), 0.0)  # an atom's rows, centred at its own means
+        rest = (~atom) & (many > 0)
+        self.rest = np.flatnonzero(rest)
+        self.fit = None  # (Psi, the map from sums to coefficients, rows per cell, N / (N - p)), or None
+        N = float(many[rest].sum())
+        if N > 0:
+            lc = max(_CENTER_DEGREE, degree)
+            while lc > 0 and (lc + 1) ** 2 * _CENTER_ROWS > N:
+                lc -= 1
+            xs, ys = x[rest], y[rest]
+            Psi = (np.polynomial.chebyshev.chebvander(xs, lc)[:, :, None]
+                   * np.polynomial.chebyshev.chebvander(ys, lc)[:, None, :]).reshape(xs.size, (lc + 1) ** 2)
+            G = (Psi * many[rest][:, None]).T @ Psi
+            evals, evecs = np.linalg.eigh(G)
+            keep = evals > _RANK_TOL * evals.max()
+            p = int(keep.sum())
+            if N > p:
+                Ginv = (evecs[:, keep] / evals[keep]) @ evecs[:, keep].T
+                self.fit = (Psi, Ginv @ Psi.T, many[rest], N / (N - p))
+
+    def products(self, R1, W, P12, P22):
+        """The centred sums (q12, q22), each (b, cells), from the cells' sums of r1, w, r1 w and w^2 (b, cells)."""
+        q12 = (P12 - R1 * W / self.safe) * self.own  # 0 off the atoms, filled below
+        q22 = (P22 - W * W / self.safe) * self.own
+        r = self.rest
+        if self.fit is not None:
+            Psi, K, nr, scale = self.fit
+            R1r, Wr = R1[:, r], W[:, r]
+            f1, fw = (R1r @ K.T) @ Psi.T, (Wr @ K.T) @ Psi.T
+            q12[:, r] = (P12[:, r] - f1 * Wr - fw * R1r + nr * f1 * fw) * scale
+            q22[:, r] = (P22[:, r] - 2.0 * fw * Wr + nr * fw * fw) * scale
+        elif r.size:  # as many coefficients as rows: nothing to centre with (only at a handful of items)
+            q12[:, r], q22[:, r] = P12[:, r], P22[:, r]
+        return q12, q22
+
+
+class _ManyLabelCovariance:
+    """:func:`_many_label_covariance` for a batch of the votes' sums: the scores' parts (the centring fit, the pools
+    and their Beta-law denominators) are fixed once, so each replicate of the simulated reference costs array
+    operations, not a fit."""
+
+    def __init__(self, So, mi, x, y, degree):
+        C = _C2
+        self.c11, self.c12, self.c22 = So[C["c11"]], So[C["c12"]], So[C["c22"]]
+        self.e12, self.e22 = So[C["e12"]], So[C["e22"]]
+        many = So[C["many"]]
+        self.active = bool(many.sum() > 0)
+        self.mi = mi
+        self.cent = _Centring(many, x, y, degree) if self.active else None
+        self.pool = None  # the other cells' pools: (bin, other bin, share, bins, Beta-law sums of C12 and C22)
+        if self.active:
+            self.rest_weight = np.where(self.cent.atom, 0.0, 1.0)
+            col = (lambda w: np.bincount(mi, weights=self.rest_weight * w, minlength=GRID_MEAN)[None])
+            cnt = col(many)[0]
+            if cnt.sum() > 0:
+                bins = int(min(_POOL_BINS, max(1, cnt.sum() // _POOL_ROWS)))
+                b, b2, share = _mirror_bins(cnt, bins)
+                self.pool = (b, b2, share, bins, _bin_sums(col(self.e12), b, b2, share, bins),
+                             _bin_sums(col(self.e22), b, b2, share, bins))
+
+    def __call__(self, L):
+        """The cells' C12 and C22, (b, cells) each, for a batch of the votes' sums ``L`` ((b, cells) each)."""
+        b = L["r1"].shape[0]
+        if not self.active:
+            return np.broadcast_to(self.c12, (b, self.c12.size)), np.broadcast_to(self.c22, (b, self.c22.size))
+        q12, q22 = self.cent.products(L["r1_many"], L["w_many"], L["p12"], L["p22"])
+        t12, t22 = np.zeros_like(q12), np.ones_like(q22)
+        if self.pool is not None:
+            bm, bm2, share, bins, bot12, bot22 = self.pool
+            for t, q, bot in ((t12, q12, bot12), (t22, q22, bot22)):
+                tops = _bin_sums(_offset_bincount(self.mi, self.rest_weight * q, GRID_MEAN), bm, bm2, share, bins)
+                ratio = _ratio(tops, bot, 0.0)
+                t[:] = (share * ratio[:, bm] + (1.0 - share) * ratio[:, bm2])[:, self.mi]
+        atom = self.cent.atom
+        own12, own22 = _ratio(q12, self.e12, 0.0), _ratio(q22, self.e22, 1.0)
+        t12, t22 = np.where(atom, own12, t12), np.maximum(np.where(atom, own22, t22), 0.0)
+        c12, c22 = self.c12 + t12 * self.e12, self.c22 + (t22 - 1.0) * self.e22
+        bound = np.sqrt(np.maximum(self.c11, 0.0) * np.maximum(c22, 0.0))
+        return np.clip(c12, -bound, bound), np.maximum(c22, 0.0)
+
+
+def _bin_sums(per_mean_bin, b, b2, share, bins):
+    """Per pool bin, the sums of (b, GRID_MEAN) values over its mean bins (a middle mean bin split by its share)."""
+    return (_offset_bincount(b, share * per_mean_bin, bins)
+            + _offset_bincount(b2, (1.0 - share) * per_mean_bin, bins))
 
 
 def _ratio(num, den, empty):
@@ -1163,18 +1220,22 @@ def _detectable(dirs, P, E, lam, df, alpha):
 
 
 def _pinv_quad(g, V):
-    """g' V^+ g and rank V for a batch: g (b, d), V (d, d) or (b, d, d)."""
+    """g' V^+ g and rank V for a batch: g (b, d), V (d, d) or (b, d, d) (each standardized by its diagonal and cut at
+    _RANK_TOL as :func:`pinv_parts` does; the rank returned is the last replicate's)."""
     if V.ndim == 2:
         E, lam = pinv_parts(V)
         proj = g @ E
         return (proj * proj / lam).sum(axis=1), int(lam.size)
-    out = np.empty(g.shape[0])
-    df = 0
-    for i in range(g.shape[0]):
-        E, lam = pinv_parts(V[i])
-        proj = E.T @ g[i]
-        out[i], df = float(np.sum(proj * proj / lam)), int(lam.size)
-    return out, df
+    if not g.shape[0]:
+        return np.zeros(0), 0
+    d = np.sqrt(np.clip(np.diagonal(V, axis1=1, axis2=2), 0.0, None))
+    D = np.where(d > 0, 1.0 / np.where(d > 0, d, 1.0), 0.0)
+    evals, evecs = np.linalg.eigh(V * D[:, :, None] * D[:, None, :])
+    top = evals.max(axis=1, initial=0.0)[:, None]
+    keep = (evals > _RANK_TOL * top) & (top > 0)
+    proj = np.einsum("bij,bi->bj", evecs, D * g)
+    out = np.where(keep, proj * proj / np.where(keep, evals, 1.0), 0.0).sum(axis=1)
+    return out, int(keep[-1].sum())
 
 
 class _Order2:
@@ -1237,6 +1298,9 @@ class _Order2:
         if not self.has_many:  # k = 2 only: the joint covariance is the scores' alone
             self.C = np.array([[self.c11, S[col["c12"], occ]], [S[col["c12"], occ], S[col["c22"], occ]]])
             self.E, self.lam = pinv_parts(self._joint_V(self.C))
+        else:  # the pooled covariance's score-only parts, fixed once for the observed sums and every replicate
+            self.many_cov = _ManyLabelCovariance(self.So, occ // GRID_RELVAR, self.x, self.y, degree)
+            self.V_c11 = self._block(self.c11)
 
     @staticmethod
     def pools(mean_counts, occ, y):
@@ -1249,15 +1313,22 @@ class _Order2:
         tercile = np.digitize(y, [-1 / 3, 1 / 3])
         return b[occ // GRID_RELVAR] * 3 + tercile, bins * 3
 
+    def _block(self, c):
+        """P' diag(c) P: one block of V from the cells' covariances ``c``."""
+        return (self.P * c[:, None]).T @ self.P
+
     def _joint_V(self, C):
-        P, dphi = self.P, self.P.shape[1]
-        V = np.zeros((2 * dphi, 2 * dphi))
-        for r in range(2):
-            for s_ in range(r, 2):
-                block = (P * C[r, s_][:, None]).T @ P
-                V[r * dphi:(r + 1) * dphi, s_ * dphi:(s_ + 1) * dphi] = block
-                if s_ != r:
-                    V[s_ * dphi:(s_ + 1) * dphi, r * dphi:(r + 1) * dphi] = block.T
+        """V from the cells' 2 x 2 blocks ``C`` (C[r][s] per cell)."""
+        return self._assemble(self._block(C[0][0]), C[0][1], C[1][1])
+
+    def _assemble(self, V11, c12, c22):
+        """V from its (1, 1) block and the cells' C12 and C22."""
+        dphi = self.P.shape[1]
+        V = np.empty((2 * dphi, 2 * dphi))
+        V[:dphi, :dphi] = V11
+        V[:dphi, dphi:] = self._block(c12)
+        V[dphi:, :dphi] = V[:dphi, dphi:].T
+        V[dphi:, dphi:] = self._block(c22)
         return V
 
     def joint_C(self, L=None):
@@ -1265,13 +1336,10 @@ class _Order2:
         the votes (:func:`_many_label_covariance`), from the observed sums or a replicate's ``L``."""
         if not self.has_many:
             return self.C
-        So = self.So
-        if L is not None:
-            So = So.copy()
-            for name, vals in L.items():
-                So[_C2[name]] = vals
-        c12, c22 = _many_label_covariance(So, self.occ // GRID_RELVAR, self.x, self.y, self.degree)
-        return np.array([[self.c11, c12], [c12, c22]])
+        if L is None:
+            L = {name: self.So[_C2[name]] for name in _LABEL_COLS2}
+        c12, c22 = self.many_cov({name: np.asarray(v, float)[None, :] for name, v in L.items()})
+        return np.array([[self.c11, c12[0]], [c12[0], c22[0]]])
 
     def rho(self, epi_u):
         """The votes' excess of E[(f* - m)^2] over the reported var per unit of m (1 - m), pooled, in [0, 1]."""
@@ -1324,13 +1392,9 @@ class _Order2:
         if not self.has_many:
             proj = g @ self.E
             return (proj * proj / self.lam).sum(axis=1), int(self.lam.size)
-        T = np.empty(g.shape[0])
-        for i in range(g.shape[0]):
-            C = self.joint_C({name: L[name][i] for name in _LABEL_COLS2})
-            E, lam = pinv_parts(self._joint_V(C))
-            proj = E.T @ g[i]
-            T[i], df = float(np.sum(proj * proj / lam)), int(lam.size)
-        return T, df
+        c12, c22 = self.many_cov({name: np.asarray(L[name], float) for name in _LABEL_COLS2})
+        V = np.stack([self._assemble(self.V_c11, c12[i], c22[i]) for i in range(g.shape[0])])
+        return _pinv_quad(g, V)
 
 
 def _score_test2(stats, n, degree, alpha, reference, rng, gate=SIM_GATE, resolution=None):
