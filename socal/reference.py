@@ -293,9 +293,10 @@ def simulate_columns(groups, laws, cell_index, n_cells, reps, rng):
     n = S[0]
     out = {name: np.zeros((reps, n_cells)) for name in ("r1", "r2", "u", "epi_u", "p12", "p22", "r1_many", "w_many",
                                                          "u_many", "u2_many")}
+    offsets = np.arange(reps)[:, None] * n_cells  # replicate offsets into the flattened (reps, n_cells) sums
 
-    def add(name, grp_cells, values):  # values (reps, G): add to the named cell sums
-        out[name][:, grp_cells] += values  # one law's groups are (cell, k) keys of one k: their cells are distinct
+    def add(name, where, values):  # values (reps, G): add to the named cell sums at the flat positions ``where``
+        out[name] += np.bincount(where, weights=values.ravel(), minlength=reps * n_cells).reshape(reps, n_cells)
 
     for k, (idx, pmf, m, mu2, v, beta) in laws.items():
         G = idx.size
@@ -328,7 +329,7 @@ def simulate_columns(groups, laws, cell_index, n_cells, reps, rng):
             for j in range(5):
                 tot[j] += np.bincount(rep_of, weights=delta[j], minlength=reps * G).reshape(reps, G)
         A, Z, P12, P22, U2 = tot
-        gcell = cell_index[idx]
+        gcell = (offsets + cell_index[idx][None, :]).ravel()  # each (replicate, group)'s flat cell
         r1 = A - S[1, idx][None, :]
         u = Z - 2.0 * m[None, :] * A + S[5, idx][None, :]
         add("r1", gcell, r1)
