@@ -69,7 +69,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .reference import GroupSums, effective_events, group_laws, shapes, simulate_columns
+from .reference import GroupSums, effective_events, group_laws, shapes, simulate_columns, two_point
 from .snapshots import beta_moments, target_covariance
 from .sources import ArraySource, ChunkSource, DaskSource, check_rows, input_kind, is_empty_chunk
 from ._typing import ArrayLike, Chunks, Counts
@@ -87,7 +87,8 @@ _RANK_TOL = 1e-9  # eigenvalues of the standardized V below this fraction of the
 # columns of the per-cell sums
 _COLS2 = ("count", "r1", "r2", "c11", "c12", "c22", "var", "mean", "temper", "temper_m",
           "p12", "p22", "e12", "e22", "many", "r1_many", "w_many",  # from p12: rows with k >= 3
-          "msum", "u", "cuu", "epi_u", "epi_q", "u_many", "u2_many", "cuu_many")  # the parts' own conditions
+          "msum", "u", "cuu", "epi_u", "epi_q", "u_many", "u2_many", "cuu_many",  # the parts' own conditions
+          "cuu_least")  # k >= 3 rows: the least Var u of the laws the reference draws from (_least_var_u)
 _LABEL_COLS2 = ("r1", "r2", "u", "epi_u", "p12", "p22", "r1_many", "w_many", "u_many", "u2_many")  # set by the votes
 _COLS1 = ("count", "r1", "aleatoric", "epi_weight", "epi", "temper", "msum")
 _C2 = {name: j for j, name in enumerate(_COLS2)}  # the order-2 columns, read by name
@@ -671,6 +672,30 @@ def _logit_slope(m):
     return np.where((m > 0) & (m < 1), g, 0.0)
 
 
+def _bracket_least(m, mu2, k, variance):
+    """Per row with k >= 3 labels, the least of ``variance(Cov(z1, z2), Var z2)`` over three laws of f* with the
+    null's two moments: the Beta law and the two with an atom at 0 or at 1 (:func:`socal.reference.two_point`).
+
+    With E f* and E f*^2 fixed, Cov(z1, z2) and Var z2 are linear in E f*^3 and E f*^4
+    (:func:`socal.snapshots.target_covariance`; Var z1 has no free moment), and a mixture of laws with the same two
+    moments has their averages.  So a variance linear in them (Var u, Var w) is linear along the segments from the
+    Beta law to the two-point laws, which the simulated reference draws from (:func:`socal.reference.shapes`), and
+    its least there is at one of the three.  (Other laws can have less: f* = m -+ sqrt(var) has the least spread of
+    (f* - m)^2.  A floor at this least is a choice of statistic, not a bound the test's size rests on:
+    :meth:`_Order2.lam_u`.)"""
+    least = variance(*target_covariance(*beta_moments(m, mu2), k)[1:])
+    for end in (0, 1):
+        x, q = two_point(m, mu2, end)
+        moments = (m, mu2, q * x ** 3 + (1.0 - q) * end, q * x ** 4 + (1.0 - q) * end)
+        least = np.minimum(least, variance(*target_covariance(*moments, k)[1:]))
+    return np.maximum(least, 0.0)
+
+
+def _least_var_u(m, mu2, k, c11):
+    """The least Var u = Var z2 - 4 m Cov(z1, z2) + 4 m^2 Var z1 over the bracket's laws (:func:`_bracket_least`)."""
+    return _bracket_least(m, mu2, k, lambda t12, t22: t22 - 4.0 * m * t12 + 4.0 * m * m * c11)
+
+
 def _decorrelate(m, mu2, k, c11, r1, r2):
     """Rows with k >= 3 labels: (beta, w = r2 - beta r1, Var w) under :func:`socal.snapshots.beta_law` with the
     null's two moments (a Beta law; a point mass or a Bernoulli at the ends).
@@ -808,6 +833,8 @@ class CalibrationTestStats:
             manyf = three.astype(float)
             extra = dict(msum=m, u=u, cuu=cuu, epi_u=epi * u, epi_q=epi * q, u_many=manyf * u,
                          u2_many=manyf * u * u, cuu_many=manyf * cuu)
+            if three.any():
+                extra["cuu_least"] = manyf * _least_var_u(m, mu2, np.maximum(k, 3), c11)
             beta_g = np.zeros_like(m)
             mb = m  # m - beta / 2 (below)
             p12 = p22 = e12 = e22 = many = r1m = wm = None  # no row with k >= 3: those sums stay 0 (not added)
@@ -865,8 +892,9 @@ class CalibrationTestStats:
         self.order, self.covariance, self.impossible = state["order"], state["covariance"], state["impossible"]
         self.impossible_items = tuple(state.get("impossible_items", ()))
         self.groups = state.get("groups")
-        self.sums = np.zeros((state["sums"].shape[0], state["cells"]))
-        self.sums[:, state["occ"]] = state["sums"]
+        width = len(_COLUMNS[self.order])  # a state pickled before a column was added: its new columns are 0
+        self.sums = np.zeros((max(width, state["sums"].shape[0]), state["cells"]))
+        self.sums[:state["sums"].shape[0], state["occ"]] = state["sums"]
 
     def merge(self, other: CalibrationTestStats) -> CalibrationTestStats:
         """Exact, associative merge."""
@@ -1289,6 +1317,7 @@ class _Order2:
         self.Vu2 = (P * self.cuu2[:, None]).T @ P
         self.B = blocks(cuum) if self.has_many else None
         self.cuum_pool, self.many_pool = pool_sum(cuum), pool_sum(self.many)
+        self.lam_floor = _ratio(pool_sum(S[col["cuu_least"], occ]), self.cuum_pool, 0.0)  # lam_u's floor, per pool
         G = (P * self.count[:, None]).T @ P
         Eg, lg = pinv_parts(G)
         Ginv = (Eg / lg) @ Eg.T
@@ -1347,13 +1376,22 @@ class _Order2:
 
     def lam_u(self, u_many, u2_many):
         """Rows with k >= 3: per pool, their centred sum of u^2 over the Beta law's sum of Var u (1 without such
-        rows)."""
+        rows), at least the pool's ``lam_floor``: the same ratio for the least Var u of the laws the simulated
+        reference draws from (:func:`_least_var_u`).
+
+        Why the floor: where an event is rare and f* may have an atom at 1, most draws of a pool show no item at the
+        atom; its rows' u then barely vary, the centred sum reads near 0, and the part divided a sum of u's that is
+        off by the atom's missing share by almost nothing.  Drawn at that law, the part's 95th percentile was 170 on
+        9 df (the Beta law's: 26), so the reference's larger p-value over the two laws left the part no power at all
+        against variances 5x too small on rare votes at k = 10 (docs/calibration_test.md, "Each part tests its own
+        condition").  With the floor it is 39.  The floor only makes V larger: against the chi-square reference the
+        part can only get more conservative, and a simulated reference is valid for any statistic of the votes."""
         N = self.many_pool
         su, su2 = self.pool_sum(u_many), self.pool_sum(u2_many)
         with np.errstate(divide="ignore", invalid="ignore"):
             centred = np.where(N > 1, (su2 - su * su / np.where(N > 0, N, 1.0)) * N / np.where(N > 1, N - 1.0, 1.0),
                                0.0)
-        return np.where(N > 1, np.maximum(_ratio(centred, self.cuum_pool, 1.0), 0.0), 1.0)
+        return np.where(N > 1, np.maximum(_ratio(centred, self.cuum_pool, 1.0), self.lam_floor), 1.0)
 
     def cell_covariances(self, L):
         """The cells' Var z1 for the means part and Var u for the variances part (observed sums ``L``)."""

@@ -685,3 +685,71 @@ def test_region_words_name_where_most_of_the_region_s_items_are():
     assert inside.sum() == r.n and ((m[inside] >= c_lo) & (m[inside] < c_hi)).mean() >= 0.8  # the "80%", counted
     even = next(x for x in t.regions if x.mean_range[0] > 0.7)  # spread evenly: its range says it (control)
     assert "80% of its items" not in even.describe()
+
+
+@given(m=st.floats(1e-4, 1 - 1e-4), rel=st.floats(1e-4, 0.999), k=st.integers(3, 60), t=st.floats(-1.0, 1.0))
+@settings(max_examples=200, deadline=None)
+def test_least_var_u_is_the_least_along_the_references_laws(m, rel, k, t):
+    """Issue 73: the variances part's floor (testing._least_var_u) is at most Var u under every law the simulated
+    reference draws from: the Beta law mixed with either two-point law (reference._law, shape t), Var u counted from
+    the law's pmf of a.  Negative control (the next test): the Beta law's Var u alone is above another of those
+    laws', so a floor at the Beta law would fail here."""
+    from socal.reference import _law
+    from socal.testing import _least_var_u
+
+    v = rel * m * (1 - m)
+    mu2 = m * m + v
+    pmf = _law(np.array([m]), np.array([mu2]), k, np.array([t]))[0]
+    a = np.arange(k + 1)
+    u = a * (a - 1) / (k * (k - 1)) - 2 * m * a / k + m * m - v
+    exact = float(pmf @ u ** 2 - (pmf @ u) ** 2)
+    c11 = (m - mu2) / k + v
+    least = float(_least_var_u(np.array([m]), np.array([mu2]), np.array([float(k)]), np.array([c11]))[0])
+    assert least <= exact * (1 + 1e-9) + 1e-15
+
+
+def test_least_var_u_negative_control_the_beta_law_is_not_the_least():
+    from socal.reference import _law
+
+    m, v, k = 0.02, 0.2 * 0.02 * 0.98, 10
+    a = np.arange(k + 1)
+    u = a * (a - 1) / (k * (k - 1)) - 2 * m * a / k + m * m - v
+    var_u = lambda t: float((p := _law(np.array([m]), np.array([m * m + v]), k, np.array([t]))[0]) @ u ** 2
+                            - (p @ u) ** 2)
+    assert var_u(-1.0) < 0.9 * var_u(0.0)  # the atom at 0 spreads u less than the Beta law does
+
+
+def test_the_variances_part_is_not_heavy_tailed_where_an_atom_at_one_seldom_shows(monkeypatch):
+    """Issue 73: drawn at the law with an atom at 1 (the top of the reference's bracket), rare votes at k = 10 mostly
+    show no item at the atom; the pooled ratio of u^2 then read near 0 and the variances part exploded (95th
+    percentile 170 on 9 df, 10x chi-square's 16.9), which took all of its power.  Floored at the least Var u of the
+    bracket's laws, it stays within 2.5x chi-square's (the Beta law's within 1.2x).  Negative control: without the
+    floor (lam_floor = 0) the same draws give more than 5x."""
+    from socal import testing
+    from socal.reference import group_laws, simulate_columns
+    from socal.synthetic import RareEventPopulation
+
+    cap = {}
+    real = testing._simulated_pvalues
+
+    def spy(ctx, groups, cell_index, *args, **kwargs):
+        cap.update(ctx=ctx, groups=groups, ci=cell_index)
+        return real(ctx, groups, cell_index, *args, **kwargs)
+
+    monkeypatch.setattr(testing, "_simulated_pvalues", spy)
+    # the scores of variances reported 5x too small (the cross table's rare row); the replicates are the null's
+    m, v, _, counts = RareEventPopulation(k=10, var_factor=0.2).sample_counts(2000,
+                                                                              rng=np.random.default_rng([7301, 4, 0]))
+    socal.calibration_test(m, v, counts=counts, reference="simulated")
+    ctx, groups, ci = cap["ctx"], cap["groups"], cap["ci"]
+    ends = testing._shape_ends(ctx, groups, ci)
+    assert len(ends) == 2 and np.all(ends[-1] == 1.0)  # the bracket reaches the atom at 1 in every pool
+
+    def q95(shape):
+        L = simulate_columns(groups, group_laws(groups, shape=shape), ci, ctx.occ.size, 300, np.random.default_rng(1))
+        T, df = ctx.variances({n: L[n] for n in testing._LABEL_COLS2})
+        return float(np.quantile(T, 0.95)) / stats.chi2.isf(0.05, df)  # in units of chi-square's 95th percentile
+
+    assert np.all(ctx.lam_floor > 0) and q95(None) < 1.2 and q95(ends[-1]) < 2.5
+    ctx.lam_floor = np.zeros_like(ctx.lam_floor)
+    assert q95(ends[-1]) > 5.0  # the control: 10x chi-square's percentile without the floor
