@@ -13,7 +13,7 @@ pytest.importorskip("flint", reason="the certificates need python-flint")
 
 from socal.verify.certified import compare, token, untoken  # noqa: E402
 
-IDS = "aux-1,step2-constants,main-bound-explicit,lower-bound-exact,sandwich,lower-bound,sampler,main-bound-mc"
+IDS = "aux-1,step2-constants,main-bound-explicit,lower-bound-exact,sandwich,lower-bound,sampler,main-bound-mc,posreal"
 
 
 @given(st.one_of(st.fractions(), st.integers(), st.floats(allow_nan=False, allow_infinity=False)))
@@ -281,6 +281,8 @@ def test_the_tamper_table_catches_every_tamper(certificates):
         assert rows[name][1] == 1, (name, rows[name])
     assert rows["a malformed file (a claim without rows)"][1] == 2
     assert "re-decided" in rows["a Monte Carlo outcome flipped"][2]
+    assert rows["a ball cover's boxes merged into one"][1] == 1
+    assert "recorded True, re-decided None" in rows["a ball cover's boxes merged into one"][2]
     assert main([str(certificates)]) == 0
 
 
@@ -306,3 +308,42 @@ def test_a_check_that_raises_keeps_its_rows_and_no_rules():
         unregister("test-rule-crash")
     assert crashed.verdict.value == "INCONCLUSIVE" and "RuntimeError: planted" in crashed.summary
     assert crashed.rules == [] and len(crashed.certificate) == 1
+
+
+def test_every_row_carries_the_data_to_re_decide_it(certificates, capsys):
+    """Issue 71's must-show: 0 rows "recorded only", ball covers included (posreal's 1,877 boxes are in the file as
+    a tree that replay walks again).  Negative control: a row without data is counted as recorded only."""
+    from socal.cli import main
+
+    doc = json.loads(certificates.read_text())
+    assert all(r.get("data") for c in doc["claims"] for r in c["rows"])
+    capsys.readouterr()
+    assert main(["audit", "--replay", str(certificates)]) == 0
+    assert "; 0 recorded only" in capsys.readouterr().out
+    posreal = next(c for c in doc["claims"] if c["id"] == "posreal")
+    posreal["rows"][-1]["data"] = None
+    from socal.verify.certificates import replay
+
+    bad = certificates.with_name("no-data.json")
+    bad.write_text(json.dumps(doc))
+    _, text = replay(bad)
+    assert "; 1 recorded only" in text
+
+
+def test_a_cover_replays_from_its_tree_alone():
+    """A ball cover re-decided from its tree: the same boxes re-certified give True; a tree that does not fit the
+    region (one letter short or long, or a foreign letter) is refused; a box the predicate cannot certify (the
+    control: Re sech > 0 claimed past the pole at Im z = pi/2) gives None."""
+    from socal.verify.strip import certify, cover_data, replay_cover
+
+    region = (-1.0, 1.0, -1.4, 1.4)
+    cert = certify(lambda z: z.sech().real > 0, *region, max_depth=12)
+    data = cover_data("Re sech(z) > 0", {}, region, cert)
+    assert cert["certified"] and len(data["tree"]) > 4 and replay_cover(data) is True
+    for tree in (data["tree"][:-1], data["tree"] + "0", data["tree"].replace("0", "2", 1)):
+        with pytest.raises(ValueError, match="tree"):
+            replay_cover({**data, "tree": tree})
+    past = cover_data("Re sech(z) > 0", {}, (-1.0, 1.0, -1.4, 1.7), {**cert, "tree": data["tree"]})
+    assert replay_cover(past) is None
+    with pytest.raises(ValueError, match="unknown cover predicate"):
+        cover_data("Re exp(z) > 0", {}, region, cert)

@@ -213,9 +213,10 @@ class Ledger:
         self.rows.append(Decision(what, ls, op, rs, out, how, data if None not in (data["lhs"], data["rhs"]) else None))
         return out
 
-    def all_true(self, what, items):
+    def all_true(self, what, items, how=None, detail=None):
         """Record ``len(items)`` comparisons ``(lhs, op, rhs, lhs_err, rhs_err)`` as one row: true if all are,
-        false if one is (certified), else undecided.  For grids of many points."""
+        false if one is (certified), else undecided.  For grids of many points.  ``how`` and ``detail``: the row's
+        own (default: from the comparisons)."""
         outs, hows, first_bad = [], set(), None
         for lhs, op, rhs, le, re in items:
             o, how = compare(lhs, op, rhs, lhs_err=le, rhs_err=re)
@@ -224,9 +225,9 @@ class Ledger:
             if o is not True and first_bad is None:
                 first_bad = (_fmt(lhs), op, _fmt(rhs))
         out = False if any(o is False for o in outs) else (None if any(o is None for o in outs) else True)
-        how = "exact" if hows == {"exact"} else ("error bound" if "error bound" in hows else "ball")
-        detail = f"{len(items)} comparisons" + (f"; first not certified true: {' '.join(first_bad)}"
-                                                 if first_bad else "")
+        how = how or ("exact" if hows == {"exact"} else ("error bound" if "error bound" in hows else "ball"))
+        detail = detail or (f"{len(items)} comparisons" + (f"; first not certified true: {' '.join(first_bad)}"
+                                                           if first_bad else ""))
         toks = [[token(a), op, token(b), token(le), token(re)] for a, op, b, le, re in items]
         data = {"kind": "all", "items": toks} if all(t[0] is not None and t[2] is not None for t in toks) else None
         self.rows.append(Decision(what, detail, "", "", out, how, data))
@@ -286,12 +287,20 @@ class Ledger:
         return verdict
 
     def record(self, what, outcome, how, detail=""):
-        """A decision certified elsewhere (e.g. every box of a ball-arithmetic cover decided): ``how`` in
-        :data:`HOW`."""
+        """A decision certified elsewhere, with no data to re-decide it: ``how`` in :data:`HOW`.  Replay counts such
+        a row as recorded only; the audit's own rows use :meth:`covers` or :meth:`all_true` instead."""
         if how not in HOW:
             raise ValueError(f"how must be one of {HOW}; got {how!r}")
         self.rows.append(Decision(what, detail, "", "", outcome, how))
         return outcome
+
+    def covers(self, what, covers, detail=""):
+        """Ball-arithmetic covers of regions (``covers``: :func:`verify.strip.cover_data` dicts) as one row: true if
+        every box of every cover is certified, else undecided.  The row keeps each cover's tree, so replay
+        evaluates the predicate on every box again (:func:`verify.strip.replay_cover`)."""
+        out = True if all(set(c["tree"]) <= {"0", "1"} for c in covers) else None
+        self.rows.append(Decision(what, detail, "", "", out, "ball", {"kind": "covers", "covers": list(covers)}))
+        return out
 
     def statistical(self, what, ok, detail, data=None):
         """A decision by a statistical test at a stated level (Monte Carlo): ``ok`` is the test's outcome.
@@ -526,6 +535,11 @@ def replay_row(row):
         return False if any(o is False for o in outs) else (None if any(o is None for o in outs) else True)
     if data["kind"] in ("binomial", "min_p", "below", "intervals_below", "none_below"):
         return statistical_outcome(data)
+    if data["kind"] == "covers":
+        from .strip import replay_cover
+
+        outs = [replay_cover(c) for c in data["covers"]]
+        return True if outs and all(o is True for o in outs) else None
     if data["kind"] == "subset":
         return sp.sympify(data["inner"]).is_subset(sp.sympify(data["outer"]))
     if data["kind"] == "finite":

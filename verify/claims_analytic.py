@@ -17,7 +17,7 @@ from ._core import Part, Result, Verdict, claim, combine, steps
 
 R = sp.Rational
 from .certified import Ledger, both, sym
-from .strip import TEST_DISTRIBUTIONS, Atoms, certify, d2_acb, d_acb, eta_acb, max_abs_eta, nd_mp, nd_smooth_mp
+from .strip import TEST_DISTRIBUTIONS, Atoms, certify, cover_data, d2_acb, d_acb, eta_acb, max_abs_eta, nd_mp, nd_smooth_mp
 
 H_VALUES = (1 / 16, 1 / 64)
 
@@ -59,10 +59,12 @@ def check_posreal(*, quick, numerator, halfwidth):
         led.rows.pop()  # a point where Re sech >= 0 decides nothing: only the cover below does
     # certify positivity on [-A, A] x [-(hw - delta), hw - delta]; beyond |a| > A the closed form decides
     A, delta = (8.0, 1e-2) if quick else (30.0, 1e-3)
-    cert = certify(lambda z: z.sech().real > 0, -A, A, -(hw - delta), hw - delta, max_depth=18)
-    led.record(f"Re sech > 0 on every box of [-{A:g}, {A:g}] x [-(hw - {delta:g}), hw - {delta:g}]",
-               True if cert["certified"] else None, "ball", f"{cert['boxes']} boxes, {cert['undecided']} undecided")
-    ev.update({"certified_box": [[-A, A], [-(hw - delta), hw - delta]], "flint": cert, "decided by": led.lines()})
+    region = (-A, A, -(hw - delta), hw - delta)
+    cert = certify(lambda z: z.sech().real > 0, *region, max_depth=18)
+    led.covers(f"Re sech > 0 on every box of [-{A:g}, {A:g}] x [-(hw - {delta:g}), hw - {delta:g}]",
+               [cover_data("Re sech(z) > 0", {}, region, cert)], f"{cert['boxes']} boxes, {cert['undecided']} undecided")
+    ev.update({"certified_box": [[-A, A], [-(hw - delta), hw - delta]],
+               "flint": {k: v for k, v in cert.items() if k != "tree"}, "decided by": led.lines()})
     ok = both(identity_ok, denom_ok, True if cert["certified"] else None)
     verdict = led.decide(None, [([0], Verdict.FAILS), ([1, 2], Verdict.INCONCLUSIVE)])
     if ok is not True:
@@ -114,16 +116,17 @@ def check_analytic_1d(*, quick, halfwidth_factor):
                        "|D| at 1e-9 h below the pole": float(abs(nd_mp(complex(s0, h0 * math.pi / 2 - 1e-9 * h0),
                                                                         dists[0], h0)[1]))}
     # Re D > 0 certified on the whole strip's rectangle Re z in [-1, 2] (wider than [0, 1]), |Im z| <= 0.98 h pi/2
-    certs = []
+    certs, covers = [], []
     for h in steps(hs, desc="bandwidths"):
         y = 0.98 * halfwidth_factor * h * math.pi / 2
         for d in dists:
             c = certify(lambda z, d=d, h=h: d_acb(z, d, h).real > 0, -1.0, 2.0, -y, y, max_depth=16)
             certs.append({"h": h, "dist": d.name, **{k: c[k] for k in ("certified", "boxes", "undecided")}})
+            covers.append(cover_data("Re D(z) > 0", {"s": list(d.s), "w": list(d.w), "e": list(d.e), "h": h},
+                                     (-1.0, 2.0, -y, y), c))
     ev["ReD_positive_certified"] = certs
-    all_cert = led.record(f"Re D > 0 on every box of [-1, 2] x [-0.98, 0.98] h pi/2 ({len(certs)} (h, distribution) "
-                          f"cases)", True if all(c["certified"] for c in certs) else None, "ball",
-                          f"{sum(c['boxes'] for c in certs)} boxes")
+    all_cert = led.covers(f"Re D > 0 on every box of [-1, 2] x [-0.98, 0.98] h pi/2 ({len(certs)} (h, distribution) "
+                          f"cases)", covers, f"{sum(c['boxes'] for c in certs)} boxes")
     # smooth densities, sampled (mpmath quadrature, with mpmath's error estimate carried as the error bound)
     smooth, items = [], []
     with mp.workdps(20):
@@ -223,12 +226,15 @@ def check_analytic_2d(*, quick, halfwidth_factor):
         return Result(led.decide(None, [([0], Verdict.FAILS)]), "the claimed strip contains a pole of the sech kernel",
                       ev)
     # separate analyticity: for fixed real var~ = c, D(., c) is a 1-D D with positive weights
-    sep = []
+    sep, covers = [], []
     for cvar in ((0.1,) if quick else (0.0, 0.1, 0.25)):
         y = 0.98 * halfwidth_factor * h * math.pi / 2
         z2 = acb(cvar)
         cert = certify(lambda z: d2_acb(z, z2, TWO_D, h).real > 0, -1.0, 2.0, -y, y, max_depth=16)
         sep.append({"fixed var": cvar, **{k: cert[k] for k in ("certified", "boxes", "undecided")}})
+        covers.append(cover_data("Re D(z, c) > 0", {"points": [list(p) for p in TWO_D["points"]],
+                                                    "w": list(TWO_D["w"]), "z2": cvar, "h": h},
+                                 (-1.0, 2.0, -y, y), cert))
     ev["separate_analyticity_ReD_certified"] = sep
     # the Hartogs step needs analyticity in z1 for each fixed COMPLEX z2; D vanishes in the product strip
     zero = _find_2d_zero(h)
@@ -262,8 +268,8 @@ def check_analytic_2d(*, quick, halfwidth_factor):
                     "joint region": "|Im m~| + |Im var~| < h pi/2 (e.g. both < h pi/4): every term of D has "
                                     "|arg| < pi/2, so Re D > 0 and eta is jointly analytic there",
                     "Re D > 0 at sampled points of the product of h pi/4 strips (ball-certified)": all(samples)}
-    sep_ok = led.record("separate analyticity: Re D(., c) > 0 on every box, each real c tried", True if all(
-        c["certified"] for c in sep) else None, "ball", f"{sum(c['boxes'] for c in sep)} boxes")
+    sep_ok = led.covers("separate analyticity: Re D(., c) > 0 on every box, each real c tried", covers,
+                        f"{sum(c['boxes'] for c in sep)} boxes")
     names = ("separate analyticity (Re D > 0 for each real value of the other variable)",
              "Hartogs' step (analyticity in z1 for each complex z2 of the strip)",
              "eta jointly analytic on the product of strips")
@@ -409,7 +415,7 @@ def _eta_np(t, atoms, h):
     return num / den
 
 
-def chebyshev_decay(hs, dists, M, strip_fraction, deg, *, bound_scale=1.0, rho_fraction=None):
+def chebyshev_decay(hs, dists, M, strip_fraction, deg, *, bound_scale=1.0, rho_fraction=None, comparisons=None):
     """The Chebyshev coefficients c_k of eta on [0, 1] against 2 max(M, 1) theta^-k, compared beyond round-off.
 
     ``chebinterpolate`` forms each c_k as (2/N) sum_j f(x_j) T_k(x_j) over N = deg + 1 nodes with |f| <= 1 (eta is a
@@ -442,6 +448,9 @@ def chebyshev_decay(hs, dists, M, strip_fraction, deg, *, bound_scale=1.0, rho_f
             above = c - err > bound
             unsure = ~above & (c + err > bound)
             resolvable = bound > 2 * err  # where the bound stands above round-off, a comparison can be decided
+            if comparisons is not None:  # |c_k| <= bound with |c_k|'s round-off: a certificate's items to re-decide
+                comparisons += [(float(c[i]), "<=", float(bound[i]), err, 0.0)
+                                for i in np.flatnonzero(resolvable | above)]
             rows.append({"h": h, "dist": d.name, "coeffs above the bound (certified)": int(np.sum(above)),
                          "within round-off of the bound": int(np.sum(unsure)),
                          "within round-off where the bound exceeds it": int(np.sum(unsure & resolvable)),
@@ -577,7 +586,9 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
                        "derived / claimed": ratio_h}
     # (iv) Chebyshev coefficients of eta on [0, 1] against the (repaired) Bernstein bound, decided beyond round-off
     # the conclusion as stated: |c_k| <= 2 M theta^-k with the corollary's theta (half-width strip_fraction h pi/2)
-    decay = chebyshev_decay(hs, dists[:3], M, strip_fraction, 300 if quick else 600, rho_fraction=strip_fraction)
+    compared = []
+    decay = chebyshev_decay(hs, dists[:3], M, strip_fraction, 300 if quick else 600, rho_fraction=strip_fraction,
+                            comparisons=compared)
     ev["chebyshev_decay"] = decay
     if strip_fraction < 1:
         ev["repair"] = (f"on the sub-strip |Im z| <= {strip_fraction:g} h pi/2 every term of N and D lies in a cone "
@@ -650,9 +661,11 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     unsure = sum(r["within round-off where the bound exceeds it"] for r in decay)
     k_dec = min(r["decided up to k"] for r in decay)
     i_coef = len(led.rows)
-    led.record("every Chebyshev coefficient |c_k| <= 2 M theta^-k where the bound stands above round-off",
-               False if above else (None if unsure else True), "error bound",
-               f"{above} certified above, {unsure} within round-off (error {decay[0]['round-off bound']:.2g})")
+    got = led.all_true("every Chebyshev coefficient |c_k| <= 2 M theta^-k where the bound stands above round-off",
+                       compared, "error bound",
+                       f"{above} certified above, {unsure} within round-off (error {decay[0]['round-off bound']:.2g})")
+    if got is not (False if above else (None if unsure else True)):  # the counts and the comparisons are one rule
+        raise RuntimeError(f"the coefficient row's comparisons give {got}, its counts {above} above, {unsure} unsure")
     ev["decided by"] = led.lines()
     name = "the 1-D approximation bound B theta^-l"
     # a supremum over every distribution is not shown by the cases tried: not refuted there is GAP by the legend

@@ -117,28 +117,97 @@ def certify(predicate, x0, x1, y0, y1, *, max_depth=14, max_boxes=200_000):
     """Cover [x0, x1] x [y0, y1] by boxes on which ``predicate(acb_box)`` is certainly True.
 
     Returns a dict: ``certified`` (all boxes decided True), ``boxes`` (how many were evaluated), ``undecided``
-    (boxes at the depth limit where the ball result could not decide; the claim is then INCONCLUSIVE there).
+    (boxes at the depth limit where the ball result could not decide; the claim is then INCONCLUSIVE there), and
+    ``tree``: the cover itself, one letter per box in the order the boxes were taken from the stack (``1`` split
+    into four, ``0`` certified, ``u`` undecided at the depth limit, ``x`` not evaluated once ``max_boxes`` ran
+    out), which :func:`replay_cover` walks again.
     """
     stack = [(x0, x1, y0, y1, 0)]
     boxes = undecided = 0
     first_undecided = None
+    tree = []
     while stack:
         a0, a1, b0, b1, depth = stack.pop()
         boxes += 1
         if boxes > max_boxes:
             undecided += len(stack) + 1
+            tree.append("x" * (len(stack) + 1))
             break
         if predicate(_box(a0, a1, b0, b1)):
+            tree.append("0")
             continue
         if depth >= max_depth:
             undecided += 1
             first_undecided = first_undecided or (a0, a1, b0, b1)
+            tree.append("u")
             continue
-        am, bm = (a0 + a1) / 2, (b0 + b1) / 2
-        stack += [(a0, am, b0, bm, depth + 1), (am, a1, b0, bm, depth + 1), (a0, am, bm, b1, depth + 1),
-                  (am, a1, bm, b1, depth + 1)]
+        tree.append("1")
+        stack += _quarters(a0, a1, b0, b1, depth)
     return {"certified": undecided == 0, "boxes": boxes, "undecided": undecided,
-            "first_undecided_box": first_undecided}
+            "first_undecided_box": first_undecided, "tree": "".join(tree)}
+
+
+def _quarters(a0, a1, b0, b1, depth):
+    am, bm = (a0 + a1) / 2, (b0 + b1) / 2
+    return [(a0, am, b0, bm, depth + 1), (am, a1, b0, bm, depth + 1), (a0, am, bm, b1, depth + 1),
+            (am, a1, bm, b1, depth + 1)]
+
+
+# The predicates a certificate's cover can name, each built from JSON parameters alone (replay has nothing else)
+def _re_sech(params):
+    return lambda z: z.sech().real > 0
+
+
+def _re_d1(params):
+    atoms, h = Atoms("cover", tuple(params["s"]), tuple(params["w"]), tuple(params["e"])), float(params["h"])
+    return lambda z: d_acb(z, atoms, h).real > 0
+
+
+def _re_d2_fixed(params):
+    atoms2 = {"points": tuple(tuple(p) for p in params["points"]), "w": tuple(params["w"])}
+    z2, h = acb(float(params["z2"])), float(params["h"])
+    return lambda z: d2_acb(z, z2, atoms2, h).real > 0
+
+
+COVER_PREDICATES = {"Re sech(z) > 0": _re_sech, "Re D(z) > 0": _re_d1, "Re D(z, c) > 0": _re_d2_fixed}
+
+
+def cover_data(predicate, params, region, cert):
+    """A cover as a certificate row's data: the predicate's name in :data:`COVER_PREDICATES`, its JSON parameters,
+    the region [x0, x1, y0, y1] and the cover's tree (:func:`certify`)."""
+    if predicate not in COVER_PREDICATES:
+        raise ValueError(f"unknown cover predicate {predicate!r}; known: {sorted(COVER_PREDICATES)}")
+    return {"predicate": predicate, "params": params, "region": [float(r) for r in region], "tree": cert["tree"]}
+
+
+def replay_cover(data):
+    """Re-decide a cover from its data alone: walk its tree over the region (the boxes are the tree's, so they tile
+    the region by construction), evaluate the predicate in ball arithmetic on every box the tree calls certified,
+    and return True if every one is, None if the tree has undecided boxes or a box the predicate does not certify
+    now (the file claims what it cannot show), and raise ValueError if the tree does not fit the region (too short,
+    too long, or a letter other than 0, 1, u, x)."""
+    pred = COVER_PREDICATES[data["predicate"]](data["params"])
+    x0, x1, y0, y1 = (float(r) for r in data["region"])
+    tree = data["tree"]
+    stack, pos, out = [(x0, x1, y0, y1, 0)], 0, True
+    while stack:
+        box = stack.pop()
+        if pos >= len(tree):
+            raise ValueError(f"a cover's tree ends with {len(stack) + 1} box(es) of the region left")
+        letter = tree[pos]
+        pos += 1
+        if letter == "1":
+            stack += _quarters(*box)
+        elif letter == "0":
+            if not pred(_box(*box[:4])):
+                out = None
+        elif letter in "ux":
+            out = None
+        else:
+            raise ValueError(f"a cover's tree has the letter {letter!r} at {pos - 1} (0, 1, u or x expected)")
+    if pos != len(tree):
+        raise ValueError(f"a cover's tree has {len(tree) - pos} letter(s) beyond the region's boxes")
+    return out
 
 
 def max_abs_eta(atoms, h, frac, *, x_range=(-0.5, 1.5), nx=401, ny=41):

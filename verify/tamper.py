@@ -117,6 +117,17 @@ def _ball_moved(doc):
     return f"{c['id']} row {i}: a ball's midpoint moved to -1000"
 
 
+def _cover_enlarged(doc):
+    hits = _rows(doc, lambda c, r: r.get("data") and r["data"]["kind"] == "covers" and r["outcome"] is True)
+    if not hits:
+        return None
+    c, i, r = hits[0]
+    cover = r["data"]["covers"][0]
+    n = len(cover["tree"])
+    cover["tree"] = "0"
+    return f"{c['id']} row {i}: a ball cover's {n} boxes replaced by the whole region, claimed certified"
+
+
 def _rule_edited(doc):
     c = next((c for c in doc["claims"] if c.get("rules")), None)
     if c is None:
@@ -142,6 +153,7 @@ TAMPERS = {
     "an exact number moved across its bound": _exact_moved,
     "an identity's expression edited": _identity_edited,
     "a ball's endpoints moved": _ball_moved,
+    "a ball cover's boxes merged into one": _cover_enlarged,
     "a rule edited": _rule_edited,
     "a malformed file (a claim without rows)": _malformed,
 }
