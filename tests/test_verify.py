@@ -473,3 +473,21 @@ def test_the_sharp_m_part_checks_validity_and_a_too_small_m_fails():
     bad, _ = sharp_m_part(Ledger(), m_of=lambda s: sp.Rational(999, 1000) / sp.sin(s * sp.pi))
     assert good.verdict is Verdict.HOLDS and bad.verdict is Verdict.FAILS
     assert "validity at the witness" in bad.summary
+
+
+def test_the_quick_monte_carlo_bound_row_can_reject():
+    """Issue 71: main-bound-mc's quick Markov row had 5 replicates, whose smallest p-value (0.5^5 = 0.031) is above
+    its level (1e-3 over 3 n): it could not reject whatever the counts.  With 12 it can: a bound 1e-6 times the
+    paper's FAILS that row in the quick run itself.  The paper's bound (the control) passes it."""
+    from socal.verify.montecarlo import markov_acceptance
+
+    claim = verify.get("main-bound-mc")
+    bad = claim.check(quick=True, bias=0.0, bound_scale=1e-6)
+    row = bad.evidence["decided by"][0]
+    assert bad.verdict is Verdict.FAILS and "observed errors within the bound" in row, bad.evidence["decided by"]
+    assert "exceed twice the bound" in bad.summary
+    good = claim.check(quick=True, **claim.paper)
+    assert "exceed twice the bound" not in good.summary and good.verdict is not Verdict.FAILS
+    for reps, can in ((5, False), (12, True)):  # the arithmetic: every replicate above 2 B
+        ok, _ = markov_acceptance({n: np.full(reps, 10.0) for n in (1, 2, 3)}, lambda n: 1.0)
+        assert ok is (not can)
