@@ -27,9 +27,12 @@ constant B = 2/(theta - 1) (the paper).  The audit certifies instead (``approx-c
   |arg| <= s pi/2, and N, D - N are sums of such terms): :func:`sharp_m`, M(s) = 1 for s <= 1/2 and 1/sin(s pi)
   above, unbounded at the strip's edge;
 - eta separately (not jointly) analytic in each score for the other real, so the 2-D step goes through the tensor
-  Chebyshev interpolant: ||f - I (x) I f|| <= (1 + Lambda_l) E_l with E_l = 4 M theta^-l/(theta - 1) the 1-D
-  interpolation error (Trefethen, ATAP, Thm 8.2) and Lambda_l <= 1 + (2/pi) log(l + 1) the Lebesgue constant of
-  Chebyshev points (ATAP, Thm 15.2): B = (1 + Lambda_l) 4 M/(theta - 1) (``tensor="separate"``);
+  Chebyshev truncation, ordered so that the operator norm multiplies the smaller error: f - S_m S_v f =
+  (f - S_m f) + S_m (f - S_v f) <= 2 M theta^-l/(theta - 1) + (2l + 1) 2 M theta_var^-l/(theta_var - 1), each
+  axis's truncation error from its own strip (Trefethen, ATAP, Thm 8.2) and theta_var the variance axis's: its
+  range [0, 1/4] maps onto [-1, 1] with a factor 8, so the same strip is a larger ellipse (``tensor="separate"``,
+  :func:`_separate_constant`; before, (1 + Lambda_l) 4 M/(theta - 1) of the tensor interpolant with both axes at the
+  mean axis's theta, 7-9x larger at l = 44-88);
 - the strip chosen per degree to minimise that constant (``strip="best"``: M(s) theta(s h)^-l/(theta(s h) - 1)
   minimised over s in (0, 1); the degree rule then uses theta(h/2), where M = 1).
 
@@ -86,15 +89,29 @@ def lebesgue_bound(l):
 _STRIPS = tuple(Fraction(k, 256) for k in range(8, 256))  # the strips tried per degree, as exact fractions
 
 
+def variance_theta(th):
+    """The variance axis's theta for the strip whose mean-axis theta is ``th``: the axis [0, 1/4] maps onto [-1, 1]
+    with a factor 8, the mean axis [0, 1] with 2, so a strip of half-width rho is 8 rho wide there against 2 rho:
+    with a = 2 rho = (th - 1/th)/2, theta_var = 4 a + sqrt(16 a^2 + 1)."""
+    a = (th - 1.0 / th) / 2.0
+    return 4.0 * a + math.sqrt(16.0 * a * a + 1.0)
+
+
 def _separate_constant(th, m, l):
-    """(1 + Lambda_l) 4 M / (theta - 1): the 2-D tensor interpolant's constant from separate analyticity."""
-    return (1.0 + lebesgue_bound(l)) * 4.0 * m / (th - 1.0)
+    """B with eps_l = B theta^-l for the 2-D tensor truncation from separate analyticity, ordered so that the
+    operator norm falls on the variance axis: f - S_m S_v f = (f - S_m f) + S_m (f - S_v f), so
+    eps_l <= 2 M theta^-l/(theta - 1) + (2l + 1) 2 M theta_var^-l/(theta_var - 1) (each axis's Chebyshev truncation
+    error from its own strip, Trefethen ATAP Thm 8.2, for every real value of the other score; ||S_l|| <= 2l + 1
+    since |a_0| <= ||g||, |a_j| <= 2 ||g||; theta_var from :func:`variance_theta`).  B = 2 M/(theta - 1) +
+    (2l + 1) 2 M/(theta_var - 1) (theta/theta_var)^l."""
+    tv = variance_theta(th)
+    return 2.0 * m / (th - 1.0) + (2.0 * l + 1.0) * 2.0 * m / (tv - 1.0) * (th / tv) ** l
 
 
 @lru_cache(maxsize=4096)
 def best_strip(h, l):
-    """The strip fraction s (an exact fraction k/256) that minimises (1 + Lambda_l) 4 M(s) theta(s h)^-l /
-    (theta(s h) - 1) at degree l: any s gives a valid bound, so the minimiser found on the grid is as certified as
+    """The strip fraction s (an exact fraction k/256) that minimises the separate-analyticity bound
+    B(s) theta(s h)^-l (:func:`_separate_constant`, M(s) sharp) at degree l: any s gives a valid bound, so the minimiser found on the grid is as certified as
     any other (its bound is evaluated in ball arithmetic at that s)."""
     def err(s):
         th = theta(float(s) * h)
@@ -111,7 +128,8 @@ class Constants:
     (the paper states the rounded-up 406).  ``strip``, ``m_sq`` and ``tensor`` describe the approximation step:
     theta = theta(strip h) (``strip="best"``: chosen per degree, :func:`best_strip`), M^2 (None: the sharp
     M(strip)^2, :func:`sharp_m`), and B = 2/(theta - 1) ("paper"), 4 M (theta + 1)/(theta - 1)^2 ("square", a
-    joint expansion) or (1 + Lambda_l) 4 M/(theta - 1) ("separate", the tensor interpolant).
+    joint expansion) or 2 M/(theta - 1) + (2l + 1) 2 M/(theta_var - 1) (theta/theta_var)^l ("separate", the tensor
+    truncation from separate analyticity, :func:`_separate_constant`).
     """
 
     name: str
@@ -374,9 +392,10 @@ def _B_ball(th, c, l=None, s=None):
     if c.tensor == "paper":
         return 2 / (th - 1)
     m = _m_ball(c, c.strip if s is None else s)
-    if c.tensor == "separate":
-        lebesgue = 1 + 2 / arb.pi() * arb(l + 1).log()
-        return (1 + lebesgue) * 4 * m / (th - 1)
+    if c.tensor == "separate":  # as _separate_constant, in balls
+        a = (th - 1 / th) / 2
+        tv = 4 * a + (16 * a * a + 1).sqrt()
+        return 2 * m / (th - 1) + (2 * l + 1) * 2 * m / (tv - 1) * (th / tv) ** l
     return 4 * m * (th + 1) / (th - 1) ** 2
 
 
