@@ -287,9 +287,13 @@ def estimate(kind, ndim, mean, var, labels, *, counts, chunks, h, degree, ridge,
         if spread is not None:
             second = second_moment_fit(spread, f.calmap.degree, f.calmap.alpha)
         if debias:  # the deviations and the bootstrap world from one evaluation of the map per row
-            both = source.map_reduce(DeviationWorldPass(f.calmap, second, seed if duplicates is None else None,
-                                                        weights, world_fraction(round(stats.n), options.world_rows),
-                                                        seed),
+            # one seed, one meaning: the bootstrap's row keys.  The census (first candidate only) counts the keys
+            # that the bootstrap's draws use, and the world's subset is keyed by the same keys (hashed once per chunk)
+            both = source.map_reduce(DeviationWorldPass(f.calmap, second,
+                                                        census_seed=seed if duplicates is None else None,
+                                                        weights=weights,
+                                                        fraction=world_fraction(round(stats.n), options.world_rows),
+                                                        seed=seed),
                                      progress=progress,
                                      desc=f"{kind}: deviations and the bootstrap world at degree {f.calmap.degree}")
             dev, world = both.dev, both.world
