@@ -78,7 +78,7 @@ from ._validation import (FEASIBILITY_SLACK, Rule, bool_rule, check_float, check
                           check_scores, choice_rule, int_rule, level_rule)
 
 __all__ = ["calibration_test", "p_value_words", "CalibrationTest", "CalibrationTestStats", "TestPart", "Region",
-           "default_degree", "vote_check", "VoteCheck", "grid_bins"]
+           "default_degree", "vote_check", "VoteCheck", "grid_bins", "reference_replicates"]
 
 GRID_MEAN = 512  # bins of the mean on [0, 1]
 GRID_RELVAR = 128  # bins of var / (m (1 - m)): one below 1e-6, the rest log-uniform on [1e-6, 1]
@@ -1474,6 +1474,51 @@ def _score_test2(stats, n, degree, alpha, reference, rng, gate=SIM_GATE, resolut
                            regions=regions, detectable=detectable, alpha=alpha, impossible=stats.impossible,
                            var_mean=var_mean, impossible_items=stats.impossible_items, rest_pvalue=p[0],
                            n_sim=n_sim, events=events, n_laws=n_laws)
+
+
+def reference_replicates(stats: CalibrationTestStats, reps: int, *, degree: int | None = None,
+                         rng: int | np.random.Generator | None = None,
+                         one_at_a_time: bool = False) -> dict[str, np.ndarray]:
+    """Replicates of the order-2 statistics under the null's law of the votes at the Beta law (what
+    ``reference='beta'`` reads): {'joint': T, 'means': T_mean, 'variances': T_var}, each of shape (reps,).
+
+    To look at the reference's spread (against the observed statistics, or against chi-square), and to time it.
+    ``one_at_a_time=True`` computes each replicate alone, the way the reference did before it was batched: the
+    pooled covariance of the rows with k >= 3 built again for every replicate (its centring fit included) and one
+    eigendecomposition each.  Both ways give the same numbers to rounding (``tests/test_testing.py``); the batched
+    default fixes the scores' parts once (benchmarks/reference_batch.py times the two)."""
+    if not isinstance(stats, CalibrationTestStats) or stats.order != 2 or stats.covariance != "null" \
+            or stats.groups is None:
+        raise ValueError("The 'stats' argument of reference_replicates must be order-2 CalibrationTestStats with "
+                         "covariance='null' (they keep the votes' law).")
+    if not isinstance(reps, (int, np.integer)) or isinstance(reps, bool) or reps < 1:
+        raise ValueError(f"The 'reps' argument of reference_replicates must be an integer >= 1. Got {reps!r}.")
+    rng = check_rng(rng)
+    degree = default_degree(int(round(stats.sums[_C2["count"]].sum()))) if degree is None else int(degree)
+    ctx = _Order2(stats.sums, degree)
+    cells = np.searchsorted(ctx.occ, stats.groups.cells)
+    L = simulate_columns(stats.groups, group_laws(stats.groups), cells, ctx.occ.size, int(reps), rng)
+    L = {name: L[name] for name in _LABEL_COLS2}
+    if not one_at_a_time:
+        return {name: np.asarray(fn(L)[0], float) for name, fn in
+                (("joint", ctx.joint), ("means", ctx.means), ("variances", ctx.variances))}
+    out = {"joint": np.empty(int(reps)), "means": np.empty(int(reps)), "variances": np.empty(int(reps))}
+    P = ctx.P
+    for i in range(int(reps)):
+        one = {name: L[name][i:i + 1] for name in _LABEL_COLS2}
+        if ctx.has_many:  # the pooled covariance from scratch for this replicate's sums, and its V alone
+            So = ctx.So.copy()
+            for name in _LABEL_COLS2:
+                So[_C2[name]] = L[name][i]
+            c12, c22 = _many_label_covariance(So, ctx.occ // GRID_RELVAR, ctx.x, ctx.y, degree)
+            E, lam = pinv_parts(ctx._joint_V(np.array([[ctx.c11, c12], [c12, c22]])))
+            g = np.concatenate([one["r1"][0] @ P, one["r2"][0] @ P])
+            out["joint"][i] = quad_form(g, E, lam)
+        else:
+            out["joint"][i] = ctx.joint(one)[0][0]
+        out["means"][i] = ctx.means(one)[0][0]
+        out["variances"][i] = ctx.variances(one)[0][0]
+    return out
 
 
 def _simulated_pvalues(ctx, groups, cell_index, observed, rng, resolution=None, beta=False):
