@@ -31,7 +31,7 @@ constant B = 2/(theta - 1) (the paper).  The audit certifies instead (``approx-c
   (f - S_m f) + S_m (f - S_v f) <= 2 M theta^-l/(theta - 1) + (2l + 1) 2 M theta_var^-l/(theta_var - 1), each
   axis's truncation error from its own strip (Trefethen, ATAP, Thm 8.2) and theta_var the variance axis's: its
   range [0, 1/4] maps onto [-1, 1] with a factor 8, so the same strip is a larger ellipse (``tensor="separate"``,
-  :func:`_separate_constant`; before, (1 + Lambda_l) 4 M/(theta - 1) of the tensor interpolant with both axes at the
+  :func:`separate_constant`; before, (1 + Lambda_l) 4 M/(theta - 1) of the tensor interpolant with both axes at the
   mean axis's theta, 7-9x larger at l = 44-88);
 - the strip chosen per degree to minimise that constant (``strip="best"``: M(s) theta(s h)^-l/(theta(s h) - 1)
   minimised over s in (0, 1); the degree rule then uses theta(h/2), where M = 1).
@@ -50,8 +50,8 @@ from functools import lru_cache
 from socal.degrees import paper_degree, theta
 from socal.deviations import CE_RANGE
 
-__all__ = ["Constants", "PAPER", "READINGS", "sharp_m", "lebesgue_bound", "best_strip", "constant_sets", "upper_bound",
-           "upper_bound_ball", "paper_degree_ball", "step4", "step5", "lower_bound", "threshold_n", "best_degree",
+__all__ = ["Constants", "PAPER", "READINGS", "sharp_m", "lebesgue_bound", "best_strip", "separate_constant",
+           "variance_theta", "constant_sets", "upper_bound", "upper_bound_ball", "paper_degree_ball", "step4", "step5", "lower_bound", "threshold_n", "best_degree",
            "threshold_best", "infimum_over_n", "infimum_ball", "theta_ball", "LB_CONSTANT", "CE2_RANGE"]
 
 LB_CONSTANT = 1.0 / (48.0 * math.sqrt(2.0))
@@ -97,7 +97,7 @@ def variance_theta(th):
     return 4.0 * a + math.sqrt(16.0 * a * a + 1.0)
 
 
-def _separate_constant(th, m, l):
+def separate_constant(th, m, l):
     """B with eps_l = B theta^-l for the 2-D tensor truncation from separate analyticity, ordered so that the
     operator norm falls on the variance axis: f - S_m S_v f = (f - S_m f) + S_m (f - S_v f), so
     eps_l <= 2 M theta^-l/(theta - 1) + (2l + 1) 2 M theta_var^-l/(theta_var - 1) (each axis's Chebyshev truncation
@@ -111,11 +111,11 @@ def _separate_constant(th, m, l):
 @lru_cache(maxsize=4096)
 def best_strip(h, l):
     """The strip fraction s (an exact fraction k/256) that minimises the separate-analyticity bound
-    B(s) theta(s h)^-l (:func:`_separate_constant`, M(s) sharp) at degree l: any s gives a valid bound, so the minimiser found on the grid is as certified as
+    B(s) theta(s h)^-l (:func:`separate_constant`, M(s) sharp) at degree l: any s gives a valid bound, so the minimiser found on the grid is as certified as
     any other (its bound is evaluated in ball arithmetic at that s)."""
     def err(s):
         th = theta(float(s) * h)
-        return math.log(_separate_constant(th, sharp_m(s), l)) - l * math.log(th)
+        return math.log(separate_constant(th, sharp_m(s), l)) - l * math.log(th)
 
     return min(_STRIPS, key=err)
 
@@ -129,7 +129,7 @@ class Constants:
     theta = theta(strip h) (``strip="best"``: chosen per degree, :func:`best_strip`), M^2 (None: the sharp
     M(strip)^2, :func:`sharp_m`), and B = 2/(theta - 1) ("paper"), 4 M (theta + 1)/(theta - 1)^2 ("square", a
     joint expansion) or 2 M/(theta - 1) + (2l + 1) 2 M/(theta_var - 1) (theta/theta_var)^l ("separate", the tensor
-    truncation from separate analyticity, :func:`_separate_constant`).
+    truncation from separate analyticity, :func:`separate_constant`).
     """
 
     name: str
@@ -185,7 +185,7 @@ class Constants:
             return 2.0 / (th - 1.0)
         m = self.m_at(self.strip if s is None else s)
         if self.tensor == "separate":
-            return _separate_constant(th, m, l)
+            return separate_constant(th, m, l)
         return 4.0 * m * (th + 1.0) / (th - 1.0) ** 2
 
     def eps(self, h, l):
@@ -392,7 +392,7 @@ def _B_ball(th, c, l=None, s=None):
     if c.tensor == "paper":
         return 2 / (th - 1)
     m = _m_ball(c, c.strip if s is None else s)
-    if c.tensor == "separate":  # as _separate_constant, in balls
+    if c.tensor == "separate":  # as separate_constant, in balls
         a = (th - 1 / th) / 2
         tv = 4 * a + (16 * a * a + 1).sqrt()
         return 2 * m / (th - 1) + (2 * l + 1) * 2 * m / (tv - 1) * (th / tv) ** l

@@ -626,10 +626,10 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
     h_max_ratio, ratio_max = max(by_h.items(), key=lambda kv: kv[1])  # the largest, with the h it is at
     # what separate analyticity (certified by analytic-2d) gives: the tensor Chebyshev truncation, each axis's error
     # from its own strip (the variance axis [0, 1/4] has the larger ellipse), the operator norm on the variance axis
-    # (bounds._separate_constant); with the strip chosen per degree (bounds.best_strip) and the sharp M there.  The
+    # (bounds.separate_constant); with the strip chosen per degree (bounds.best_strip) and the sharp M there.  The
     # former bound, the tensor interpolant's (1 + Lambda_l) 4 M/(theta - 1) with both axes at the mean axis's theta,
     # is kept beside it
-    from .bounds import _separate_constant, best_strip, lebesgue_bound, sharp_m
+    from .bounds import separate_constant, best_strip, lebesgue_bound, sharp_m
 
     sep_rows = []
     for h in H_VALUES[:2]:
@@ -637,8 +637,8 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
             sb = best_strip(h, l)
             th_b = theta(float(sb) * h)
             th_q = theta(h / 2)
-            sep = _separate_constant(th_b, sharp_m(sb), l) * th_b ** (-l)
-            sep_q = _separate_constant(th_q, 1.0, l) * th_q ** (-l)
+            sep = separate_constant(th_b, sharp_m(sb), l) * th_b ** (-l)
+            sep_q = separate_constant(th_q, 1.0, l) * th_q ** (-l)
             former = (1 + lebesgue_bound(l)) * 4 * sharp_m(sb) / (th_b - 1) * th_b ** (-l)
             paper_c = 2 / (theta(h) - 1) * theta(h) ** (-l)
             sep_rows.append({"h": h, "l": l, "best strip s": str(sb), "M(s)": sharp_m(sb),
@@ -647,7 +647,7 @@ def check_approx_corollary(*, quick, M, strip_fraction, tensor_constant):
                              "former / now": former / sep,
                              "paper's B theta^-l (M = 1, full strip; not valid)": paper_c,
                              "constant / paper's constant at that strip":
-                                 _separate_constant(th_b, sharp_m(sb), l) / (2 / (th_b - 1))})
+                                 separate_constant(th_b, sharp_m(sb), l) / (2 / (th_b - 1))})
     ev["tensor_2d"]["separate analyticity"] = sep_rows
     r44 = next(r for r in sep_rows if r["h"] == H_VALUES[0] and r["l"] == 44)
     ratio44 = r44["constant / paper's constant at that strip"]
