@@ -51,8 +51,9 @@ from socal.degrees import paper_degree, theta
 from socal.deviations import CE_RANGE
 
 __all__ = ["Constants", "PAPER", "READINGS", "sharp_m", "lebesgue_bound", "best_strip", "separate_constant",
-           "variance_theta", "constant_sets", "upper_bound", "upper_bound_ball", "paper_degree_ball", "step4", "step5", "lower_bound", "threshold_n", "best_degree",
-           "threshold_best", "infimum_over_n", "infimum_ball", "theta_ball", "LB_CONSTANT", "CE2_RANGE"]
+           "variance_theta", "constant_sets", "upper_bound", "upper_bound_ball", "paper_degree_ball", "step4",
+           "step5", "lower_bound", "threshold_n", "best_degree", "threshold_best", "infimum_over_n", "infimum_ball",
+           "theta_ball", "LB_CONSTANT", "CE2_RANGE"]
 
 LB_CONSTANT = 1.0 / (48.0 * math.sqrt(2.0))
 # the one reading of each of the paper's objects that two claims could read two ways; every claim uses these
