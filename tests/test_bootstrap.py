@@ -6,7 +6,6 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import stats
 
 import socal
 from socal import bootstrap, refits, world
@@ -276,24 +275,6 @@ def test_the_first_order_bootstrap_fluctuates_as_the_plugin_does_when_items_diff
     assert not 0.8 < sd["point"] / spread < 1.25, (sd, spread)  # control
 
 
-def test_gaussian_bias_is_the_folded_normals_excess_mean():
-    """E|x + sigma Z| - |x| in closed form equals the integral over the normal density (scipy's quad), at the kink,
-    on both sides and far out; 0 where sigma is 0.  Negative control: the kink's value sigma sqrt(2/pi) alone is
-    wrong away from x = 0."""
-    from scipy import integrate
-
-    for x, sigma in [(0.0, 0.1), (0.05, 0.1), (-0.2, 0.1), (1.5, 0.2), (-0.01, 0.003), (0.3, 0.0)]:
-        if sigma == 0:
-            want = 0.0
-        else:
-            want = integrate.quad(lambda z: abs(x + sigma * z) * stats.norm.pdf(z), -np.inf, np.inf,
-                                  points=None, epsabs=1e-13)[0] - abs(x)
-        got = float(refits.gaussian_bias(np.array(x), np.array(sigma)))
-        assert got == pytest.approx(want, abs=1e-10)
-    assert float(refits.gaussian_bias(np.array(0.05), np.array(0.1))) != pytest.approx(0.1 * np.sqrt(2 / np.pi),
-                                                                                           abs=1e-3)
-
-
 def test_inner_one_step_is_recorded_without_moving_the_default(monkeypatch):
     """With BootstrapOptions(inner=True) the bootstrap also returns each refit's one-step-corrected delta and the analytic one-step;
     the estimate, interval and bound do not move (the option only adds sums).  The analytic one-step is within 30% of
@@ -319,42 +300,6 @@ def test_inner_one_step_is_recorded_without_moving_the_default(monkeypatch):
     assert corrected.shape == boot.deltas.shape and np.all(np.isfinite(corrected))
     assert analytic == pytest.approx(float(boot.deltas.mean()), rel=0.3)
     assert not np.allclose(corrected, boot.deltas)
-
-
-def _grid_predictor(n, seed):
-    """A mean rounded to a 0.1 grid (11 distinct means, about 33 distinct rows with their label counts), against
-    labels of rate p ~ Beta(2, 2): at degree 10 the fit interpolates the 11 cell means, so the plug-in is
-    sum over cells of (n_cell / n) |mean label share - mean|, whose spread over fresh samples a Monte Carlo of that
-    formula gives."""
-    rng = np.random.default_rng(seed)
-    p = rng.beta(2, 2, n)
-    return np.clip(np.round(p * 1.3 - 0.15, 1), 0, 1), (rng.random((n, 2)) < p[:, None]).astype(float)
-
-
-def _grid_plugin(m, y):
-    cells, inv = np.unique(m, return_inverse=True)
-    count = np.bincount(inv)
-    return float(np.sum(count / m.size * np.abs(np.bincount(inv, y.mean(axis=1)) / count - cells)))
-
-
-@pytest.mark.parametrize("n", [4000, 12_000])
-def test_rows_of_one_content_are_resampled_as_separate_items(monkeypatch, n):
-    """Identical rows (same scores and labels) are separate items: the refit pass resamples each of a key's c items
-    on its own (a KeyCensus counts them), so the bootstrap SD of a predictor with 11 distinct means is the plug-in's
-    spread over fresh samples (within 20%), in the full pass (4,000 rows) and on the keyed subset (12,000, above
-    REFIT_ROWS).  Negative control: keyed by content alone (no census), a key's items share one weight and its
-    total has variance c^2 instead of c: the SD came out 1.8 and 2.2 times too large."""
-    import socal.rowkeys as bs
-
-    m, y = _grid_predictor(n, 0)
-    spread = np.std([_grid_plugin(*_grid_predictor(n, 1000 + s)) for s in range(600)], ddof=1)
-    kw = dict(degree=10, ridge=1e-6, ci=0.9, n_boot=200)
-    res = socal.ce1(m, y, **kw)
-    assert abs(res.plugin - _grid_plugin(m, y)) < 1e-4  # the interpolating fit, as the docstring says
-    assert 0.8 <= res.candidates[0].noise_sd / spread <= 1.2, (res.candidates[0].noise_sd, spread)
-    monkeypatch.setattr(bs.KeyCensus, "duplicated", lambda self: (np.empty(0, np.uint64), np.empty(0, np.int64)))
-    shared = socal.ce1(m, y, **kw).candidates[0].noise_sd
-    assert shared / spread > 1.5, (shared, spread)
 
 
 def test_a_constant_predictors_interval_has_the_plugins_spread(monkeypatch):
@@ -427,39 +372,6 @@ def test_rows_of_one_content_give_the_same_numbers_in_any_order_or_chunking(monk
     moved = socal.ce2(chunks=[{"mean": m[c], "var": v[c], "labels": y[c]} for c in cuts], **kw)
     monkeypatch.setattr(bs.KeyCensus, "merge", local)
     assert not np.allclose(_headline(moved), _headline(ref), rtol=1e-4, atol=0)
-
-
-def test_key_census_merges_to_the_whole_counts_and_overflows_as_the_whole_does(monkeypatch):
-    """A KeyCensus merged over any split of the keys equals np.unique's counts of all of them, and its duplicated()
-    lists the keys of count > 1; with a cap, it overflows exactly when the whole holds more distinct keys than the
-    cap, whatever the split (so the fallback cannot depend on the chunking)."""
-    import socal.rowkeys as bs
-
-    rng = np.random.default_rng(11)
-
-    def split_census(n, distinct):
-        """Random keys and their census merged over a random split into up to 5 chunks."""
-        keys = rng.integers(0, distinct, n).astype(np.uint64)
-        parts = np.split(keys, np.sort(rng.integers(0, n + 1, int(rng.integers(0, 5)))))
-        census = bs.KeyCensus.of(parts[0])
-        for part in parts[1:]:
-            census = census.merge(bs.KeyCensus.of(part))
-        return keys, census
-
-    for trial in range(300):
-        keys, census = split_census(int(rng.integers(0, 80)), int(rng.integers(1, 50)))
-        distinct, counts = np.unique(keys, return_counts=True)
-        assert np.array_equal(census.keys, distinct) and np.array_equal(census._counts(), counts)
-        dup_keys, dup_counts = census.duplicated()
-        assert np.array_equal(dup_keys, distinct[counts > 1]) and np.array_equal(dup_counts, counts[counts > 1])
-        whole = bs.KeyCensus.of(keys, whole=True)  # one chunk that is every row: its repeats alone
-        assert np.array_equal(whole.keys, dup_keys) and np.array_equal(whole.duplicated()[1], dup_counts)
-    monkeypatch.setattr(socal.rowkeys, "CENSUS_CAP", 10)
-    for trial in range(300):
-        keys, census = split_census(int(rng.integers(1, 40)), int(rng.integers(1, 25)))
-        assert census.overflow == (np.unique(keys).size > 10)
-        if census.overflow:
-            assert census.duplicated()[0].size == 0
 
 
 def test_rows_all_alike_give_their_exact_value():

@@ -206,3 +206,36 @@ def test_negative_zeros_key_the_same_draws_as_zeros():
 
     assert np.signbit(np.where(v == 0, -0.0, v)).sum() == 50  # the negative zeros are there
     assert numbers(-1.0) == numbers(1.0)
+
+
+def test_key_census_merges_to_the_whole_counts_and_overflows_as_the_whole_does(monkeypatch):
+    """A KeyCensus merged over any split of the keys equals np.unique's counts of all of them, and its duplicated()
+    lists the keys of count > 1; with a cap, it overflows exactly when the whole holds more distinct keys than the
+    cap, whatever the split (so the fallback cannot depend on the chunking)."""
+    import socal.rowkeys as bs
+
+    rng = np.random.default_rng(11)
+
+    def split_census(n, distinct):
+        """Random keys and their census merged over a random split into up to 5 chunks."""
+        keys = rng.integers(0, distinct, n).astype(np.uint64)
+        parts = np.split(keys, np.sort(rng.integers(0, n + 1, int(rng.integers(0, 5)))))
+        census = bs.KeyCensus.of(parts[0])
+        for part in parts[1:]:
+            census = census.merge(bs.KeyCensus.of(part))
+        return keys, census
+
+    for trial in range(300):
+        keys, census = split_census(int(rng.integers(0, 80)), int(rng.integers(1, 50)))
+        distinct, counts = np.unique(keys, return_counts=True)
+        assert np.array_equal(census.keys, distinct) and np.array_equal(census._counts(), counts)
+        dup_keys, dup_counts = census.duplicated()
+        assert np.array_equal(dup_keys, distinct[counts > 1]) and np.array_equal(dup_counts, counts[counts > 1])
+        whole = bs.KeyCensus.of(keys, whole=True)  # one chunk that is every row: its repeats alone
+        assert np.array_equal(whole.keys, dup_keys) and np.array_equal(whole.duplicated()[1], dup_counts)
+    monkeypatch.setattr(socal.rowkeys, "CENSUS_CAP", 10)
+    for trial in range(300):
+        keys, census = split_census(int(rng.integers(1, 40)), int(rng.integers(1, 25)))
+        assert census.overflow == (np.unique(keys).size > 10)
+        if census.overflow:
+            assert census.duplicated()[0].size == 0
