@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import numpy as np
 
@@ -28,15 +27,7 @@ import socal
 from socal import chebyshev
 from socal.chebyshev import TensorBasis, evaluate_series, grouped_moments
 from socal.sufficient import response_moments
-
-
-def _median(fn, reps):
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from timing import median_time
 
 
 def _work(kind, n, degree, ndim, rng):
@@ -82,7 +73,7 @@ def main(argv=None):
                     for _ in range(a.reps):  # alternated, so a busy spell of the machine hits both
                         for name in times:
                             socal.set_backend(name)
-                            times[name].append(_median(fn, 1))
+                            times[name].append(median_time(fn, 1))
                     tn, tf = (1e3 * statistics.median(times[k]) for k in ("numpy", "finufft"))
                     socal.set_backend("auto")
                     auto = ("finufft" if chebyshev.use_nufft(n, terms, moments, weighted=weighted, one_dim=a.ndim == 1)

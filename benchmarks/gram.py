@@ -11,11 +11,11 @@ scores, so the entries are realistic; the cost does not depend on them.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
 from socal.chebyshev import tensor_gram
+from timing import median_time
 
 
 def gathered(M, l, lw):
@@ -32,15 +32,6 @@ def moments(l, n=20000, seed=0):
     th, ph = np.arccos(rng.uniform(-1, 1, n)), np.arccos(rng.uniform(-1, 1, n))
     p = np.arange(2 * l + 1)
     return np.cos(np.outer(th, p)).T @ np.cos(np.outer(ph, p))
-
-
-def median_time(fn, reps):
-    out = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return float(np.median(out))
 
 
 def main(argv=None):

@@ -12,23 +12,13 @@ Both give the same statistics (checked to 1e-9 relative before timing) from the 
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
 import socal
 from socal.synthetic import EnsembleLikePopulation
 from socal.testing import CalibrationTestStats, reference_replicates
-
-
-def median_time(fn, reps):
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from timing import median_time
 
 
 def main(argv=None):
