@@ -347,3 +347,6 @@ def test_a_cover_replays_from_its_tree_alone():
     assert replay_cover(past) is None
     with pytest.raises(ValueError, match="unknown cover predicate"):
         cover_data("Re exp(z) > 0", {}, region, cert)
+    for broken in ({**data, "predicate": "Re exp(z) > 0"}, {**data, "region": [0, 1]}, {k: data[k] for k in ("tree",)}):
+        with pytest.raises(ValueError, match="cover's data is malformed"):
+            replay_cover(broken)

@@ -186,9 +186,14 @@ def replay_cover(data):
     and return True if every one is, None if the tree has undecided boxes or a box the predicate does not certify
     now (the file claims what it cannot show), and raise ValueError if the tree does not fit the region (too short,
     too long, or a letter other than 0, 1, u, x)."""
-    pred = COVER_PREDICATES[data["predicate"]](data["params"])
-    x0, x1, y0, y1 = (float(r) for r in data["region"])
-    tree = data["tree"]
+    try:
+        pred = COVER_PREDICATES[data["predicate"]](data["params"])
+        x0, x1, y0, y1 = (float(r) for r in data["region"])
+        tree = str(data["tree"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"a cover's data is malformed ({type(exc).__name__}: {exc}); it needs a known 'predicate' "
+                         f"({', '.join(sorted(COVER_PREDICATES))}), its 'params', a 'region' of 4 numbers and a "
+                         "'tree'") from exc
     stack, pos, out = [(x0, x1, y0, y1, 0)], 0, True
     while stack:
         box = stack.pop()
