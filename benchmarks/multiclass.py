@@ -3,7 +3,8 @@
     python benchmarks/multiclass.py --size --reps 100 --reps-large 40     # calibrated ensembles, C = 3, 10, 100
     python benchmarks/multiclass.py --power --reps 50                     # tempered, variances too small, misscaled
     python benchmarks/multiclass.py --scale [--classes 1000]              # C = 100 at n = 1e5, C = 1,000 at n = 5e4
-    python benchmarks/multiclass.py --size --quick --reps 20              # a reduced run
+    python benchmarks/multiclass.py --size --quick --reps 20              # a reduced run (C = 3 and 10)
+    python benchmarks/multiclass.py --size --reps 100 --cells 0,4         # rows of the full size table, its seeds
 
 Populations: socal.synthetic.DirichletEnsemble: M members, the truth one of M vectors drawn at random, reported
 with ``ddof`` 0 or 1 (exactly calibrated either way); ``base='balanced'`` (Dirichlet(2) bases) or ``'rare'``
@@ -79,15 +80,19 @@ def _table(cells, reps_of, jobs, title, seeds=None, start=0):
     return hits
 
 
-def size(reps, reps_large, jobs, quick, large_only=False, start=0):
-    classes = (3, 10) if quick else (3, 10, 100)
+def size_cells():
+    """The size table's cells, in the full table's order (a cell's seed index is its place here)."""
     cells = [("calibrated", base, C, M, ddof, 2, 2000) for C, base, M, ddof in
-             itertools.product(classes, ("balanced", "rare"), (3, 10), (0, 1))]
-    cells += [("calibrated", base, 10, 3, 1, "mixed", 2000) for base in ("balanced", "rare")]
+             itertools.product((3, 10, 100), ("balanced", "rare"), (3, 10), (0, 1))]
+    return cells + [("calibrated", base, 10, 3, 1, "mixed", 2000) for base in ("balanced", "rare")]
+
+
+def size(reps, reps_large, jobs, quick, large_only=False, start=0, only=None):
+    cells = size_cells()
     seeds = list(range(len(cells)))
-    if large_only:  # the C = 100 cells, their seeds as in the full table (replicates from ``start`` on)
-        seeds = [c for c, cell in enumerate(cells) if cell[2] >= 100]
-        cells = [cells[c] for c in seeds]
+    keep = [c for c, cell in enumerate(cells) if (not quick or cell[2] < 100) and (not large_only or cell[2] >= 100)
+            and (only is None or c in only)]  # the chosen cells keep their seeds as in the full table
+    seeds, cells = keep, [cells[c] for c in keep]
     _table(cells, lambda cell: reps_large if cell[2] >= 100 else reps, jobs,
            "Size: calibrated ensembles (the share rejecting; asked: within 0.05 + 0.015)"
            + (f"; replicates {start} on" if start else ""), seeds, start)
@@ -154,10 +159,12 @@ def main(argv=None):
     p.add_argument("--k", type=int, nargs="+", default=[2, 10], help="--power: votes per item (2, 10)")
     p.add_argument("--classes", type=int, nargs="+", default=[100, 1000], choices=[100, 1000],
                    help="--scale: which sizes (C = 100 at n = 1e5, C = 1,000 at n = 5e4)")
+    p.add_argument("--cells", default=None, help="--size: comma-separated rows of the full size table (0-based)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = p.parse_args(argv)
     if args.size:
-        size(args.reps, args.reps_large, args.jobs, args.quick, args.large_only, args.start)
+        size(args.reps, args.reps_large, args.jobs, args.quick, args.large_only, args.start,
+             None if args.cells is None else {int(c) for c in args.cells.split(",")})
     if args.power:
         power(args.reps, args.jobs, args.quick, args.k)
     if args.scale:

@@ -92,3 +92,30 @@ def test_every_documented_block_is_what_its_command_prints(part):
     for name, p, text in blocks():
         if p == part:
             assert differences(text, printed) == [], name
+
+
+def _size_rows(cells, reps):
+    """The rows ``benchmarks/multiclass.py --size --cells ... --reps ...`` prints (one process, its seeds)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "multiclass.py"), "--size", "--reps", str(reps),
+                          "--cells", ",".join(map(str, cells)), "--jobs", "1"], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout
+    return [line for line in out.splitlines() if line.startswith("| ") and "---" not in line
+            and not line.startswith("| population")]
+
+
+@pytest.mark.slow
+def test_the_multiclass_size_table_is_what_its_command_prints():
+    """Issue 69, Deliver 4, for a benchmark table: two rows of docs/multiclass.md's size table (C = 3, balanced and
+    rare, M = 3, ddof = 0: cells 0 and 4 of the full table, 100 replicates each), rerun by the command named beside
+    the table with those cells' seeds, are in the docs character for character.  Negative control: a row with one
+    rate edited is not."""
+    docs = (ROOT / "docs" / "multiclass.md").read_text()
+    rows = _size_rows([0, 4], 100)
+    assert len(rows) == 2
+    for row in rows:
+        assert row in docs, row
+    edited = re.sub(r"\| (0\.\d{3}) \|", lambda m: f"| {float(m.group(1)) + 0.01:.3f} |", rows[0], count=1)
+    assert edited != rows[0] and edited not in docs
