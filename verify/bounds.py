@@ -112,8 +112,8 @@ def separate_constant(th, m, l):
 @lru_cache(maxsize=4096)
 def best_strip(h, l):
     """The strip fraction s (an exact fraction k/256) that minimises the separate-analyticity bound
-    B(s) theta(s h)^-l (:func:`separate_constant`, M(s) sharp) at degree l: any s gives a valid bound, so the minimiser found on the grid is as certified as
-    any other (its bound is evaluated in ball arithmetic at that s)."""
+    B(s) theta(s h)^-l (:func:`separate_constant`, M(s) sharp) at degree l: any s gives a valid bound, so the
+    minimiser found on the grid is as certified as any other (its bound is evaluated in ball arithmetic at that s)."""
     def err(s):
         th = theta(float(s) * h)
         return math.log(separate_constant(th, sharp_m(s), l)) - l * math.log(th)

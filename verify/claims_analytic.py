@@ -17,7 +17,8 @@ from ._core import Part, Result, Verdict, claim, combine, steps
 
 R = sp.Rational
 from .certified import Ledger, both, sym
-from .strip import TEST_DISTRIBUTIONS, Atoms, certify, cover_data, d2_acb, d_acb, eta_acb, max_abs_eta, nd_mp, nd_smooth_mp
+from .strip import (TEST_DISTRIBUTIONS, Atoms, certify, cover_data, d2_acb, d_acb, eta_acb, max_abs_eta, nd_mp,
+                    nd_smooth_mp)
 
 H_VALUES = (1 / 16, 1 / 64)
 
@@ -62,7 +63,8 @@ def check_posreal(*, quick, numerator, halfwidth):
     region = (-A, A, -(hw - delta), hw - delta)
     cert = certify(lambda z: z.sech().real > 0, *region, max_depth=18)
     led.covers(f"Re sech > 0 on every box of [-{A:g}, {A:g}] x [-(hw - {delta:g}), hw - {delta:g}]",
-               [cover_data("Re sech(z) > 0", {}, region, cert)], f"{cert['boxes']} boxes, {cert['undecided']} undecided")
+               [cover_data("Re sech(z) > 0", {}, region, cert)],
+               f"{cert['boxes']} boxes, {cert['undecided']} undecided")
     ev.update({"certified_box": [[-A, A], [-(hw - delta), hw - delta]],
                "flint": {k: v for k, v in cert.items() if k != "tree"}, "decided by": led.lines()})
     ok = both(identity_ok, denom_ok, True if cert["certified"] else None)

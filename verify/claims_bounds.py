@@ -298,8 +298,8 @@ def check_main_bound(*, quick, c406, c408, hoeffding):
                                          if c.strip == "best"
                                          else "theta(h)" if c.strip == 1 else f"theta({c.strip} h)"),
                                "B": {"paper": "2/(theta - 1)",
-                                     "separate": "2 M(s)/(theta - 1) + (2l + 1) 2 M(s)/(theta_var - 1) (theta/theta_var)^l, "
-                                                 "M(s) sharp",
+                                     "separate": "2 M(s)/(theta - 1) + (2l + 1) 2 M(s)/(theta_var - 1) "
+                                                 "(theta/theta_var)^l, M(s) sharp",
                                      "square": f"4 sqrt({c.m_sq}) (theta + 1)/(theta - 1)^2"}[c.tensor]}
                         for name, c in variants.items()},
           "sharp constants": f"certified with witnesses by step2-constants (H = {sharp['h_max']}, V = "
