@@ -81,8 +81,9 @@ def check_main_bound_mc(*, quick, bias, bound_scale):
         return Result(verdict, f"true at every n simulated, but it says nothing there: the bound is above "
                                        f"CE2's whole range 9/4 at every n tested (>= {ratio:.0f}x the observed "
                                        f"error; it falls below 9/4 from n = {n_star:.3g}, its infimum over n being "
-                                       f"0); observed slope {s:.2f} [{lo:.2f}, {hi:.2f}]", ev)
-    return Result(verdict, f"observed slope {s:.2f} [{lo:.2f}, {hi:.2f}]; bound >= {ratio:.1f}x error", ev)
+                                       f"0); observed slope {s:.2f} [{lo:.2f}, {hi:.2f}] (h = 1/{round(1 / H)})", ev)
+    return Result(verdict, f"observed slope {s:.2f} [{lo:.2f}, {hi:.2f}]; bound >= {ratio:.1f}x error "
+                           f"(h = 1/{round(1 / H)})", ev)
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -133,7 +134,8 @@ def check_lower_bound_exact(*, quick, c):
         ev["counterexample"] = {"n": n_bad, **rows[n_bad]}
         return Result(verdict, f"the exact minimax risk on the family is below c/sqrt(n) at n = {n_bad}", ev)
     return Result(verdict, ev["looseness"] + "; socal's estimator's worst risk is "
-                  f"{min(r['ratio'] for r in mc.values()):.0f}-{max(r['ratio'] for r in mc.values()):.0f}x it", ev)
+                  f"{min(r['ratio'] for r in mc.values()):.0f}-{max(r['ratio'] for r in mc.values()):.0f}x it "
+                  f"(h = 1/{round(1 / H)})", ev)
 
 
 # --------------------------------------------------------------------------------------------------------------------
