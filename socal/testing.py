@@ -672,28 +672,26 @@ def _logit_slope(m):
     return np.where((m > 0) & (m < 1), g, 0.0)
 
 
-def _bracket_least(m, mu2, k, variance):
-    """Per row with k >= 3 labels, the least of ``variance(Cov(z1, z2), Var z2)`` over three laws of f* with the
-    null's two moments: the Beta law and the two with an atom at 0 or at 1 (:func:`socal.reference.two_point`).
+def _least_var_u(m, mu2, k, c11):
+    """Per row with k >= 3 labels, the least Var u = Var z2 - 4 m Cov(z1, z2) + 4 m^2 Var z1 over three laws of f*
+    with the null's two moments: the Beta law and the two with an atom at 0 or at 1
+    (:func:`socal.reference.two_point`).
 
     With E f* and E f*^2 fixed, Cov(z1, z2) and Var z2 are linear in E f*^3 and E f*^4
     (:func:`socal.snapshots.target_covariance`; Var z1 has no free moment), and a mixture of laws with the same two
-    moments has their averages.  So a variance linear in them (Var u, Var w) is linear along the segments from the
-    Beta law to the two-point laws, which the simulated reference draws from (:func:`socal.reference.shapes`), and
-    its least there is at one of the three.  (Other laws can have less: f* = m -+ sqrt(var) has the least spread of
-    (f* - m)^2.  A floor at this least is a choice of statistic, not a bound the test's size rests on:
-    :meth:`_Order2.lam_u`.)"""
-    least = variance(*target_covariance(*beta_moments(m, mu2), k)[1:])
+    moments has their averages.  So Var u is linear along the segments from the Beta law to the two-point laws,
+    which the simulated reference draws from (:func:`socal.reference.shapes`), and its least there is at one of the
+    three.  (Other laws can have less: f* = m -+ sqrt(var) has the least spread of (f* - m)^2.  A floor at this
+    least is a choice of statistic, not a bound the test's size rests on: :meth:`_Order2.lam_u`.)"""
+    def var_u(moments):
+        _, t12, t22 = target_covariance(*moments, k)
+        return t22 - 4.0 * m * t12 + 4.0 * m * m * c11
+
+    least = var_u(beta_moments(m, mu2))
     for end in (0, 1):
         x, q = two_point(m, mu2, end)
-        moments = (m, mu2, q * x ** 3 + (1.0 - q) * end, q * x ** 4 + (1.0 - q) * end)
-        least = np.minimum(least, variance(*target_covariance(*moments, k)[1:]))
+        least = np.minimum(least, var_u((m, mu2, q * x ** 3 + (1.0 - q) * end, q * x ** 4 + (1.0 - q) * end)))
     return np.maximum(least, 0.0)
-
-
-def _least_var_u(m, mu2, k, c11):
-    """The least Var u = Var z2 - 4 m Cov(z1, z2) + 4 m^2 Var z1 over the bracket's laws (:func:`_bracket_least`)."""
-    return _bracket_least(m, mu2, k, lambda t12, t22: t22 - 4.0 * m * t12 + 4.0 * m * m * c11)
 
 
 def _decorrelate(m, mu2, k, c11, r1, r2):
@@ -1491,10 +1489,10 @@ def reference_replicates(stats: CalibrationTestStats, reps: int, *, degree: int 
             or stats.groups is None:
         raise ValueError("The 'stats' argument of reference_replicates must be order-2 CalibrationTestStats with "
                          "covariance='null' (they keep the votes' law).")
-    if not isinstance(reps, (int, np.integer)) or isinstance(reps, bool) or reps < 1:
-        raise ValueError(f"The 'reps' argument of reference_replicates must be an integer >= 1. Got {reps!r}.")
-    rng = check_rng(rng)
-    degree = default_degree(int(round(stats.sums[_C2["count"]].sum()))) if degree is None else int(degree)
+    opts = check_parameters({"reps": int_rule(1, 10**7), "degree": int_rule(0, 20, allow_none=True)},
+                            "reference_replicates", {"reps": reps, "degree": degree})
+    reps, rng = opts["reps"], check_rng(rng)
+    degree = default_degree(int(round(stats.sums[_C2["count"]].sum()))) if opts["degree"] is None else opts["degree"]
     ctx = _Order2(stats.sums, degree)
     cells = np.searchsorted(ctx.occ, stats.groups.cells)
     L = simulate_columns(stats.groups, group_laws(stats.groups), cells, ctx.occ.size, int(reps), rng)
