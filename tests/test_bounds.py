@@ -210,3 +210,34 @@ def test_acceptance_rule_catches_a_wrong_bound_and_passes_a_true_one():
     assert ok and not bad and all(d["above_2B"] >= 17 for d in details.values())
     s, lo, hi = slope(errors)
     assert lo < -0.5 < hi
+
+
+def test_the_2d_tensor_constant_part_is_decided_by_its_rows():
+    """issue 71: the 2-D tensor constant's verdict comes from ball comparisons of the claimed bound with the
+    separate-analyticity bound, not typed in.  The paper's 2/(theta - 1) at the full strip is below it in every
+    (h, l) case (GAP); a constant large enough at a strip where M is finite is established (HOLDS), and one barely
+    below the valid bound at one case is caught there (the control)."""
+    import sympy as sp
+
+    from socal.verify.certified import Ledger
+    from socal.verify.claims_analytic import tensor_constant_rows
+    from socal.verify.verdicts import Verdict
+
+    def part(const, strip):
+        led = Ledger()
+        return tensor_constant_rows(led, "t", const, sp.Integer(1), strip), led
+
+    (v, rows, short), led = part("2/(theta-1)", 1.0)
+    assert v is Verdict.GAP and len(rows) == 6 and len(short) == 6
+    (v, rows, short), _ = part("4*(theta+1)/(theta-1)**2", 0.5)
+    assert v is Verdict.HOLDS and not short
+    # the control: the least constant established in all six cases, less 0.1%: exactly the case that sets it fails
+    from socal.verify.bounds import separate_eps_ball, theta_ball
+
+    need = {(h, l): float((separate_eps_ball(h, l)[0] * theta_ball(h, sp.Rational(1, 2)) ** l).mid())
+            for h in (1 / 16, 1 / 64) for l in (12, 44, 88)}
+    (h, l), c = max(need.items(), key=lambda kv: kv[1])
+    (v, rows, short), _ = part(f"{c * 0.999!r}", 0.5)
+    assert v is Verdict.GAP and len(short) == 1 and f"h = {h:g}, l = {l} " in short[0], short
+    (v, rows, short), _ = part(f"{c * 1.001!r}", 0.5)
+    assert v is Verdict.HOLDS, short

@@ -377,14 +377,37 @@ def paper_degree_ball(n, h, strip=1):
         ctx.prec = old
 
 
-def _m_ball(c, s):
-    """M at strip fraction s as a ball: sqrt(m_sq), or the sharp 1 / sin(s pi) above s = 1/2 (1 below)."""
+def sharp_m_ball(s):
+    """:func:`sharp_m` as a ball: 1 for s <= 1/2, 1/sin(s pi) above (s an exact fraction below 1)."""
     from flint import arb
 
+    s = Fraction(s)
+    if s >= 1:
+        raise ValueError(f"sharp_m_ball: s must be below 1 (|eta| is unbounded at the strip's edge); got {s}")
+    return arb(1) if s <= Fraction(1, 2) else 1 / (_arb(s) * arb.pi()).sin()
+
+
+def _m_ball(c, s):
+    """M at strip fraction s as a ball: sqrt(m_sq), or the sharp 1 / sin(s pi) above s = 1/2 (1 below)."""
     if c.m_sq is not None:
         return _arb(c.m_sq).sqrt()
-    s = Fraction(s)
-    return arb(1) if s <= Fraction(1, 2) else 1 / (_arb(s) * arb.pi()).sin()
+    return sharp_m_ball(s)
+
+
+def _separate_ball(th, m, l):
+    """:func:`separate_constant` in balls."""
+    a = (th - 1 / th) / 2
+    tv = 4 * a + (16 * a * a + 1).sqrt()
+    return 2 * m / (th - 1) + (2 * l + 1) * 2 * m / (tv - 1) * (th / tv) ** l
+
+
+def separate_eps_ball(h, l):
+    """The separate-analyticity bound eps_l = B theta^-l of the 2-D tensor truncation at degree l, as a ball, at
+    the strip chosen for that degree (:func:`best_strip`, the sharp M there): a valid bound of the approximation
+    error (each axis's truncation from its own strip, analytic-2d certifies the separate analyticity it needs)."""
+    s = best_strip(h, l)
+    th = theta_ball(h, s)
+    return _separate_ball(th, sharp_m_ball(s), l) * th ** (-l), s
 
 
 def _B_ball(th, c, l=None, s=None):
@@ -393,10 +416,8 @@ def _B_ball(th, c, l=None, s=None):
     if c.tensor == "paper":
         return 2 / (th - 1)
     m = _m_ball(c, c.strip if s is None else s)
-    if c.tensor == "separate":  # as separate_constant, in balls
-        a = (th - 1 / th) / 2
-        tv = 4 * a + (16 * a * a + 1).sqrt()
-        return 2 * m / (th - 1) + (2 * l + 1) * 2 * m / (tv - 1) * (th / tv) ** l
+    if c.tensor == "separate":
+        return _separate_ball(th, m, l)
     return 4 * m * (th + 1) / (th - 1) ** 2
 
 
