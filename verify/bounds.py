@@ -411,8 +411,6 @@ def separate_eps_ball(h, l):
 
 
 def _B_ball(th, c, l=None, s=None):
-    from flint import arb
-
     if c.tensor == "paper":
         return 2 / (th - 1)
     m = _m_ball(c, c.strip if s is None else s)
