@@ -350,3 +350,53 @@ def test_a_cover_replays_from_its_tree_alone():
     for broken in ({**data, "predicate": "Re exp(z) > 0"}, {**data, "region": [0, 1]}, {k: data[k] for k in ("tree",)}):
         with pytest.raises(ValueError, match="cover's data is malformed"):
             replay_cover(broken)
+
+
+def test_the_last_argued_parts_are_decided_by_rows(tmp_path):
+    """Issue 71: the parts whose verdicts were the argument's now have rules over rows (33 of 33 claims re-derived):
+    main-bound's conclusion, rate-dependence's two comparisons and experiments-as-run's Experiments 3-4.  Each rule
+    gives the recorded verdict on the recorded rows, and another verdict where the rows say otherwise (the control:
+    the argument's steps holding give HOLDS; a failed comparison FAILS; perturbed experiments INCONCLUSIVE)."""
+    from socal.cli import main
+    from socal.verify.certified import rule_verdict
+    from socal.verify.claims_steps import perturbation_imports
+
+    path = tmp_path / "c.json"
+    assert main(["audit", "--quick", "--only", "main-bound,rate-dependence,experiments-as-run", "--no-progress",
+                 "--jobs", "1", "--certificates", str(path)]) == 0
+    doc = {c["id"]: c for c in json.loads(path.read_text())["claims"]}
+
+    def rule(cid, start):
+        c = doc[cid]
+        r = next(r for r in c["rules"] if (r["target"] or "").startswith(start))
+        part = next(p for p in c["parts"] if p["part"].startswith(start))
+        outs = [row["outcome"] for row in c["rows"]]
+        assert rule_verdict(r["clauses"], outs, r["holds"]) == part["verdict"]
+        return r, outs
+
+    r, outs = rule("main-bound", "the rate E|CE2-hat")
+    assert r["holds"] == "HOLDS" and rule_verdict(r["clauses"], outs, r["holds"]) == "GAP"
+    steps, covering = r["clauses"][0][0], r["clauses"][1][0]
+    assert [outs[i] for i in steps] == [False, False] and [outs[i] for i in covering] == [True, True]
+    fixed = list(outs)
+    for i in steps:
+        fixed[i] = True
+    for i in covering:
+        fixed[i] = False
+    assert rule_verdict(r["clauses"], fixed, r["holds"]) == "HOLDS"
+
+    r, outs = rule("rate-dependence", "[abs-vs-quarter")
+    assert rule_verdict(r["clauses"], outs, r["holds"]) == "GAP"
+    assert rule_verdict(r["clauses"], [False] * len(outs), r["holds"]) == "FAILS"
+    r, outs = rule("rate-dependence", "[abs-lower")
+    assert rule_verdict(r["clauses"], outs, r["holds"]) == "HOLDS"
+    assert rule_verdict(r["clauses"], [False] * len(outs), r["holds"]) == "FAILS"
+
+    r, outs = rule("experiments-as-run", "Experiment 3")
+    assert rule_verdict(r["clauses"], outs, r["holds"]) == "GAP"
+    assert rule_verdict(r["clauses"], [True] * len(outs), r["holds"]) == "INCONCLUSIVE"
+    # the row's count: Experiments 3 and 4 never import socal.perturb; Experiments 1 and 2 do (the control)
+    assert [perturbation_imports(m) for m in ("decision", "real_labels")] == [0, 0]
+    assert perturbation_imports("recalibration") >= 1 and perturbation_imports("rate") >= 1
+    with pytest.raises(ValueError, match="no module"):
+        perturbation_imports("no_such_experiment")
