@@ -4,7 +4,6 @@ a tampered number makes the replay fail (issue 60)."""
 import json
 from fractions import Fraction
 
-import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st

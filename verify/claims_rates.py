@@ -118,18 +118,17 @@ def check_rate_dependence(*, quick, log_power, eps_power, d_log_power, c):
     i_rule = len(led.rows)
     led.identity("theta^(-2 log n / log theta) = n^-2, so l >= 2 log n / log theta gives theta^-l <= n^-2",
                  sp.exp(-2 * sp.log(_n) / sp.log(th) * sp.log(th)), rhs=_n**-2)
-    eps_ok = led.check("the rule's theta^-l <= n^p for every n, h iff p >= -2 (l >= 2 log n / log theta)",
-                       eps_power, ">=", -2)
+    led.check("the rule's theta^-l <= n^p for every n, h iff p >= -2 (l >= 2 log n / log theta)", eps_power, ">=",
+              -2)
     hB = sp.limit(_h * 2 / (th - 1), _h, 0)
     d_rule = (2 * sp.log(_n) / sp.asinh(_h * sp.pi)) ** 2
     d_n = sp.limit(d_rule / sp.log(_n) ** d_log_power, _n, sp.oo)
-    d_ok = led.finite(f"lim d / log^{d_log_power} n is finite (n -> oo, h fixed; a sympy limit)", d_n)
+    led.finite(f"lim d / log^{d_log_power} n is finite (n -> oo, h fixed; a sympy limit)", d_n)
     d_h = sp.limit(_h**2 * d_rule, _h, 0)
     led.identity("h B -> 2/pi as h -> 0 (sympy)", hB, rhs=2 / sp.pi)
     led.identity("h^2 d -> 4 log^2 n / pi^2 as h -> 0 (sympy)", d_h, rhs=4 * sp.log(_n) ** 2 / sp.pi**2)
     ev["degree rule"] = {"side": "upper bound (eps_l) and exact (d)", "lim h B": str(hB),
                          f"lim d / log^{d_log_power} n": str(d_n), "lim h^2 d": str(d_h)}
-    rule_ok = both(eps_ok, d_ok)
     name = "[degree-rule, prop-main-d] eps_l = O(n^-2), d = O(log^2 n), h fixed"
     parts.append(Part(name, led.decide(name, [(led.since(i_rule), Verdict.FAILS)]),
                       f"theta^-l <= n^-2 by the ceiling (exact); d / log^{d_log_power} n -> {d_n}; in h, h B -> {hB} "
