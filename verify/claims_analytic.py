@@ -306,7 +306,8 @@ def check_analytic_2d(*, quick, halfwidth_factor):
     assert (hartogs is Verdict.FAILS) == bool(pole["zero certified"] and both(*(r.outcome for r in led.rows[2:4])))
     parts.append(Part(names[1], hartogs,
                       f"D(z1, z2) = 0 inside a circle of radius {pole['radius']:.1e} about a point of the product "
-                      f"strip (winding number {pole['winding (ball)']}, certified)" if pole["zero certified"] else
+                      f"strip (h = 1/{round(1 / h)}; winding number {pole['winding (ball)']}, certified)"
+                      if pole["zero certified"] else
                       "a zero of D located (40 digits) but its winding number could not be certified"))
     certified = joint is Verdict.FAILS
     ev["decided by"] = led.lines()
@@ -399,7 +400,7 @@ def check_bernstein(*, quick, theta):
     if trunc_ok is not True:
         return Result(verdict, f"Chebyshev truncation exceeds the bound (ratio {worst_ratio:.3g})", ev)
     return Result(verdict, f"theta and the constant identity proved (sympy); truncation error <= "
-                                 f"{worst_ratio:.2g} x bound on a test function", ev)
+                                 f"{worst_ratio:.2g} x bound on a test function (sech((t - 0.37)/h), h = 1/16)", ev)
 
 
 # --------------------------------------------------------------------------------------------------------------------

@@ -530,7 +530,8 @@ def check_lower_bound(*, quick, c, kl, gap):
              # true (the exact risk shows it) but not established by the paper's argument, which needs n >= 4:
              # a GAP by the legend
              Part(names[1], led.decide(names[1], [([i_small], Verdict.FAILS), ([i_small], Verdict.GAP, "true")]),
-                  "the exact two-point minimax risk (" + ", ".join(f"{exact_small[k]:.4f}" for k in (1, 2, 3))
+                  "the exact two-point minimax risk at h = 1/16 ("
+                  + ", ".join(f"{exact_small[k]:.4f}" for k in (1, 2, 3))
                   + ") is >= c/sqrt(n) (" + ", ".join(f"{c_val / math.sqrt(k):.4f}" for k in (1, 2, 3))
                   + f"), so the statement is true there, but the paper's argument does not reach n < 4 (it gives only "
                   f"c = {ev['valid for all n >= 1']:.4f} there) and calls the cases trivial without a proof"),
@@ -575,7 +576,7 @@ def check_main_bound_explicit(*, quick, tstar_sq):
     ev["n_nonvacuous (bound < 9/4)"] = {f"h=1/{round(1 / h)}": threshold_n(h, CE2_RANGE) for h in hs}
     ev["n_below_0.1"] = {f"h=1/{round(1 / h)}": threshold_n(h, 0.1) for h in hs}
     ev["practical n"] = PRACTICAL_N
-    smallest = min(ev["n_nonvacuous (bound < 9/4)"].values())
+    h_at, smallest = min(ev["n_nonvacuous (bound < 9/4)"].items(), key=lambda kv: kv[1])  # the h it is at, and n
     ns = [10**k for k in range(1, 8)] + [PRACTICAL_N]
     vac = led.all_true("the bound > 9/4 at n = 10, ..., 1e7 and h = 1/16, 1/64 (ball arithmetic)",
                        [(upper_bound_ball(n_, h), ">", R(9, 4), None, None) for h in hs for n_ in ns])
@@ -585,5 +586,8 @@ def check_main_bound_explicit(*, quick, tstar_sq):
         return Result(verdict, "the bound's comparison with 9/4 could not be certified", ev)
     if vac:
         return Result(verdict, f"true as an inequality, but above 9/4 (CE2's whole range on R) until n = "
-                                       f"{smallest:.3g}; at n = 1e6 it is {upper_bound(1e6, 1 / 16):.1f} (h=1/16)", ev)
-    return Result(verdict, f"informative from n = {smallest:.3g} (below 9/4 at some n <= 1e7)", ev)
+                                       f"{smallest:.3g} ({h_at.replace('=', ' = ')}, the earlier of h = 1/16 and "
+                                       f"1/64); at n = 1e6 it "
+                                       f"is {upper_bound(1e6, 1 / 16):.1f} (h = 1/16)", ev)
+    return Result(verdict, f"informative from n = {smallest:.3g} ({h_at.replace('=', ' = ')}; below 9/4 at some n "
+                           "<= 1e7)", ev)

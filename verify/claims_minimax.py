@@ -261,7 +261,8 @@ def check_rate_table(*, quick, faster):
     ev = {"population": "toy", "h": H, "replicates": reps, "estimators": out, "decided by": led.lines(),
           "note": "the table's rates are worst-case upper bounds; on one smooth population the baselines can fall "
                   "faster than n^-1/4 (Experiment 1 sees -0.3 to -0.55)"}
-    slopes = ", ".join(f"{k} {v['slope']:.2f} [{v['95% CI'][0]:.2f}, {v['95% CI'][1]:.2f}]" for k, v in out.items())
+    slopes = (", ".join(f"{k} {v['slope']:.2f} [{v['95% CI'][0]:.2f}, {v['95% CI'][1]:.2f}]" for k, v in out.items())
+              + f"; h = 1/{round(1 / H)}")
     words = {Verdict.HOLDS: f"its interval lies below every other's ({slopes})",
              Verdict.FAILS: f"{', '.join(above)}'s interval lies below its own ({slopes})",
              Verdict.INCONCLUSIVE: f"its interval overlaps {', '.join(o for o in others if o not in below)}'s "
