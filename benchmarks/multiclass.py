@@ -5,6 +5,7 @@
     python benchmarks/multiclass.py --scale [--classes 1000]              # C = 100 at n = 1e5, C = 1,000 at n = 5e4
     python benchmarks/multiclass.py --size --quick --reps 20              # a reduced run (C = 3 and 10)
     python benchmarks/multiclass.py --size --reps 100 --cells 0,4         # rows of the full size table, its seeds
+    python benchmarks/multiclass.py --power --reps 40 --cells 0           # rows of the full power table, its seeds
 
 Populations: socal.synthetic.DirichletEnsemble: M members, the truth one of M vectors drawn at random, reported
 with ``ddof`` 0 or 1 (exactly calibrated either way); ``base='balanced'`` (Dirichlet(2) bases) or ``'rare'``
@@ -98,10 +99,17 @@ def size(reps, reps_large, jobs, quick, large_only=False, start=0, only=None):
            + (f"; replicates {start} on" if start else ""), seeds, start)
 
 
-def power(reps, jobs, quick, ks=(2, 10)):
-    cells = [(kind, "balanced", C, 5, 0, k, 2000) for kind, C, k in
-             itertools.product(("tempered", "overconfident", "misscaled"), (3, 10), ks)]
-    _table(cells, lambda cell: reps, jobs, "Power: the verdict against each part (adjusted as printed, and raw)")
+def power_cells():
+    """The power table's cells, in the full table's order (a cell's seed index is its place here)."""
+    return [(kind, "balanced", C, 5, 0, k, 2000) for kind, C, k in
+            itertools.product(("tempered", "overconfident", "misscaled"), (3, 10), (2, 10))]
+
+
+def power(reps, jobs, ks=(2, 10), only=None):
+    keep = [c for c, cell in enumerate(power_cells()) if cell[5] in ks and (only is None or c in only)]
+    cells = [power_cells()[c] for c in keep]  # the chosen cells keep their seeds as in the full table
+    _table(cells, lambda cell: reps, jobs, "Power: the verdict against each part (adjusted as printed, and raw)",
+           keep)
 
 
 _SCALE_CHILD = """
@@ -159,14 +167,15 @@ def main(argv=None):
     p.add_argument("--k", type=int, nargs="+", default=[2, 10], help="--power: votes per item (2, 10)")
     p.add_argument("--classes", type=int, nargs="+", default=[100, 1000], choices=[100, 1000],
                    help="--scale: which sizes (C = 100 at n = 1e5, C = 1,000 at n = 5e4)")
-    p.add_argument("--cells", default=None, help="--size: comma-separated rows of the full size table (0-based)")
+    p.add_argument("--cells", default=None,
+                   help="--size, --power: comma-separated rows of the full size or power table (0-based)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = p.parse_args(argv)
+    only = None if args.cells is None else {int(c) for c in args.cells.split(",")}
     if args.size:
-        size(args.reps, args.reps_large, args.jobs, args.quick, args.large_only, args.start,
-             None if args.cells is None else {int(c) for c in args.cells.split(",")})
+        size(args.reps, args.reps_large, args.jobs, args.quick, args.large_only, args.start, only)
     if args.power:
-        power(args.reps, args.jobs, args.quick, args.k)
+        power(args.reps, args.jobs, args.k, only)
     if args.scale:
         scale(args.runs, args.classes)
 
