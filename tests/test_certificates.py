@@ -399,3 +399,16 @@ def test_the_last_argued_parts_are_decided_by_rows(tmp_path):
     assert perturbation_imports("recalibration") >= 1 and perturbation_imports("rate") >= 1
     with pytest.raises(ValueError, match="no module"):
         perturbation_imports("no_such_experiment")
+
+
+def test_interval_rows_re_decide_from_their_data():
+    """The two interval kinds exp1-slopes records: 'interval_in' (both ends inside the range) and 'interval_meets'
+    (not wholly on one side), each with a case on either side of its edge."""
+    from socal.verify.certified import statistical_outcome
+
+    def out(kind, iv, rng):
+        return statistical_outcome({"kind": kind, "interval": iv, "range": rng})
+
+    assert out("interval_in", [-0.75, -0.65], [-0.8, -0.6]) and not out("interval_in", [-0.85, -0.65], [-0.8, -0.6])
+    assert out("interval_meets", [-0.85, -0.79], [-0.8, -0.6])
+    assert not out("interval_meets", [-0.95, -0.81], [-0.8, -0.6]) and not out("interval_meets", [-0.5, 0], [-0.8, -0.6])

@@ -501,7 +501,9 @@ def statistical_outcome(data):
     * ``intervals_below``: the interval ``first`` lies below every interval of ``others`` (its upper end below
       their lower ends);
     * ``none_below``: no interval of ``others`` lies below the interval ``first`` (no upper end below its lower
-      end)."""
+      end);
+    * ``interval_in``: the interval ``interval`` lies within ``range`` (both ends inside);
+    * ``interval_meets``: the interval ``interval`` meets ``range`` (it does not lie wholly on one side)."""
     from scipy import stats
 
     kind = data.get("kind")
@@ -517,6 +519,12 @@ def statistical_outcome(data):
         return all(float(data["first"][1]) < float(o[0]) for o in data["others"])
     if kind == "none_below":
         return not any(float(o[1]) < float(data["first"][0]) for o in data["others"])
+    if kind == "interval_in":
+        return float(data["range"][0]) <= float(data["interval"][0]) and \
+            float(data["interval"][1]) <= float(data["range"][1])
+    if kind == "interval_meets":
+        return float(data["interval"][1]) >= float(data["range"][0]) and \
+            float(data["interval"][0]) <= float(data["range"][1])
     raise ValueError(f"unknown statistical row kind {kind!r}")
 
 
