@@ -444,9 +444,10 @@ def check_experiments_as_run(*, quick, c406, c_lower):
                                    "unperturbed too (neither module imports socal.perturb)" if later is Verdict.GAP else
                   f"{later.value}: both modules import socal.perturb; whether their fits are the theorems' "
                   "estimator is not checked here", role="conclusion")]
-    return Result(combine(parts), f"Experiments 1-2: {first.value} ({words}); Experiments 3-4: GAP (outside the "
-                                  f"theorems' assumptions: unperturbed scores, estimated calibration functions)", out,
-                  parts=parts)
+    return Result(combine(parts), f"Experiments 1-2: {first.value} ({words}); Experiments 3-4: {later.value} " + (
+        "(outside the theorems' assumptions: unperturbed scores, estimated calibration functions)"
+        if later is Verdict.GAP else "(both perturb their scores; their fits are not checked against the theorems' "
+                                     "estimator)"), out, parts=parts)
 
 
 def perturbation_imports(module):
@@ -530,8 +531,9 @@ def check_exp1_slopes(*, quick, poly_slope, about, baseline_range, predicted, ba
     it (-0.555 to -0.325).  A part FAILS where an interval lies wholly outside what is quoted, HOLDS where every
     interval lies inside it, and is INCONCLUSIVE between (the seeds cannot pin the slope that closely).  These are
     socal's runs (its seeds, its draw of the DGP and the ensemble): a FAILS says the quoted number is not what the
-    experiment, rerun as the appendix describes, shows; the paper's own runs are not available to recheck.  A slope steeper than an upper bound's rate is consistent with it, not a confirmation of it: what the
-    theorems guarantee at these settings is experiments-as-run's (VACUOUS)."""
+    experiment, rerun as the appendix describes, shows; the paper's own runs are not available to recheck.  A slope
+    steeper than an upper bound's rate is consistent with it, not a confirmation of it: what the theorems guarantee
+    at these settings is experiments-as-run's (VACUOUS)."""
     from scipy import stats
 
     from socal.experiments.rate import HS, slope_errors, slopes
