@@ -16,6 +16,7 @@ import pathlib
 from dataclasses import replace
 from fractions import Fraction
 
+import numpy as np
 import sympy as sp
 
 from ._core import REGISTRY, Part, Result, Verdict, claim, combine
@@ -594,11 +595,60 @@ def check_exp1_slopes(*, quick, poly_slope, about, baseline_range, predicted, ba
     verdicts.append(within(names[3], base, float(baseline_range[0]), float(baseline_range[1]),
                            f"[{float(baseline_range[0]):g}, {float(baseline_range[1]):g}]"))
     verdicts.append(within(names[4], base, -_FAR, float(baseline_rate), f"(-oo, {float(baseline_rate):g}]"))
+    # the errors themselves, n by n: paired over the seeds (each seed runs every estimator on the same data), each
+    # difference's interval at 1 - 0.05 / (comparisons) (Bonferroni: the part speaks of every n at once)
+    err = {}
+    for r in rows:
+        err.setdefault((r["h"], r["estimator"], r["n"]), {})[r["seed"]] = r["abs_error"]
+    ns = sorted({r["n"] for r in rows})
+
+    def paired(h, n, a, b, level):
+        common = sorted(set(err[(h, a, n)]) & set(err[(h, b, n)]))
+        d = np.array([err[(h, a, n)][k] - err[(h, b, n)][k] for k in common])
+        half = float(stats.t.ppf(1 - level / 2, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size))
+        return [float(d.mean()) - half, float(d.mean()) + half]
+
+    level = 0.05 / (len(HS) * len(ns) * len(poly) * len(base))
+    fails, unsure = [], []
+    for h in HS:
+        for n in ns:
+            for a in poly:
+                for b in base:
+                    iv = paired(h, n, a, b, level)
+                    fails.append(len(led.rows))
+                    led.statistical(f"{label(h, a)}, n = {n}: its error less {EXP1_ESTIMATORS[b]}'s is not wholly "
+                                    f"above 0", iv[0] <= 0, f"[{iv[0]:.4f}, {iv[1]:.4f}]",
+                                    {"kind": "interval_meets", "interval": iv, "range": [-_FAR, 0.0], **seed_note})
+                    unsure.append(len(led.rows))
+                    led.statistical(f"{label(h, a)}, n = {n}: its error less {EXP1_ESTIMATORS[b]}'s lies below 0",
+                                    iv[1] <= 0, "", {"kind": "interval_in", "interval": iv, "range": [-_FAR, 0.0],
+                                                     **seed_note})
+    names += ("the polynomial estimator dominates at every n (both variants, every baseline)",)
+    verdicts.append(led.decide(names[-1], [(fails, Verdict.FAILS), (unsure, Verdict.INCONCLUSIVE)]))
+    level = 0.05 / (len(HS) * len(ns))
+    apart = []
+    for h in HS:
+        for n in ns:
+            iv = paired(h, n, "poly-val", "poly-cv", level)
+            apart.append(len(led.rows))
+            led.statistical(f"h = 1/{round(1 / h)}, n = {n}: the held-out tuned less the CV variant's error: its "
+                            f"interval meets 0", iv[0] <= 0 <= iv[1], f"[{iv[0]:.4f}, {iv[1]:.4f}]",
+                            {"kind": "interval_meets", "interval": iv, "range": [0.0, 0.0], **seed_note})
+    names += ("the two polynomial variants are indistinguishable",)
+    verdicts.append(led.decide(names[-1], [(apart, Verdict.FAILS)]))
     table = ", ".join(f"{label(h, est)} {sl[(h, est)]:.2f} [{ci[(h, est)][0]:.2f}, {ci[(h, est)][1]:.2f}]"
                       for h in HS for est in EXP1_ESTIMATORS)
     words = {Verdict.HOLDS: "every interval decides it", Verdict.FAILS: "an interval lies wholly on the wrong side",
              Verdict.INCONCLUSIVE: "an interval overlaps the quoted value's edge: these seeds cannot decide"}
     parts = [Part(name, v, words[v], role="conclusion") for name, v in zip(names, verdicts)]
+    split = [r_.what.split(": ")[0] for r_ in (led.rows[i] for i in apart) if r_.outcome is False]
+    parts[-1] = Part(names[-1], verdicts[-1], f"their errors differ beyond the seeds' spread at {', '.join(split)} "
+                     f"(paired over the seeds, Bonferroni over the {len(apart)} (h, n))" if split else
+                     f"their paired difference's interval meets 0 at every (h, n) ({len(apart)}, Bonferroni)",
+                     role="conclusion")
+    behind = sorted({led.rows[i].what.split(": ")[0] for i in unsure if led.rows[i].outcome is False})
+    parts[-2] = Part(names[-2], verdicts[-2], words[verdicts[-2]] + (
+        f" (not decided below every baseline at: {', '.join(behind)})" if behind else ""), role="conclusion")
     # the slopes are compared with the baseline as numbers; the SEs and the interval ends, which can sit near 0, as
     # text (a relative tolerance cannot hold a number near 0 on another floating-point platform)
     ev = {"slopes (95% interval)": {f"{label(h, est)}": {"slope": sl[(h, est)],
