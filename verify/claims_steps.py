@@ -647,7 +647,10 @@ def check_exp1_slopes(*, quick, poly_slope, about, baseline_range, predicted, ba
                      f"their paired difference's interval meets 0 at every (h, n) ({len(apart)}, Bonferroni)",
                      role="conclusion")
     behind = sorted({led.rows[i].what.split(": ")[0] for i in unsure if led.rows[i].outcome is False})
-    parts[-2] = Part(names[-2], verdicts[-2], words[verdicts[-2]] + (
+    dom_words = {Verdict.HOLDS: "every paired difference's interval lies below 0",
+                 Verdict.FAILS: "a baseline's error is below a polynomial variant's beyond the seeds' spread",
+                 Verdict.INCONCLUSIVE: "a paired difference's interval meets 0: these seeds cannot decide"}
+    parts[-2] = Part(names[-2], verdicts[-2], dom_words[verdicts[-2]] + (
         f" (not decided below every baseline at: {', '.join(behind)})" if behind else ""), role="conclusion")
     # the slopes are compared with the baseline as numbers; the SEs and the interval ends, which can sit near 0, as
     # text (a relative tolerance cannot hold a number near 0 on another floating-point platform)
@@ -661,6 +664,6 @@ def check_exp1_slopes(*, quick, poly_slope, about, baseline_range, predicted, ba
                      "guarantee at these settings: experiments-as-run", "decided by": led.lines()}
     verdict = combine(parts)
     return Result(verdict, "; ".join(f"{n}: {v.value}" for n, v in zip(names, verdicts))
-                  + (" (an interval overlaps a quoted value's edge where INCONCLUSIVE)"
+                  + (" (INCONCLUSIVE: an interval overlaps a quoted value's edge, or a paired difference's meets 0)"
                      if Verdict.INCONCLUSIVE in verdicts else "")
                   + f"; slopes [95% intervals]: {table}; {seeds} seeds{', quick' if quick else ''}", ev, parts=parts)
