@@ -404,10 +404,13 @@ def test_the_last_argued_parts_are_decided_by_rows(tmp_path):
 def test_interval_rows_re_decide_from_their_data():
     """The two interval kinds exp1-slopes records: 'interval_in' (both ends inside the range) and 'interval_meets'
     (not wholly on one side), each with a case on either side of its edge."""
-    from socal.verify.certified import statistical_outcome
+    from socal.verify.certified import replay_row, statistical_outcome
 
     def out(kind, iv, rng):
-        return statistical_outcome({"kind": kind, "interval": iv, "range": rng})
+        data = {"kind": kind, "interval": iv, "range": rng}
+        got = statistical_outcome(data)
+        assert replay_row({"data": data, "outcome": got}) == got  # what --replay does with a row of the file
+        return got
 
     assert out("interval_in", [-0.75, -0.65], [-0.8, -0.6]) and not out("interval_in", [-0.85, -0.65], [-0.8, -0.6])
     assert out("interval_meets", [-0.85, -0.79], [-0.8, -0.6])

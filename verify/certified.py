@@ -490,6 +490,9 @@ def untoken(t):
     raise ValueError(f"unknown token kind {kind!r}")
 
 
+STATISTICAL_KINDS = ("binomial", "min_p", "below", "intervals_below", "none_below", "interval_in", "interval_meets")
+
+
 def statistical_outcome(data):
     """The outcome of a Monte Carlo row from its recorded data, by its stated rule:
 
@@ -541,7 +544,7 @@ def replay_row(row):
         outs = [compare(untoken(a), op, untoken(b), lhs_err=untoken(le), rhs_err=untoken(re))[0]
                 for a, op, b, le, re in data["items"]]
         return False if any(o is False for o in outs) else (None if any(o is None for o in outs) else True)
-    if data["kind"] in ("binomial", "min_p", "below", "intervals_below", "none_below"):
+    if data["kind"] in STATISTICAL_KINDS:
         return statistical_outcome(data)
     if data["kind"] == "covers":
         from .strip import replay_cover
