@@ -521,6 +521,9 @@ def test_exp1_slopes_decides_each_quoted_slope(monkeypatch):
     polynomial at small n leaves 'dominates at every n' undecided; 3 noisy seeds give INCONCLUSIVE, never HOLDS."""
     from socal.verify import claims_steps
 
+    # the quoted range is read to its rounding: each end widened by half a unit of its last digit
+    assert claims_steps._to_rounding(("-0.55", "-0.33")) == (-0.555, -0.325)
+    assert claims_steps._to_rounding(("-1", "0.5")) == (-1.5, 0.55)
     agree = {"poly-val": (0.03, -0.70), "poly-cv": (0.03, -0.70), "bucketing": (0.1, -0.45),
              "nadaraya-watson": (0.05, -0.40)}
     c = verify.get("exp1-slopes")

@@ -197,11 +197,13 @@ def multiclass_report(data_dir, *, rng=0):
     return "\n".join(lines)
 
 
-def recalibration_sets(data_dir, *, rng=0, quick=False):
+def recalibration_sets(data_dir, *, rng=0, quick=False, tfidf=None):
     """{name: (mean (n, C), cov (n, C, C), counts (n, C), fit_rows (n,) bool, class names)}: the held-out
-    recalibration comparison's predictors.  ChaosNLI SNLI and MNLI with the RoBERTa ensemble and (not ``quick``) the
-    cross-fitted TF-IDF ensemble, the items split in halves by a hash of their ids; (not ``quick``) the sharp
-    CIFAR-10H ensemble judged by the other half of each image's votes, images split by index parity."""
+    recalibration comparison's predictors.  ChaosNLI SNLI and MNLI with the RoBERTa ensemble and (``tfidf``; None:
+    not ``quick``) the cross-fitted TF-IDF ensemble, the items split in halves by a hash of their ids; (not
+    ``quick``) the sharp CIFAR-10H ensemble judged by the other half of each image's votes, images split by index
+    parity."""
+    tfidf = not quick if tfidf is None else tfidf
     from ..datasets import load_chaosnli_predictions, load_cifar10h
     from ..rowkeys import text_columns
 
@@ -212,7 +214,7 @@ def recalibration_sets(data_dir, *, rng=0, quick=False):
         counts = ens.votes.counts.astype(float)
         names = tuple(c[0] for c in ens.votes.classes)
         models = {"RoBERTa x3": ens.probs}
-        if not quick:
+        if tfidf:
             models["TF-IDF LR x8"] = tfidf_ensemble(ens.votes.texts, ens.votes.counts, rng=rng)
         for name, probs in models.items():
             out[f"ChaosNLI {subset.upper()}, {name}"] = (*from_members(probs), counts, fit, names)
