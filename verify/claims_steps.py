@@ -541,12 +541,13 @@ def check_exp1_slopes(*, quick, poly_slope, about, baseline_range, predicted, ba
     least-squares fit of log10 mean error on log10 n, its interval slope +/- t(0.975, S - 1) SE with SE the seeds'
     jackknife (:func:`socal.experiments.rate.slope_errors`; each seed replicates the whole experiment).  "About
     -0.70" is read as within ``about`` of it, and the quoted range (``baseline_range``, as the paper writes its ends)
-    as every slope that rounds into it: each end widened by half a unit of its last digit (-0.555 to -0.325).  A part FAILS where an interval lies wholly outside what is quoted, HOLDS where every
-    interval lies inside it, and is INCONCLUSIVE between (the seeds cannot pin the slope that closely).  These are
-    socal's runs (its seeds, its draw of the DGP and the ensemble): a FAILS says the quoted number is not what the
-    experiment, rerun as the appendix describes, shows; the paper's own runs are not available to recheck.  A slope
-    steeper than an upper bound's rate is consistent with it, not a confirmation of it: what the theorems guarantee
-    at these settings is experiments-as-run's (VACUOUS)."""
+    as every slope that rounds into it: each end widened by half a unit of its last digit (-0.555 to -0.325).  A part
+    FAILS where an interval lies wholly outside what is quoted, HOLDS where every interval lies inside it, and is
+    INCONCLUSIVE between (the seeds cannot pin the slope that closely).  These are socal's runs (its seeds, its draw of
+    the DGP and the ensemble): a FAILS says the quoted number is not what the experiment, rerun as the appendix
+    describes, shows; the paper's own runs are not available to recheck.  A slope steeper than an upper bound's rate is
+    consistent with it, not a confirmation of it: what the theorems guarantee at these settings is experiments-as-run's
+    (VACUOUS)."""
     from scipy import stats
 
     from socal.experiments.rate import HS, slope_errors, slopes
