@@ -150,7 +150,7 @@ SPLIT_GRID = [(i / 40, j / 40, 1 - (i + j) / 40) for i in range(0, 41) for j in 
 def splits(reps, reps_null, jobs, ks=(2, 10), save=None):
     """Could a different split of the level, or a calibration on the parts' joint null, meet issue 72's "0.9 times
     the best part" in every power cell?  Draws the power table's replicates (its seeds) and each design's calibrated
-    twin (M = 5, ddof = 0, balanced; seeds [7300, c, r]), keeps every part's unadjusted p-value, and prints:
+    twin (M = 5, ddof = 0, balanced; seeds [7300, t, r], t the twin's place in sorted (C, k)), keeps every part's unadjusted p-value, and prints:
 
     - each weighted-Bonferroni split of the level on a grid of 1/40: the least, over cells, of its power over the
       best raw part's; the best split is chosen on the even replicates and read on the odd ones (held out);
@@ -167,8 +167,9 @@ def splits(reps, reps_null, jobs, ks=(2, 10), save=None):
         tasks += [(("null", design), 7300, t, cell, lo, min(reps_null, lo + 10)) for lo in range(0, reps_null, 10)]
     got, t0 = {}, time.perf_counter()
     with ProcessPoolExecutor(jobs) as ex:
-        for key, lo, P in ex.map(_pvalues, tasks):
+        for i, (key, lo, P) in enumerate(ex.map(_pvalues, tasks)):
             got.setdefault(key, {})[lo] = P
+            print(f"\r{i + 1} of {len(tasks)} tasks, {time.perf_counter() - t0:.0f} s", end="", file=sys.stderr)
     P = {key: np.vstack([parts[lo] for lo in sorted(parts)]) for key, parts in got.items()}
     if save:
         np.savez(save, **{"_".join(map(str, (key[0], *np.atleast_1d(key[1])))): Q for key, Q in P.items()})
