@@ -150,7 +150,8 @@ SPLIT_GRID = [(i / 40, j / 40, 1 - (i + j) / 40) for i in range(0, 41) for j in 
 def splits(reps, reps_null, jobs, ks=(2, 10), save=None):
     """Could a different split of the level, or a calibration on the parts' joint null, meet issue 72's "0.9 times
     the best part" in every power cell?  Draws the power table's replicates (its seeds) and each design's calibrated
-    twin (M = 5, ddof = 0, balanced; seeds [7300, t, r], t the twin's place in sorted (C, k)), keeps every part's unadjusted p-value, and prints:
+    twin (M = 5, ddof = 0, balanced; seeds [7300, t, r], t the twin's place in sorted (C, k)), keeps every part's
+    unadjusted p-value, and prints:
 
     - each weighted-Bonferroni split of the level on a grid of 1/40: the least, over cells, of its power over the
       best raw part's; the best split is chosen on the even replicates and read on the odd ones (held out);
