@@ -143,6 +143,11 @@ def _best_raw(P):
     return max(float(np.mean(x <= ALPHA)) for x in _split_parts(P))
 
 
+def _ratio(power, best):
+    """Power over the best raw part's; 1 where no raw part rejects (0.9 times 0 is met by any power)."""
+    return power / best if best > 0 else 1.0
+
+
 SPLIT_GRID = [(i / 40, j / 40, 1 - (i + j) / 40) for i in range(0, 41) for j in range(0, 41) if 0 < i + j < 40
               and i > 0]  # (trace, top, classes) in steps of 1/40, trace and classes each given some level
 
@@ -183,11 +188,11 @@ def splits(reps, reps_null, jobs, ks=(2, 10), save=None):
         Q, N = P[("power", c)], P[("null", (C, k))]
         best, now = _best_raw(Q), _split_power(Q, (0.25, 0.25, 0.5))
         raw0 = ", ".join(f"{np.mean(x <= ALPHA):.3f}" for x in _split_parts(N))
-        print(f"| {kind} | {C} | {k} | {best:.3f} | {now:.3f} | {now / best:.2f} | "
+        print(f"| {kind} | {C} | {k} | {best:.3f} | {now:.3f} | {_ratio(now, best):.2f} | "
               f"{_split_power(N, (0.25, 0.25, 0.5)):.3f} | {raw0} |")
 
     def least_ratio(w, rows):
-        return min(_split_power(P[("power", c)][rows], w) / max(_best_raw(P[("power", c)][rows]), 1e-12)
+        return min(_ratio(_split_power(P[("power", c)][rows], w), _best_raw(P[("power", c)][rows]))
                    for c, _ in cells)
 
     even, odd = slice(0, None, 2), slice(1, None, 2)
@@ -212,7 +217,8 @@ def splits(reps, reps_null, jobs, ks=(2, 10), save=None):
     for v in ((0.25, 0.25, 0.5), w):
         rows = [(kind, C, k, *minp(v, c, (C, k)), _best_raw(P[("power", c)]))
                 for c, (kind, _, C, _, _, k, _) in cells]
-        print(f"Min-p on the joint null, weights {v}: least ratio {min(r[3] / r[5] for r in rows):.2f}; " + "; ".join(
+        least = min(_ratio(r[3], r[5]) for r in rows)
+        print(f"Min-p on the joint null, weights {v}: least ratio {least:.2f}; " + "; ".join(
             f"{kind} C = {C} k = {k}: {p:.3f} against {b:.3f} (threshold {q:.3f})" for kind, C, k, p, q, b in rows))
 
 
