@@ -148,8 +148,8 @@ def _ratio(power, best):
     return power / best if best > 0 else 1.0
 
 
-SPLIT_GRID = [(i / 40, j / 40, 1 - (i + j) / 40) for i in range(0, 41) for j in range(0, 41) if 0 < i + j < 40
-              and i > 0]  # (trace, top, classes) in steps of 1/40, trace and classes each given some level
+SPLIT_GRID = [(i / 40, j / 40, 1 - (i + j) / 40) for i in range(1, 40) for j in range(0, 40 - i)]
+# (trace, top, classes) in steps of 1/40, the trace and the classes each given some level
 
 
 def splits(reps, reps_null, jobs, ks=(2, 10), save=None):
@@ -196,8 +196,7 @@ def splits(reps, reps_null, jobs, ks=(2, 10), save=None):
                    for c, _ in cells)
 
     even, odd = slice(0, None, 2), slice(1, None, 2)
-    ranked = sorted(SPLIT_GRID, key=lambda w: -least_ratio(w, even))
-    w = ranked[0]
+    w = max(SPLIT_GRID, key=lambda v: least_ratio(v, even))
     print(f"\nSplits (trace, top, classes) on a grid of 1/40 ({len(SPLIT_GRID)} splits): the best on the even "
           f"replicates is {w}, its least ratio {least_ratio(w, even):.2f} there and {least_ratio(w, odd):.2f} on "
           f"the odd ones (held out); the best of all on every replicate: "

@@ -94,7 +94,7 @@ def test_every_documented_block_is_what_its_command_prints(part):
             assert differences(text, printed) == [], name
 
 
-def _size_rows(cells, reps, table="--size"):
+def _table_rows(cells, reps, table="--size"):
     """The rows ``benchmarks/multiclass.py --size --cells ... --reps ...`` prints (one process, its seeds); ``table``
     '--power' for the power table's rows."""
     import subprocess
@@ -114,7 +114,7 @@ def test_the_multiclass_size_table_is_what_its_command_prints():
     the table with those cells' seeds, are in the docs character for character.  Negative control: a row with one
     rate edited is not."""
     docs = (ROOT / "docs" / "multiclass.md").read_text()
-    rows = _size_rows([0, 4], 100)
+    rows = _table_rows([0, 4], 100)
     assert len(rows) == 2
     for row in rows:
         assert row in docs, row
@@ -128,7 +128,7 @@ def test_the_multiclass_power_table_is_what_its_command_prints():
     replicates), rerun by the command named beside the table with that cell's seeds, is in docs/multiclass.md
     character for character; the row with one rate edited is not (the control)."""
     docs = (ROOT / "docs" / "multiclass.md").read_text()
-    rows = _size_rows([0], 40, "--power")
+    rows = _table_rows([0], 40, "--power")
     assert len(rows) == 1 and rows[0] in docs, rows
     edited = re.sub(r"\| (0\.\d{3}|1\.000) \|", lambda m: f"| {abs(float(m.group(1)) - 0.025):.3f} |", rows[0], count=1)
     assert edited != rows[0] and edited not in docs
